@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Provisions what Pier's run and test commands need on a Debian/Ubuntu machine, idempotently:
+# Debian packages (etcd, Go, openssl, curl, kubectl) and a kube-apiserver 1.20.2 built from Debian's
+# `kubernetes` source package. The build takes about ten minutes once; the binary is cached under
+# ${XDG_CACHE_HOME:-$HOME/.cache}/pier/ and guarded by a lock so parallel runs build it only once.
+# Prints the cache directory's bin path on its last line.
+set -euo pipefail
+
+K8S_VERSION=1.20.2
+DEB_SOURCE_VERSION=1.20.5+really1.20.2
+CACHE_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/pier"
+BIN_DIR="$CACHE_DIR/kubernetes-$K8S_VERSION/bin"
+LOCK="$CACHE_DIR/provision.lock"
+
+log() { printf '[provision] %s\n' "$*" >&2; }
+
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
+    log "need root (or sudo) to run: $*"; exit 1; fi
+}
+
+need_packages=()
+command -v etcd >/dev/null || need_packages+=(etcd-server)
+command -v openssl >/dev/null || need_packages+=(openssl)
+command -v curl >/dev/null || need_packages+=(curl)
+command -v kubectl >/dev/null || need_packages+=(kubernetes-client)
+command -v flock >/dev/null || need_packages+=(util-linux)
+if [ ! -x "$BIN_DIR/kube-apiserver" ]; then
+  command -v go >/dev/null || need_packages+=(golang-go)
+  command -v rsync >/dev/null || need_packages+=(rsync)
+  command -v make >/dev/null || need_packages+=(make)
+  command -v dpkg-source >/dev/null || need_packages+=(dpkg-dev)
+fi
+if [ ${#need_packages[@]} -gt 0 ]; then
+  log "installing Debian packages: ${need_packages[*]}"
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${need_packages[@]}" >&2
+fi
+# Installing etcd-server may start a system etcd on 2379; Pier's tests never use it.
+
+mkdir -p "$CACHE_DIR"
+exec 9>"$LOCK"
+if ! flock -n 9; then
+  log "another provisioning run holds $LOCK; waiting for it"
+  flock 9
+fi
+
+if [ ! -x "$BIN_DIR/kube-apiserver" ]; then
+  log "building kube-apiserver $K8S_VERSION from Debian's source package (about 10 minutes, once)"
+  if ! grep -rqs "deb-src\|Types: deb-src" /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null; then
+    log "adding deb-src for bookworm main"
+    as_root tee /etc/apt/sources.list.d/pier-bookworm-src.sources >/dev/null <<'SRC'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+    as_root apt-get update -qq
+  fi
+  work="$CACHE_DIR/build"
+  rm -rf "$work" && mkdir -p "$work"
+  (cd "$work" && apt-get source --download-only kubernetes >&2)
+  log "unpacking"
+  tar -C "$work" -xzf "$work/kubernetes_${DEB_SOURCE_VERSION}.orig.tar.gz"
+  log "compiling (progress below)"
+  (cd "$work/kubernetes-$K8S_VERSION" && CGO_ENABLED=0 make WHAT=cmd/kube-apiserver >&2)
+  mkdir -p "$BIN_DIR"
+  cp "$work/kubernetes-$K8S_VERSION/_output/local/bin/linux/amd64/kube-apiserver" "$BIN_DIR/.kube-apiserver.tmp"
+  mv "$BIN_DIR/.kube-apiserver.tmp" "$BIN_DIR/kube-apiserver"
+  rm -rf "$work"
+  log "kube-apiserver cached at $BIN_DIR"
+fi
+ln -sf "$(command -v etcd)" "$BIN_DIR/etcd"
+ln -sf "$(command -v kubectl)" "$BIN_DIR/kubectl"
+echo "$BIN_DIR"

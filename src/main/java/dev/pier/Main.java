@@ -1,0 +1,5 @@
+package dev.pier;
+
+public final class Main {
+  public static void main(String[] args) {}
+}

@@ -1,0 +1,23 @@
+package dev.pier.model;
+
+import java.util.List;
+
+/**
+ * One entry of {@code status.loadBalancer.ingress}. {@code ipMode} is {@code VIP}, {@code Proxy} or
+ * null; {@code ports} carries per-port errors where the API server supports them (1.24+).
+ */
+public record LbIngress(String ip, String hostname, String ipMode, List<PortStatus> ports) {
+
+  public LbIngress {
+    ports = ports == null ? List.of() : List.copyOf(ports);
+  }
+
+  public static LbIngress ip(String ip) {
+    return new LbIngress(ip, null, null, List.of());
+  }
+
+  /**
+   * {@code status.loadBalancer.ingress[].ports[]}: a port and, when it failed, a CamelCase error.
+   */
+  public record PortStatus(int port, String protocol, String error) {}
+}

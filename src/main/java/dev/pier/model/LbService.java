@@ -1,0 +1,44 @@
+package dev.pier.model;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The part of a LoadBalancer Service that load balancers are built from. Providers receive this
+ * immutable view instead of the API object, so they cannot mutate the informer cache.
+ *
+ * @param uid the Service's metadata.uid, stable for the object's life
+ * @param loadBalancerIp {@code spec.loadBalancerIP}, or null
+ * @param externalTrafficPolicy {@code Cluster} or {@code Local}
+ * @param healthCheckNodePort {@code spec.healthCheckNodePort}, 0 when unset
+ * @param status the Service's current {@code status.loadBalancer}
+ */
+public record LbService(
+    ServiceKey key,
+    String uid,
+    List<LbPort> ports,
+    String loadBalancerIp,
+    String externalTrafficPolicy,
+    int healthCheckNodePort,
+    String sessionAffinity,
+    List<String> sourceRanges,
+    Map<String, String> annotations,
+    List<String> ipFamilies,
+    LbStatus status) {
+
+  public LbService {
+    ports = ports == null ? List.of() : List.copyOf(ports);
+    sourceRanges = sourceRanges == null ? List.of() : List.copyOf(sourceRanges);
+    annotations = annotations == null ? Map.of() : Map.copyOf(annotations);
+    ipFamilies = ipFamilies == null ? List.of() : List.copyOf(ipFamilies);
+    status = status == null ? LbStatus.EMPTY : status;
+    externalTrafficPolicy = externalTrafficPolicy == null ? "Cluster" : externalTrafficPolicy;
+  }
+
+  /**
+   * True when the load balancer must health-check {@code /healthz} on the health check node port.
+   */
+  public boolean needsHealthCheck() {
+    return "Local".equals(externalTrafficPolicy) && healthCheckNodePort > 0;
+  }
+}
