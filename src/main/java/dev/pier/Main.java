@@ -1,5 +1,126 @@
 package dev.pier;
 
+import dev.pier.config.ConfigException;
+import dev.pier.config.ConfigLoader;
+import dev.pier.config.ConfigValues;
+import dev.pier.config.Durations;
+import dev.pier.config.Option;
+import dev.pier.config.PierOptions;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** {@code java -jar pier.jar [--config FILE]}: runs Pier until it is stopped. */
 public final class Main {
-  public static void main(String[] args) {}
+  private static final int EXIT_USAGE = 2;
+
+  private Main() {}
+
+  public static void main(String[] args) throws InterruptedException {
+    Path config = null;
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "-h", "--help" -> {
+          System.out.print(usage());
+          return;
+        }
+        case "-c", "--config" -> {
+          if (i + 1 >= args.length) {
+            fail("--config needs a file path");
+          }
+          config = Path.of(args[++i]);
+        }
+        default -> fail("unknown argument '" + args[i] + "'");
+      }
+    }
+    ConfigValues values;
+    try {
+      values = ConfigLoader.standard().load(config);
+    } catch (ConfigException e) {
+      System.err.println("pier: configuration error: " + e.getMessage());
+      System.exit(EXIT_USAGE);
+      return;
+    }
+    Logging.configure(values.get(PierOptions.LOG_FORMAT));
+    Logger log = LoggerFactory.getLogger(Main.class);
+    log.info("Starting Pier with {}", values.source());
+    CountDownLatch started = new CountDownLatch(1);
+    Pier[] running = new Pier[1];
+    Throwable[] failure = new Throwable[1];
+    Pier.start(values)
+        .onComplete(
+            ar -> {
+              running[0] = ar.result();
+              failure[0] = ar.cause();
+              started.countDown();
+            });
+    started.await();
+    if (failure[0] != null) {
+      String prefix = failure[0] instanceof ConfigException ? "configuration error: " : "";
+      log.error("Pier failed to start: {}{}", prefix, failure[0].getMessage(), failure[0]);
+      System.exit(1);
+    }
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  CountDownLatch stopped = new CountDownLatch(1);
+                  running[0].stop().onComplete(ar -> stopped.countDown());
+                  try {
+                    stopped.await(10, TimeUnit.SECONDS);
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                },
+                "pier-shutdown"));
+    log.info("Pier is running");
+  }
+
+  private static void fail(String message) {
+    System.err.println("pier: " + message + "\n\n" + usage());
+    System.exit(EXIT_USAGE);
+  }
+
+  static String usage() {
+    StringBuilder out =
+        new StringBuilder(
+            """
+            Usage: java -jar pier.jar [--config FILE] [--help]
+
+            Pier gives Kubernetes Services of type LoadBalancer real load balancers.
+
+              -c, --config FILE  read options from a YAML file (see conf/pier.yaml)
+              -h, --help         print this help
+
+            Every option can also be set with an environment variable, which overrides the file.
+            Options (environment variable, default):
+            """);
+    List<Option<?>> options = PierOptions.ALL;
+    for (Option<?> o : options) {
+      out.append("  ")
+          .append(o.path())
+          .append(" (")
+          .append(o.envName())
+          .append(", ")
+          .append(display(o.defaultValue()))
+          .append(")\n      ")
+          .append(o.description())
+          .append('\n');
+    }
+    return out.toString();
+  }
+
+  private static String display(Object value) {
+    if (value instanceof Duration d) {
+      return Durations.format(d);
+    }
+    if (value instanceof String s && s.isEmpty()) {
+      return "\"\"";
+    }
+    return String.valueOf(value);
+  }
 }

@@ -1,0 +1,30 @@
+package dev.pier;
+
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.joran.JoranConfigurator;
+import ch.qos.logback.core.joran.spi.JoranException;
+import java.net.URL;
+import org.slf4j.LoggerFactory;
+
+/** Switches the log output between the text format (logback.xml) and JSON lines. */
+final class Logging {
+  private Logging() {}
+
+  static void configure(String format) {
+    if (!"json".equals(format)) {
+      return;
+    }
+    if (!(LoggerFactory.getILoggerFactory() instanceof LoggerContext context)) {
+      return;
+    }
+    URL json = Logging.class.getResource("/logback-json.xml");
+    context.reset();
+    JoranConfigurator configurator = new JoranConfigurator();
+    configurator.setContext(context);
+    try {
+      configurator.doConfigure(json);
+    } catch (JoranException e) {
+      throw new IllegalStateException("cannot configure JSON logging", e);
+    }
+  }
+}

@@ -1,0 +1,133 @@
+package dev.pier;
+
+import dev.pier.cloud.LoadBalancerProvider;
+import dev.pier.cloud.local.LocalLoadBalancerProvider;
+import dev.pier.cloud.local.LocalProviderOptions;
+import dev.pier.config.ConfigException;
+import dev.pier.config.ConfigValues;
+import dev.pier.config.PierOptions;
+import dev.pier.kube.Cluster;
+import dev.pier.kube.Clusters;
+import dev.pier.kube.KubeClients;
+import dev.pier.model.Addresses;
+import dev.pier.nodes.PushedNodeSets;
+import dev.pier.reconcile.ReconcileOptions;
+import dev.pier.reconcile.ReconcileVerticle;
+import dev.pier.watch.ServiceFilter;
+import dev.pier.watch.WatchVerticle;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.lang.management.ManagementFactory;
+import java.util.HashSet;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Wires Pier's parts from its configuration and runs them on one Vert.x instance. */
+public final class Pier {
+  private static final Logger log = LoggerFactory.getLogger(Pier.class);
+
+  private final Vertx vertx;
+  private final Clusters clusters;
+  private final LoadBalancerProvider provider;
+
+  private Pier(Vertx vertx, Clusters clusters, LoadBalancerProvider provider) {
+    this.vertx = vertx;
+    this.clusters = clusters;
+    this.provider = provider;
+  }
+
+  /** Starts Pier: informers synced, reconcile workers running. Fails on bad config or access. */
+  public static Future<Pier> start(ConfigValues config) {
+    Vertx vertx = Vertx.vertx();
+    Clusters clusters;
+    LoadBalancerProvider provider;
+    try {
+      provider = createProvider(vertx, config);
+      KubernetesClient client =
+          KubeClients.create(
+              vertx,
+              config.get(PierOptions.CLUSTER_KUBECONFIG),
+              config.get(PierOptions.CLUSTER_CONTEXT));
+      clusters =
+          new Clusters(
+              List.of(
+                  new Cluster(
+                      vertx,
+                      config.get(PierOptions.CLUSTER_NAME),
+                      client,
+                      config.get(PierOptions.WATCH_SERVICE_RESYNC),
+                      instanceId())));
+    } catch (RuntimeException e) {
+      vertx.close();
+      return Future.failedFuture(e);
+    }
+    ReconcileOptions reconcile =
+        new ReconcileOptions()
+            .setConcurrency(config.get(PierOptions.RECONCILE_CONCURRENCY))
+            .setMinRetryDelay(config.get(PierOptions.RECONCILE_MIN_RETRY_DELAY))
+            .setMaxRetryDelay(config.get(PierOptions.RECONCILE_MAX_RETRY_DELAY))
+            .setLoadBalancerClasses(new HashSet<>(config.get(PierOptions.LOAD_BALANCER_CLASSES)))
+            .setNodePredicates(config.get(PierOptions.NODES_PREDICATES));
+    PushedNodeSets pushed = new PushedNodeSets();
+    Pier pier = new Pier(vertx, clusters, provider);
+    return vertx
+        .deployVerticle(new ReconcileVerticle(clusters, provider, reconcile, pushed, null))
+        .compose(
+            id ->
+                vertx.deployVerticle(
+                    new WatchVerticle(
+                        clusters, new ServiceFilter(reconcile.getLoadBalancerClasses()))))
+        .compose(id -> vertx.eventBus().request(Addresses.RECONCILE_CONTROL, "start"))
+        .map(reply -> pier)
+        .recover(e -> pier.stop().transform(ar -> Future.failedFuture(e)));
+  }
+
+  static LoadBalancerProvider createProvider(Vertx vertx, ConfigValues config) {
+    String name = config.get(PierOptions.PROVIDER);
+    if (name.equals("local")) {
+      LocalProviderOptions options =
+          new LocalProviderOptions()
+              .setPools(config.get(PierOptions.LOCAL_POOLS))
+              .setHealthCheckInterval(config.get(PierOptions.LOCAL_HEALTH_CHECK_INTERVAL))
+              .setHealthCheckTimeout(config.get(PierOptions.LOCAL_HEALTH_CHECK_TIMEOUT))
+              .setUnhealthyThreshold(config.get(PierOptions.LOCAL_UNHEALTHY_THRESHOLD))
+              .setHealthyThreshold(config.get(PierOptions.LOCAL_HEALTHY_THRESHOLD))
+              .setConnectTimeout(config.get(PierOptions.LOCAL_CONNECT_TIMEOUT))
+              .setUdpSessionTimeout(config.get(PierOptions.LOCAL_UDP_SESSION_TIMEOUT));
+      try {
+        return new LocalLoadBalancerProvider(vertx, options);
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException(
+            config.source() + ": " + PierOptions.LOCAL_POOLS.path() + ": " + e.getMessage(), e);
+      }
+    }
+    throw new ConfigException(config.source() + ": provider: unknown provider '" + name + "'");
+  }
+
+  private static String instanceId() {
+    return ManagementFactory.getRuntimeMXBean().getName();
+  }
+
+  public Vertx vertx() {
+    return vertx;
+  }
+
+  public Clusters clusters() {
+    return clusters;
+  }
+
+  /** Stops reconciling, closes listeners and clients. Load balancers stay as they are. */
+  public Future<Void> stop() {
+    log.info("Stopping");
+    return provider
+        .close()
+        .otherwiseEmpty()
+        .compose(
+            v -> {
+              clusters.close();
+              return vertx.close();
+            });
+  }
+}

@@ -1,0 +1,130 @@
+package dev.pier.config;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+/**
+ * One configuration option: its dotted path in {@code pier.yaml}, its default, how a raw value
+ * (a string, or a list of strings from a YAML sequence) becomes a typed value, and what is allowed.
+ */
+public record Option<T>(
+    String path,
+    T defaultValue,
+    Function<Object, T> parser,
+    Predicate<T> check,
+    String allowed,
+    String description) {
+
+  /** {@code PIER_} plus the path in upper snake case: reconcile.minRetryDelay -> PIER_RECONCILE_MIN_RETRY_DELAY. */
+  public String envName() {
+    StringBuilder out = new StringBuilder("PIER_");
+    for (char c : path.toCharArray()) {
+      if (c == '.' || c == '-') {
+        out.append('_');
+      } else if (Character.isUpperCase(c)) {
+        out.append('_').append(c);
+      } else {
+        out.append(Character.toUpperCase(c));
+      }
+    }
+    return out.toString();
+  }
+
+  /** Parses and checks a raw value; throws IllegalArgumentException with what is allowed. */
+  public T parse(Object raw) {
+    T value;
+    try {
+      value = parser.apply(raw);
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(
+          "must be " + allowed + (e.getMessage() == null ? "" : " (" + e.getMessage() + ")"), e);
+    }
+    if (!check.test(value)) {
+      throw new IllegalArgumentException("must be " + allowed);
+    }
+    return value;
+  }
+
+  public static Option<String> string(
+      String path, String defaultValue, Predicate<String> check, String allowed, String doc) {
+    return new Option<>(path, defaultValue, Option::scalar, check, allowed, doc);
+  }
+
+  public static Option<String> choice(String path, String defaultValue, List<String> values, String doc) {
+    return new Option<>(
+        path,
+        defaultValue,
+        raw -> scalar(raw).toLowerCase(Locale.ROOT),
+        values::contains,
+        "one of " + values,
+        doc);
+  }
+
+  public static Option<Integer> integer(String path, int defaultValue, int min, int max, String doc) {
+    return new Option<>(
+        path,
+        defaultValue,
+        raw -> Integer.valueOf(scalar(raw).trim()),
+        v -> v >= min && v <= max,
+        "an integer from " + min + " to " + max,
+        doc);
+  }
+
+  public static Option<Boolean> bool(String path, boolean defaultValue, String doc) {
+    return new Option<>(
+        path,
+        defaultValue,
+        raw -> {
+          String s = scalar(raw).trim().toLowerCase(Locale.ROOT);
+          if (!s.equals("true") && !s.equals("false")) {
+            throw new IllegalArgumentException("not a boolean");
+          }
+          return Boolean.valueOf(s);
+        },
+        v -> true,
+        "true or false",
+        doc);
+  }
+
+  public static Option<Duration> duration(
+      String path, Duration defaultValue, Duration min, Duration max, String doc) {
+    return new Option<>(
+        path,
+        defaultValue,
+        raw -> Durations.parse(scalar(raw)),
+        v -> v.compareTo(min) >= 0 && v.compareTo(max) <= 0,
+        "a duration such as 500ms, 5s, 2m or 1h, from "
+            + Durations.format(min)
+            + " to "
+            + Durations.format(max),
+        doc);
+  }
+
+  public static Option<List<String>> list(
+      String path, List<String> defaultValue, Predicate<List<String>> check, String allowed, String doc) {
+    return new Option<>(path, defaultValue, Option::strings, check, allowed, doc);
+  }
+
+  static String scalar(Object raw) {
+    if (raw instanceof String s) {
+      return s;
+    }
+    throw new IllegalArgumentException("a single value, not a list");
+  }
+
+  @SuppressWarnings("unchecked")
+  static List<String> strings(Object raw) {
+    if (raw instanceof List<?> l) {
+      return List.copyOf((List<String>) l);
+    }
+    String s = ((String) raw).trim();
+    if (s.isEmpty()) {
+      return List.of();
+    }
+    return Arrays.stream(s.split(",")).map(String::trim).filter(x -> !x.isEmpty()).toList();
+  }
+}

@@ -1,0 +1,84 @@
+package dev.pier.kube;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.http.HttpClient;
+import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The few API writes Pier makes, sent without blocking through the fabric8 client's own HTTP
+ * client (so authentication, TLS and token refresh are fabric8's), completing on the caller's
+ * Vert.x context.
+ */
+public final class AsyncKubeApi {
+  public static final String MERGE_PATCH = "application/merge-patch+json";
+  public static final String STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json";
+  private static final String JSON = "application/json";
+
+  private final HttpClient http;
+  private final String base;
+
+  public AsyncKubeApi(KubernetesClient client) {
+    this.http = client.getHttpClient();
+    String master = client.getConfiguration().getMasterUrl();
+    this.base = master.endsWith("/") ? master.substring(0, master.length() - 1) : master;
+  }
+
+  /** The path of a core/v1 namespaced object, e.g. services or events. */
+  public static String corePath(String namespace, String plural, String name) {
+    return "/api/v1/namespaces/"
+        + encode(namespace)
+        + "/"
+        + plural
+        + (name == null ? "" : "/" + encode(name));
+  }
+
+  public Future<JsonObject> patch(Context ctx, String path, String contentType, JsonObject body) {
+    return send(ctx, "PATCH", path, contentType, body);
+  }
+
+  public Future<JsonObject> post(Context ctx, String path, JsonObject body) {
+    return send(ctx, "POST", path, JSON, body);
+  }
+
+  private Future<JsonObject> send(
+      Context ctx, String method, String path, String contentType, JsonObject body) {
+    HttpRequest request =
+        http.newHttpRequestBuilder()
+            .uri(base + path)
+            .method(method, contentType, body.encode())
+            .build();
+    return Future.fromCompletionStage(http.sendAsync(request, String.class), ctx)
+        .compose(
+            response -> {
+              String text = response.body();
+              if (response.isSuccessful()) {
+                return Future.succeededFuture(
+                    text == null || text.isEmpty() ? new JsonObject() : new JsonObject(text));
+              }
+              return Future.failedFuture(
+                  new KubeApiException(
+                      response.code(), method + " " + path + ": " + response.code() + " " + reason(text)));
+            });
+  }
+
+  private static String reason(String body) {
+    if (body == null || body.isEmpty()) {
+      return "";
+    }
+    try {
+      String message = new JsonObject(body).getString("message");
+      return message == null ? body : message;
+    } catch (RuntimeException e) {
+      return body.length() > 200 ? body.substring(0, 200) : body;
+    }
+  }
+
+  private static String encode(String s) {
+    return URLEncoder.encode(s, StandardCharsets.UTF_8);
+  }
+}

@@ -1,0 +1,31 @@
+package dev.pier.nodes;
+
+import dev.pier.model.ServiceKey;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The node set last pushed to each Service's load balancer. Reconcile records it before calling
+ * the provider (as upstream does, so the node path does not push the same set again); node sync
+ * compares against it. Thread-safe: written on the reconcile context, read by node sync.
+ */
+public final class PushedNodeSets {
+  private final Map<ServiceKey, NodeSet> sets = new ConcurrentHashMap<>();
+
+  public void record(ServiceKey key, NodeSet nodes) {
+    sets.put(key, nodes);
+  }
+
+  /** The last pushed set, or null when the Service has no load balancer from Pier. */
+  public NodeSet get(ServiceKey key) {
+    return sets.get(key);
+  }
+
+  public void forget(ServiceKey key) {
+    sets.remove(key);
+  }
+
+  public Map<ServiceKey, NodeSet> snapshot() {
+    return Map.copyOf(sets);
+  }
+}

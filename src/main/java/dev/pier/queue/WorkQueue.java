@@ -1,0 +1,247 @@
+package dev.pier.queue;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A per-key work queue with client-go workqueue semantics, driven by Vert.x timers:
+ *
+ * <ul>
+ *   <li>a waiting key is queued once (the kinds of work asked for are merged);
+ *   <li>a key is never run twice at the same time; a key added while it runs runs again after;
+ *   <li>at most {@code maxInFlight} keys run at once;
+ *   <li>a failed run is retried after the key's exponential backoff, or a delay the run asks for;
+ *       a success resets the backoff;
+ *   <li>a direct add of a key waiting for a retry runs it now.
+ * </ul>
+ *
+ * <p>Not thread-safe by design: every method must be called on the context the queue was created
+ * on (the reconcile verticle's), which is also where handler futures complete.
+ */
+public final class WorkQueue<K> {
+  private static final Logger log = LoggerFactory.getLogger(WorkQueue.class);
+
+  /** Observes the queue for metrics. */
+  public interface Listener<K> {
+    default void onDone(WorkItem<K> item, WorkResult result, long nanos) {}
+
+    default void onRetryScheduled(K key, Duration delay) {}
+  }
+
+  private record Delayed(long timerId, long dueAtMillis, EnumSet<WorkKind> kinds) {}
+
+  private final Vertx vertx;
+  private final int maxInFlight;
+  private final ExponentialBackoff<K> backoff;
+  private final Function<WorkItem<K>, Future<WorkResult>> handler;
+  private final Listener<K> listener;
+
+  private final LinkedHashMap<K, EnumSet<WorkKind>> ready = new LinkedHashMap<>();
+  private final Set<K> running = new HashSet<>();
+  private final Map<K, EnumSet<WorkKind>> addedWhileRunning = new HashMap<>();
+  private final Map<K, Delayed> delayed = new HashMap<>();
+  private boolean paused;
+  private boolean closed;
+
+  public WorkQueue(
+      Vertx vertx,
+      int maxInFlight,
+      ExponentialBackoff<K> backoff,
+      Function<WorkItem<K>, Future<WorkResult>> handler,
+      Listener<K> listener) {
+    if (maxInFlight < 1) {
+      throw new IllegalArgumentException("maxInFlight must be >= 1, got " + maxInFlight);
+    }
+    this.vertx = vertx;
+    this.maxInFlight = maxInFlight;
+    this.backoff = backoff;
+    this.handler = handler;
+    this.listener = listener == null ? new Listener<>() {} : listener;
+  }
+
+  /** Asks for work of {@code kind} on {@code key} as soon as possible. */
+  public void add(K key, WorkKind kind) {
+    add(key, EnumSet.of(kind));
+  }
+
+  public void add(K key, Set<WorkKind> kinds) {
+    if (closed || kinds.isEmpty()) {
+      return;
+    }
+    Delayed waiting = delayed.remove(key);
+    EnumSet<WorkKind> merged = EnumSet.copyOf(kinds);
+    if (waiting != null) {
+      vertx.cancelTimer(waiting.timerId());
+      merged.addAll(waiting.kinds());
+    }
+    enqueue(key, merged);
+    dispatch();
+  }
+
+  /** Asks for work on {@code key} after {@code delay}; an earlier pending delay wins. */
+  public void addAfter(K key, Set<WorkKind> kinds, Duration delay) {
+    if (closed || kinds.isEmpty()) {
+      return;
+    }
+    if (delay.isZero() || delay.isNegative()) {
+      add(key, kinds);
+      return;
+    }
+    long due = System.currentTimeMillis() + delay.toMillis();
+    EnumSet<WorkKind> merged = EnumSet.copyOf(kinds);
+    Delayed existing = delayed.get(key);
+    if (existing != null) {
+      merged.addAll(existing.kinds());
+      if (existing.dueAtMillis() <= due) {
+        delayed.put(key, new Delayed(existing.timerId(), existing.dueAtMillis(), merged));
+        return;
+      }
+      vertx.cancelTimer(existing.timerId());
+    }
+    long timerId =
+        vertx.setTimer(
+            delay.toMillis(),
+            id -> {
+              Delayed d = delayed.get(key);
+              if (d != null && d.timerId() == id) {
+                delayed.remove(key);
+                enqueue(key, d.kinds());
+                dispatch();
+              }
+            });
+    delayed.put(key, new Delayed(timerId, due, merged));
+  }
+
+  /** Stops starting new runs (runs in flight finish); {@link #resume()} starts them again. */
+  public void pause() {
+    paused = true;
+  }
+
+  public void resume() {
+    paused = false;
+    dispatch();
+  }
+
+  /** Drops all waiting work and timers; runs in flight finish but are not retried. */
+  public void close() {
+    closed = true;
+    delayed.values().forEach(d -> vertx.cancelTimer(d.timerId()));
+    delayed.clear();
+    ready.clear();
+    addedWhileRunning.clear();
+  }
+
+  /** Keys waiting to run now (the queue depth). */
+  public int depth() {
+    return ready.size();
+  }
+
+  public int inFlight() {
+    return running.size();
+  }
+
+  /** Keys waiting for a retry or a requested delay. */
+  public int waitingForRetry() {
+    return delayed.size();
+  }
+
+  public boolean isIdle() {
+    return ready.isEmpty() && running.isEmpty() && delayed.isEmpty();
+  }
+
+  public int failures(K key) {
+    return backoff.failures(key);
+  }
+
+  private void enqueue(K key, EnumSet<WorkKind> kinds) {
+    if (running.contains(key)) {
+      addedWhileRunning.merge(key, kinds, WorkQueue::union);
+    } else {
+      ready.merge(key, kinds, WorkQueue::union);
+    }
+  }
+
+  private static EnumSet<WorkKind> union(EnumSet<WorkKind> a, EnumSet<WorkKind> b) {
+    EnumSet<WorkKind> u = EnumSet.copyOf(a);
+    u.addAll(b);
+    return u;
+  }
+
+  private void dispatch() {
+    while (!paused && !closed && running.size() < maxInFlight && !ready.isEmpty()) {
+      Iterator<Map.Entry<K, EnumSet<WorkKind>>> it = ready.entrySet().iterator();
+      Map.Entry<K, EnumSet<WorkKind>> next = it.next();
+      it.remove();
+      run(new WorkItem<>(next.getKey(), next.getValue(), backoff.failures(next.getKey())));
+    }
+  }
+
+  private void run(WorkItem<K> item) {
+    running.add(item.key());
+    long start = System.nanoTime();
+    Future<WorkResult> result;
+    try {
+      result = handler.apply(item);
+    } catch (RuntimeException e) {
+      result = Future.failedFuture(e);
+    }
+    result.onComplete(
+        ar -> {
+          WorkResult r;
+          if (ar.succeeded() && ar.result() != null) {
+            r = ar.result();
+          } else {
+            log.warn("Work on {} failed unexpectedly", item.key(), ar.cause());
+            r = WorkResult.retry(item.kinds());
+          }
+          finish(item, r, System.nanoTime() - start);
+        });
+  }
+
+  private void finish(WorkItem<K> item, WorkResult result, long nanos) {
+    K key = item.key();
+    running.remove(key);
+    try {
+      listener.onDone(item, result, nanos);
+    } catch (RuntimeException e) {
+      log.warn("Queue listener failed", e);
+    }
+    switch (result.outcome()) {
+      case SUCCESS, PERMANENT -> backoff.forget(key);
+      case RETRY -> {
+        Duration delay = backoff.next(key);
+        listener.onRetryScheduled(key, delay);
+        addAfter(key, retryKinds(item, result), delay);
+      }
+      case RETRY_AFTER -> {
+        listener.onRetryScheduled(key, result.delay());
+        addAfter(key, retryKinds(item, result), result.delay());
+      }
+    }
+    EnumSet<WorkKind> again = addedWhileRunning.remove(key);
+    if (again != null && !closed) {
+      Delayed waiting = delayed.remove(key);
+      if (waiting != null) {
+        vertx.cancelTimer(waiting.timerId());
+        again.addAll(waiting.kinds());
+      }
+      ready.merge(key, again, WorkQueue::union);
+    }
+    dispatch();
+  }
+
+  private Set<WorkKind> retryKinds(WorkItem<K> item, WorkResult result) {
+    return result.retryKinds().isEmpty() ? item.kinds() : result.retryKinds();
+  }
+}

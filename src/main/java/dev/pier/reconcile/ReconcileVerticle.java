@@ -1,0 +1,144 @@
+package dev.pier.reconcile;
+
+import dev.pier.cloud.LoadBalancerProvider;
+import dev.pier.kube.Cluster;
+import dev.pier.kube.Clusters;
+import dev.pier.kube.Views;
+import dev.pier.model.Addresses;
+import dev.pier.model.LbService;
+import dev.pier.model.ServiceKey;
+import dev.pier.nodes.NodeEligibility;
+import dev.pier.nodes.PushedNodeSets;
+import dev.pier.queue.ExponentialBackoff;
+import dev.pier.queue.WorkKind;
+import dev.pier.queue.WorkQueue;
+import dev.pier.watch.ServiceFilter;
+import io.fabric8.kubernetes.api.model.Service;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.Message;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Owns the per-key work queue: takes keys from {@link Addresses#RECONCILE}, and runs them through
+ * the {@link ServiceReconciler} once told to start on {@link Addresses#RECONCILE_CONTROL} (after
+ * the informers synced, and on the leader). Keys that arrive before that wait in the queue.
+ */
+public final class ReconcileVerticle extends VerticleBase {
+  private static final Logger log = LoggerFactory.getLogger(ReconcileVerticle.class);
+
+  private final Clusters clusters;
+  private final LoadBalancerProvider provider;
+  private final ReconcileOptions options;
+  private final PushedNodeSets pushed;
+  private final WorkQueue.Listener<ServiceKey> listener;
+  private WorkQueue<ServiceKey> queue;
+  private boolean initialized;
+
+  public ReconcileVerticle(
+      Clusters clusters,
+      LoadBalancerProvider provider,
+      ReconcileOptions options,
+      PushedNodeSets pushed,
+      WorkQueue.Listener<ServiceKey> listener) {
+    this.clusters = clusters;
+    this.provider = provider;
+    this.options = options;
+    this.pushed = pushed;
+    this.listener = listener;
+  }
+
+  @Override
+  public Future<?> start() {
+    ServiceFilter filter = new ServiceFilter(options.getLoadBalancerClasses());
+    ServiceReconciler reconciler =
+        new ServiceReconciler(
+            context,
+            clusters,
+            provider,
+            filter,
+            NodeEligibility.of(options.getNodePredicates()),
+            pushed);
+    queue =
+        new WorkQueue<>(
+            vertx,
+            options.getConcurrency(),
+            new ExponentialBackoff<>(options.getMinRetryDelay(), options.getMaxRetryDelay()),
+            reconciler::reconcile,
+            listener);
+    queue.pause();
+    vertx.eventBus().<String>consumer(Addresses.RECONCILE, this::onKey);
+    vertx.eventBus().<String>consumer(Addresses.RECONCILE_CONTROL, this::onControl);
+    return Future.succeededFuture();
+  }
+
+  @Override
+  public Future<?> stop() {
+    if (queue != null) {
+      queue.close();
+    }
+    return Future.succeededFuture();
+  }
+
+  /** The queue, for metrics gauges; read it on this verticle's context only. */
+  public WorkQueue<ServiceKey> queue() {
+    return queue;
+  }
+
+  private void onKey(Message<String> msg) {
+    ServiceKey key;
+    WorkKind kind;
+    try {
+      key = ServiceKey.parse(msg.body());
+      String k = msg.headers().get(Addresses.KIND);
+      kind = k == null ? WorkKind.RECONCILE : WorkKind.valueOf(k);
+    } catch (IllegalArgumentException e) {
+      log.warn("Ignoring malformed work message '{}': {}", msg.body(), e.getMessage());
+      return;
+    }
+    queue.add(key, kind);
+  }
+
+  private void onControl(Message<String> msg) {
+    switch (msg.body()) {
+      case "start" -> initialize()
+          .onSuccess(
+              v -> {
+                queue.resume();
+                log.info(
+                    "Reconciling with provider {} ({} keys in flight at most)",
+                    provider.name(),
+                    options.getConcurrency());
+                msg.reply("started");
+              })
+          .onFailure(e -> msg.fail(500, "provider initialization failed: " + e.getMessage()));
+      case "stop" -> {
+        queue.pause();
+        msg.reply("stopped");
+      }
+      default -> msg.fail(400, "unknown control command " + msg.body());
+    }
+  }
+
+  /** Gives the provider every Service that has or wants a load balancer, once. */
+  private Future<Void> initialize() {
+    if (initialized) {
+      return Future.succeededFuture();
+    }
+    ServiceFilter filter = new ServiceFilter(options.getLoadBalancerClasses());
+    List<Future<Void>> all = new ArrayList<>();
+    for (Cluster c : clusters.all()) {
+      List<LbService> services = new ArrayList<>();
+      for (Service s : c.services()) {
+        if (filter.wantsLoadBalancer(s) || ServiceFilter.hasFinalizer(s)) {
+          services.add(Views.service(c.name(), s));
+        }
+      }
+      all.add(provider.initialize(c.name(), services));
+    }
+    return Future.all(all).onSuccess(v -> initialized = true).mapEmpty();
+  }
+}

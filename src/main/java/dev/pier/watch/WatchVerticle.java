@@ -1,0 +1,169 @@
+package dev.pier.watch;
+
+import dev.pier.kube.Cluster;
+import dev.pier.kube.Clusters;
+import dev.pier.kube.Views;
+import dev.pier.model.Addresses;
+import dev.pier.model.ServiceKey;
+import dev.pier.queue.WorkKind;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs the Service and Node informers of every cluster and turns their events into keys on the
+ * event bus: Services that want a load balancer or need cleanup, on changes that matter; node
+ * changes for node sync. Starts once every informer has synced.
+ */
+public final class WatchVerticle extends VerticleBase {
+  private static final Logger log = LoggerFactory.getLogger(WatchVerticle.class);
+  private static final DeliveryOptions RECONCILE =
+      new DeliveryOptions().addHeader(Addresses.KIND, WorkKind.RECONCILE.name());
+
+  private final Clusters clusters;
+  private final ServiceFilter filter;
+
+  public WatchVerticle(Clusters clusters, ServiceFilter filter) {
+    this.clusters = clusters;
+    this.filter = filter;
+  }
+
+  @Override
+  public Future<?> start() {
+    List<Future<Void>> started = new ArrayList<>();
+    for (Cluster cluster : clusters.all()) {
+      cluster.serviceInformer().addEventHandler(new ServiceHandler(cluster.name(), context));
+      cluster.nodeInformer().addEventHandler(new NodeHandler(cluster.name(), context));
+      for (var informer : List.of(cluster.serviceInformer(), cluster.nodeInformer())) {
+        informer.exceptionHandler(
+            (isStarted, t) -> {
+              log.warn("Cluster {}: informer error, retrying: {}", cluster.name(), t.toString());
+              return true;
+            });
+      }
+      started.add(Future.fromCompletionStage(cluster.serviceInformer().start(), context));
+      started.add(Future.fromCompletionStage(cluster.nodeInformer().start(), context));
+    }
+    return Future.all(started)
+        .onSuccess(
+            v ->
+                clusters
+                    .all()
+                    .forEach(
+                        c ->
+                            log.info(
+                                "Cluster {}: watching {} Services and {} Nodes",
+                                c.name(),
+                                c.services().size(),
+                                c.nodes().size())));
+  }
+
+  @Override
+  public Future<?> stop() {
+    clusters
+        .all()
+        .forEach(
+            c -> {
+              c.serviceInformer().stop();
+              c.nodeInformer().stop();
+            });
+    return Future.succeededFuture();
+  }
+
+  private void send(String cluster, Service svc) {
+    ServiceKey key = Views.key(cluster, svc);
+    vertx.eventBus().send(Addresses.RECONCILE, key.toString(), RECONCILE);
+  }
+
+  private final class ServiceHandler implements ResourceEventHandler<Service> {
+    private final String cluster;
+    private final Context ctx;
+
+    ServiceHandler(String cluster, Context ctx) {
+      this.cluster = cluster;
+      this.ctx = ctx;
+    }
+
+    @Override
+    public void onAdd(Service svc) {
+      ctx.runOnContext(
+          v -> {
+            if (filter.shouldEnqueueAdd(svc)) {
+              send(cluster, svc);
+            }
+          });
+    }
+
+    @Override
+    public void onUpdate(Service oldSvc, Service newSvc) {
+      ctx.runOnContext(
+          v -> {
+            if (filter.shouldEnqueueUpdate(oldSvc, newSvc)) {
+              send(cluster, newSvc);
+            }
+          });
+    }
+
+    @Override
+    public void onDelete(Service svc, boolean finalStateUnknown) {
+      ctx.runOnContext(
+          v -> {
+            // With the finalizer, deletion went through the cleanup path before the object
+            // vanished. Without it (created before Pier ran), clean up from the last state seen.
+            if (!ServiceFilter.hasFinalizer(svc) && filter.wantsLoadBalancer(svc)) {
+              Cluster c = clusters.get(cluster);
+              c.deletedServices()
+                  .put(svc.getMetadata().getNamespace() + "/" + svc.getMetadata().getName(), svc);
+              send(cluster, svc);
+            }
+          });
+    }
+  }
+
+  private final class NodeHandler implements ResourceEventHandler<Node> {
+    private final String cluster;
+    private final Context ctx;
+
+    NodeHandler(String cluster, Context ctx) {
+      this.cluster = cluster;
+      this.ctx = ctx;
+    }
+
+    private void publish(Node node) {
+      String name = node.getMetadata().getName();
+      ctx.runOnContext(
+          v ->
+              vertx
+                  .eventBus()
+                  .publish(
+                      Addresses.NODES_CHANGED,
+                      new JsonObject().put("cluster", cluster).put("node", name)));
+    }
+
+    @Override
+    public void onAdd(Node node) {
+      publish(node);
+    }
+
+    @Override
+    public void onUpdate(Node oldNode, Node newNode) {
+      if (oldNode != newNode) {
+        publish(newNode);
+      }
+    }
+
+    @Override
+    public void onDelete(Node node, boolean finalStateUnknown) {
+      publish(node);
+    }
+  }
+}

@@ -1,0 +1,117 @@
+package dev.pier.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ConfigLoaderTest {
+  @TempDir Path dir;
+
+  private Path write(String yaml) throws IOException {
+    Path f = dir.resolve("pier.yaml");
+    Files.writeString(f, yaml);
+    return f;
+  }
+
+  private static ConfigLoader loader(Map<String, String> env) {
+    return new ConfigLoader(PierOptions.ALL, env::get);
+  }
+
+  @Test
+  void defaultsWithoutAFile() {
+    ConfigValues v = loader(Map.of()).load(null);
+    assertThat(v.get(PierOptions.RECONCILE_CONCURRENCY)).isEqualTo(200);
+    assertThat(v.get(PierOptions.RECONCILE_MIN_RETRY_DELAY)).isEqualTo(Duration.ofSeconds(5));
+    assertThat(v.get(PierOptions.RECONCILE_MAX_RETRY_DELAY)).isEqualTo(Duration.ofSeconds(300));
+    assertThat(v.get(PierOptions.LOCAL_POOLS)).containsExactly("127.240.0.0/16");
+    assertThat(v.source()).isEqualTo("embedded defaults");
+  }
+
+  @Test
+  void fileValuesAndEnvironmentOverrides() throws IOException {
+    Path f =
+        write(
+            """
+            cluster:
+              name: east
+            reconcile:
+              concurrency: 50
+              minRetryDelay: 100ms
+            local:
+              pools: [10.0.0.0/24, 10.1.0.10-10.1.0.20]
+            """);
+    ConfigValues v =
+        loader(Map.of("PIER_RECONCILE_CONCURRENCY", "7", "PIER_LOAD_BALANCER_CLASSES", "a, b"))
+            .load(f);
+    assertThat(v.get(PierOptions.CLUSTER_NAME)).isEqualTo("east");
+    assertThat(v.get(PierOptions.RECONCILE_CONCURRENCY)).isEqualTo(7);
+    assertThat(v.get(PierOptions.RECONCILE_MIN_RETRY_DELAY)).isEqualTo(Duration.ofMillis(100));
+    assertThat(v.get(PierOptions.LOCAL_POOLS)).containsExactly("10.0.0.0/24", "10.1.0.10-10.1.0.20");
+    assertThat(v.get(PierOptions.LOAD_BALANCER_CLASSES)).containsExactly("a", "b");
+  }
+
+  @Test
+  void envNamesAreUpperSnakeCaseOfThePath() {
+    assertThat(PierOptions.RECONCILE_CONCURRENCY.envName()).isEqualTo("PIER_RECONCILE_CONCURRENCY");
+    assertThat(PierOptions.RECONCILE_MIN_RETRY_DELAY.envName()).isEqualTo("PIER_RECONCILE_MIN_RETRY_DELAY");
+    assertThat(PierOptions.LOCAL_UNHEALTHY_THRESHOLD.envName())
+        .isEqualTo("PIER_LOCAL_HEALTH_CHECK_UNHEALTHY_THRESHOLD");
+  }
+
+  @Test
+  void anInvalidValueNamesTheFileKeyValueAndWhatIsAllowed() throws IOException {
+    Path f = write("reconcile:\n  concurrency: 0\n");
+    assertThatThrownBy(() -> loader(Map.of()).load(f))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining(f.toString())
+        .hasMessageContaining("reconcile.concurrency")
+        .hasMessageContaining("'0'")
+        .hasMessageContaining("an integer from 1 to");
+  }
+
+  @Test
+  void anInvalidEnvironmentValueNamesTheVariable() {
+    assertThatThrownBy(() -> loader(Map.of("PIER_RECONCILE_MAX_RETRY_DELAY", "soon")).load(null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("PIER_RECONCILE_MAX_RETRY_DELAY")
+        .hasMessageContaining("'soon'")
+        .hasMessageContaining("duration");
+  }
+
+  @Test
+  void unknownOptionsAndBadYamlFailWithThePath() throws IOException {
+    Path f = write("reconcile:\n  concurency: 3\n");
+    assertThatThrownBy(() -> loader(Map.of()).load(f))
+        .hasMessageContaining("unknown option 'reconcile.concurency'")
+        .hasMessageContaining(f.toString());
+    Path bad = write("reconcile: [\n");
+    assertThatThrownBy(() -> loader(Map.of()).load(bad)).hasMessageContaining("not valid YAML");
+    assertThatThrownBy(() -> loader(Map.of()).load(dir.resolve("missing.yaml")))
+        .hasMessageContaining("missing.yaml");
+  }
+
+  @Test
+  void choicesAreChecked() {
+    assertThatThrownBy(() -> loader(Map.of("PIER_NODES_PREDICATES", "ready")).load(null))
+        .hasMessageContaining("one of [stable, legacy]");
+    assertThat(loader(Map.of("PIER_NODES_PREDICATES", "legacy")).load(null).get(PierOptions.NODES_PREDICATES))
+        .isEqualTo("legacy");
+  }
+
+  @Test
+  void theShippedConfigFileLoadsAndMatchesTheDefaults() {
+    ConfigValues shipped = loader(Map.of()).load(Path.of("conf/pier.yaml"));
+    for (Option<?> o : PierOptions.ALL) {
+      assertThat((Object) shipped.get(o)).as(o.path()).isEqualTo(o.defaultValue());
+    }
+    assertThat(List.of(PierOptions.ALL.size())).isNotEmpty();
+  }
+}

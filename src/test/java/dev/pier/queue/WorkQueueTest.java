@@ -1,0 +1,257 @@
+package dev.pier.queue;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Queue semantics, driven on one Vert.x context as the reconcile verticle drives it. */
+class WorkQueueTest {
+  private Vertx vertx;
+  private Context ctx;
+
+  @BeforeEach
+  void setUp() {
+    vertx = Vertx.vertx();
+    ctx = vertx.getOrCreateContext();
+  }
+
+  @AfterEach
+  void tearDown() {
+    vertx.close().await();
+  }
+
+  private WorkQueue<String> queue(
+      int max, Duration min, Function<WorkItem<String>, Future<WorkResult>> handler) {
+    CompletableFuture<WorkQueue<String>> q = new CompletableFuture<>();
+    ctx.runOnContext(
+        v ->
+            q.complete(
+                new WorkQueue<>(
+                    vertx, max, new ExponentialBackoff<>(min, min.multipliedBy(8)), handler, null)));
+    return q.join();
+  }
+
+  private void on(Consumer<Void> action) {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    ctx.runOnContext(
+        v -> {
+          action.accept(null);
+          done.complete(null);
+        });
+    done.join();
+  }
+
+  @Test
+  void aWaitingKeyIsQueuedOnceAndItsKindsMerge() {
+    List<WorkItem<String>> runs = Collections.synchronizedList(new ArrayList<>());
+    WorkQueue<String> q =
+        queue(
+            1,
+            Duration.ofMillis(50),
+            item -> {
+              runs.add(item);
+              return Future.succeededFuture(WorkResult.success());
+            });
+    on(
+        v -> {
+          q.pause();
+          q.add("a", WorkKind.RECONCILE);
+          q.add("a", WorkKind.UPDATE_HOSTS);
+          q.add("b", WorkKind.RECONCILE);
+          assertThat(q.depth()).isEqualTo(2);
+          q.resume();
+        });
+    await().until(() -> runs.size() == 2);
+    assertThat(runs.get(0).key()).isEqualTo("a");
+    assertThat(runs.get(0).kinds()).containsExactlyInAnyOrder(WorkKind.RECONCILE, WorkKind.UPDATE_HOSTS);
+    assertThat(runs.get(1).key()).isEqualTo("b");
+  }
+
+  @Test
+  void aKeyNeverRunsTwiceAtOnceAndAReAddRunsAgainAfterwards() {
+    Map<String, AtomicInteger> running = new ConcurrentHashMap<>();
+    AtomicInteger maxSeen = new AtomicInteger();
+    List<Promise<WorkResult>> open = Collections.synchronizedList(new ArrayList<>());
+    AtomicInteger runs = new AtomicInteger();
+    WorkQueue<String> q =
+        queue(
+            10,
+            Duration.ofMillis(50),
+            item -> {
+              int now = running.computeIfAbsent(item.key(), k -> new AtomicInteger()).incrementAndGet();
+              maxSeen.accumulateAndGet(now, Math::max);
+              runs.incrementAndGet();
+              Promise<WorkResult> p = Promise.promise();
+              open.add(p);
+              return p.future().onComplete(ar -> running.get(item.key()).decrementAndGet());
+            });
+    on(v -> q.add("a", WorkKind.RECONCILE));
+    await().until(() -> open.size() == 1);
+    on(
+        v -> {
+          q.add("a", WorkKind.RECONCILE);
+          q.add("a", WorkKind.DNS);
+          assertThat(q.inFlight()).isEqualTo(1);
+          assertThat(q.depth()).isZero();
+        });
+    assertThat(runs.get()).isEqualTo(1);
+    on(v -> open.get(0).complete(WorkResult.success()));
+    await().until(() -> open.size() == 2);
+    on(v -> open.get(1).complete(WorkResult.success()));
+    await().until(() -> running.get("a").get() == 0);
+    assertThat(runs.get()).isEqualTo(2);
+    assertThat(maxSeen.get()).isEqualTo(1);
+  }
+
+  @Test
+  void atMostMaxInFlightKeysRunAtOnce() {
+    AtomicInteger inFlight = new AtomicInteger();
+    AtomicInteger maxSeen = new AtomicInteger();
+    AtomicInteger done = new AtomicInteger();
+    WorkQueue<String> q =
+        queue(
+            3,
+            Duration.ofMillis(50),
+            item -> {
+              maxSeen.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+              return vertx
+                  .timer(5)
+                  .map(
+                      t -> {
+                        inFlight.decrementAndGet();
+                        done.incrementAndGet();
+                        return WorkResult.success();
+                      });
+            });
+    on(
+        v -> {
+          for (int i = 0; i < 30; i++) {
+            q.add("k" + i, WorkKind.RECONCILE);
+          }
+        });
+    await().until(() -> done.get() == 30);
+    assertThat(maxSeen.get()).isEqualTo(3);
+  }
+
+  @Test
+  void failuresRetryWithGrowingBackoffAndSuccessResetsIt() {
+    List<Long> times = Collections.synchronizedList(new ArrayList<>());
+    AtomicInteger calls = new AtomicInteger();
+    WorkQueue<String> q =
+        queue(
+            1,
+            Duration.ofMillis(100),
+            item -> {
+              times.add(System.nanoTime());
+              return Future.succeededFuture(
+                  calls.incrementAndGet() < 4 ? WorkResult.retry(item.kinds()) : WorkResult.success());
+            });
+    on(v -> q.add("a", WorkKind.RECONCILE));
+    await().atMost(Duration.ofSeconds(10)).until(() -> calls.get() == 4);
+    // Retries wait at least 100, 200 and 400 ms: each gap at least the backoff of its failure.
+    assertThat(millis(times.get(1) - times.get(0))).isGreaterThanOrEqualTo(100);
+    assertThat(millis(times.get(2) - times.get(1))).isGreaterThanOrEqualTo(200);
+    assertThat(millis(times.get(3) - times.get(2))).isGreaterThanOrEqualTo(400);
+    on(v -> assertThat(q.failures("a")).isZero());
+  }
+
+  @Test
+  void retryAfterUsesTheRequestedDelayAndLeavesBackoffAlone() {
+    AtomicInteger calls = new AtomicInteger();
+    List<Long> times = Collections.synchronizedList(new ArrayList<>());
+    WorkQueue<String> q =
+        queue(
+            1,
+            Duration.ofSeconds(60),
+            item -> {
+              times.add(System.nanoTime());
+              return Future.succeededFuture(
+                  calls.incrementAndGet() == 1
+                      ? WorkResult.retryAfter(Duration.ofMillis(150), item.kinds())
+                      : WorkResult.success());
+            });
+    on(v -> q.add("a", WorkKind.RECONCILE));
+    await().atMost(Duration.ofSeconds(5)).until(() -> calls.get() == 2);
+    assertThat(millis(times.get(1) - times.get(0))).isGreaterThanOrEqualTo(150);
+  }
+
+  @Test
+  void aDirectAddOfAKeyWaitingForRetryRunsItNow() {
+    AtomicInteger calls = new AtomicInteger();
+    Map<Integer, Set<WorkKind>> kindsByCall = new HashMap<>();
+    WorkQueue<String> q =
+        queue(
+            1,
+            Duration.ofSeconds(60),
+            item -> {
+              int n = calls.incrementAndGet();
+              kindsByCall.put(n, item.kinds());
+              return Future.succeededFuture(
+                  n == 1 ? WorkResult.retry(Set.of(WorkKind.RECONCILE)) : WorkResult.success());
+            });
+    on(v -> q.add("a", WorkKind.UPDATE_HOSTS));
+    await().until(() -> calls.get() == 1);
+    on(v -> assertThat(q.waitingForRetry()).isEqualTo(1));
+    on(v -> q.add("a", WorkKind.DNS));
+    await().atMost(Duration.ofSeconds(5)).until(() -> calls.get() == 2);
+    assertThat(kindsByCall.get(2)).isEqualTo(EnumSet.of(WorkKind.RECONCILE, WorkKind.DNS));
+    on(v -> assertThat(q.isIdle()).isTrue());
+  }
+
+  @Test
+  void permanentFailuresAreNotRetried() {
+    AtomicInteger calls = new AtomicInteger();
+    WorkQueue<String> q =
+        queue(
+            1,
+            Duration.ofMillis(10),
+            item -> {
+              calls.incrementAndGet();
+              return Future.succeededFuture(WorkResult.permanent());
+            });
+    on(v -> q.add("a", WorkKind.RECONCILE));
+    await().until(() -> calls.get() == 1);
+    on(v -> assertThat(q.isIdle()).isTrue());
+  }
+
+  @Test
+  void aThrowingHandlerIsRetriedLikeAFailure() {
+    AtomicInteger calls = new AtomicInteger();
+    WorkQueue<String> q =
+        queue(
+            1,
+            Duration.ofMillis(20),
+            item -> {
+              if (calls.incrementAndGet() == 1) {
+                throw new IllegalStateException("boom");
+              }
+              return Future.succeededFuture(WorkResult.success());
+            });
+    on(v -> q.add("a", WorkKind.RECONCILE));
+    await().atMost(Duration.ofSeconds(5)).until(() -> calls.get() == 2);
+  }
+
+  private static long millis(long nanos) {
+    return nanos / 1_000_000;
+  }
+}
