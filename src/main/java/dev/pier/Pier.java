@@ -10,7 +10,9 @@ import dev.pier.kube.Cluster;
 import dev.pier.kube.Clusters;
 import dev.pier.kube.KubeClients;
 import dev.pier.model.Addresses;
+import dev.pier.nodes.NodeEligibility;
 import dev.pier.nodes.PushedNodeSets;
+import dev.pier.nodesync.NodeSyncVerticle;
 import dev.pier.reconcile.ReconcileOptions;
 import dev.pier.reconcile.ReconcileVerticle;
 import dev.pier.watch.ServiceFilter;
@@ -79,6 +81,14 @@ public final class Pier {
                 vertx.deployVerticle(
                     new WatchVerticle(
                         clusters, new ServiceFilter(reconcile.getLoadBalancerClasses()))))
+        .compose(
+            id ->
+                vertx.deployVerticle(
+                    new NodeSyncVerticle(
+                        clusters,
+                        NodeEligibility.of(reconcile.getNodePredicates()),
+                        pushed,
+                        config.get(PierOptions.NODE_SYNC_PERIOD))))
         .compose(id -> vertx.eventBus().request(Addresses.RECONCILE_CONTROL, "start"))
         .map(reply -> pier)
         .recover(e -> pier.stop().transform(ar -> Future.failedFuture(e)));

@@ -71,6 +71,13 @@ public final class PierOptions {
           List.of("stable", "legacy"),
           "stable: every node not being deleted, excluded or autoscaler-tainted; legacy: also"
               + " Ready, schedulable and without the master role label.");
+  public static final Option<Duration> NODE_SYNC_PERIOD =
+      Option.duration(
+          "nodeSync.period",
+          Duration.ofSeconds(100),
+          Duration.ZERO,
+          DAY,
+          "Full node sync period, the safety net behind node events (0: none).");
   public static final Option<List<String>> LOCAL_POOLS =
       Option.list(
           "local.pools",
@@ -123,6 +130,7 @@ public final class PierOptions {
           RECONCILE_MAX_RETRY_DELAY,
           WATCH_SERVICE_RESYNC,
           NODES_PREDICATES,
+          NODE_SYNC_PERIOD,
           LOCAL_POOLS,
           LOCAL_HEALTH_CHECK_INTERVAL,
           LOCAL_HEALTH_CHECK_TIMEOUT,

@@ -1,6 +1,12 @@
 package dev.pier.nodes;
 
+import dev.pier.kube.Views;
+import dev.pier.model.LbNode;
 import io.fabric8.kubernetes.api.model.Node;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.Taint;
 import java.util.Locale;
@@ -30,6 +36,18 @@ public enum NodeEligibility implements Predicate<Node> {
   public static final String EXCLUDE_LABEL = "node.kubernetes.io/exclude-from-external-load-balancers";
   public static final String AUTOSCALER_TAINT = "ToBeDeletedByClusterAutoscaler";
   public static final String MASTER_LABEL = "node-role.kubernetes.io/master";
+
+  /** The nodes this predicate admits, as load balancers see them, sorted by name. */
+  public List<LbNode> select(Collection<Node> nodes) {
+    List<LbNode> out = new ArrayList<>();
+    for (Node n : nodes) {
+      if (test(n)) {
+        out.add(Views.node(n));
+      }
+    }
+    out.sort(Comparator.comparing(LbNode::name));
+    return out;
+  }
 
   public static NodeEligibility of(String name) {
     return valueOf(name.toUpperCase(Locale.ROOT));

@@ -19,12 +19,10 @@ import dev.pier.queue.WorkItem;
 import dev.pier.queue.WorkKind;
 import dev.pier.queue.WorkResult;
 import dev.pier.watch.ServiceFilter;
-import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -102,16 +100,8 @@ public final class ServiceReconciler {
     return result;
   }
 
-  /** The eligible nodes of a cluster, sorted by name. */
-  public List<LbNode> eligibleNodes(Cluster cluster) {
-    List<LbNode> nodes = new ArrayList<>();
-    for (Node n : cluster.nodes()) {
-      if (eligibility.test(n)) {
-        nodes.add(Views.node(n));
-      }
-    }
-    nodes.sort(Comparator.comparing(LbNode::name));
-    return nodes;
+  private List<LbNode> eligibleNodes(Cluster cluster) {
+    return eligibility.select(cluster.nodes());
   }
 
   private Future<WorkResult> ensure(

@@ -1,0 +1,121 @@
+package dev.pier.nodesync;
+
+import dev.pier.kube.Cluster;
+import dev.pier.kube.Clusters;
+import dev.pier.model.Addresses;
+import dev.pier.model.ServiceKey;
+import dev.pier.nodes.NodeEligibility;
+import dev.pier.nodes.NodeSet;
+import dev.pier.nodes.PushedNodeSets;
+import dev.pier.queue.WorkKind;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.json.JsonObject;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps load balancers pointed at the eligible nodes. On every node event it recomputes the
+ * cluster's eligible node set; when the set changed, it submits a host update to the reconcile
+ * queue for exactly the Services whose last pushed set differs. A periodic full sync diffs every
+ * Service against its last pushed set as a safety net. Node events that change nothing relevant
+ * (heartbeats, unrelated labels) cost one set comparison and no cloud call.
+ */
+public final class NodeSyncVerticle extends VerticleBase {
+  private static final Logger log = LoggerFactory.getLogger(NodeSyncVerticle.class);
+  private static final DeliveryOptions UPDATE_HOSTS =
+      new DeliveryOptions().addHeader(Addresses.KIND, WorkKind.UPDATE_HOSTS.name());
+
+  private final Clusters clusters;
+  private final NodeEligibility eligibility;
+  private final PushedNodeSets pushed;
+  private final Duration period;
+  private final Map<String, NodeSet> lastEligible = new HashMap<>();
+  private long timerId = -1;
+
+  public NodeSyncVerticle(
+      Clusters clusters, NodeEligibility eligibility, PushedNodeSets pushed, Duration period) {
+    this.clusters = clusters;
+    this.eligibility = eligibility;
+    this.pushed = pushed;
+    this.period = period;
+  }
+
+  @Override
+  public Future<?> start() {
+    for (Cluster c : clusters.all()) {
+      lastEligible.put(c.name(), eligibleSet(c));
+    }
+    vertx.eventBus().<JsonObject>consumer(Addresses.NODES_CHANGED, m -> onNodeEvent(m.body()));
+    if (!period.isZero()) {
+      timerId = vertx.setPeriodic(period.toMillis(), id -> fullSync());
+    }
+    return Future.succeededFuture();
+  }
+
+  @Override
+  public Future<?> stop() {
+    if (timerId >= 0) {
+      vertx.cancelTimer(timerId);
+    }
+    return Future.succeededFuture();
+  }
+
+  private void onNodeEvent(JsonObject event) {
+    Cluster cluster = clusters.get(event.getString("cluster"));
+    if (cluster == null) {
+      return;
+    }
+    NodeSet now = eligibleSet(cluster);
+    NodeSet before = lastEligible.put(cluster.name(), now);
+    if (now.equals(before)) {
+      return;
+    }
+    int submitted = submitDifferences(cluster, now);
+    log.info(
+        "Cluster {}: eligible nodes changed ({} -> {}) after node {}: {} load balancer(s) to update",
+        cluster.name(),
+        before == null ? 0 : before.size(),
+        now.size(),
+        event.getString("node"),
+        submitted);
+  }
+
+  /** The periodic safety net: every Service whose pushed set differs gets a host update. */
+  void fullSync() {
+    for (Cluster cluster : clusters.all()) {
+      NodeSet now = eligibleSet(cluster);
+      lastEligible.put(cluster.name(), now);
+      int submitted = submitDifferences(cluster, now);
+      if (submitted > 0) {
+        log.info("Cluster {}: periodic node sync: {} load balancer(s) to update", cluster.name(), submitted);
+      }
+    }
+  }
+
+  private int submitDifferences(Cluster cluster, NodeSet eligible) {
+    List<ServiceKey> stale = new ArrayList<>();
+    pushed
+        .snapshot()
+        .forEach(
+            (key, set) -> {
+              if (key.cluster().equals(cluster.name()) && !set.equals(eligible)) {
+                stale.add(key);
+              }
+            });
+    for (ServiceKey key : stale) {
+      vertx.eventBus().send(Addresses.RECONCILE, key.toString(), UPDATE_HOSTS);
+    }
+    return stale.size();
+  }
+
+  private NodeSet eligibleSet(Cluster cluster) {
+    return NodeSet.of(eligibility.select(cluster.nodes()));
+  }
+}

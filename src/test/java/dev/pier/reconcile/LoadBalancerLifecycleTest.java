@@ -1,0 +1,280 @@
+package dev.pier.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.pier.config.PierOptions;
+import dev.pier.kube.ServiceWriter;
+import dev.pier.testkit.InProcessPier;
+import dev.pier.testkit.KubeApiServer;
+import dev.pier.testkit.RealKubeApiServer;
+import dev.pier.testkit.TestBackend;
+import dev.pier.testkit.Traffic;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The whole LoadBalancer life cycle against a real API server, with real traffic through the local
+ * provider's load balancer to a backend on the Service's nodePort.
+ */
+@RealKubeApiServer
+class LoadBalancerLifecycleTest {
+  private static final Logger log = LoggerFactory.getLogger(LoadBalancerLifecycleTest.class);
+  private static final String POOL = "127.242.0.0/24";
+
+  private static KubeApiServer kube;
+  private static KubernetesClient client;
+
+  @BeforeAll
+  static void setUp(KubeApiServer server) {
+    kube = server;
+    client = kube.client();
+    kube.createReadyNode("node-a", "127.0.0.1", Map.of());
+  }
+
+  private static InProcessPier startPier() {
+    return InProcessPier.start(kube, Map.of(PierOptions.LOCAL_POOLS.envName(), POOL));
+  }
+
+  static Service lbService(String ns, String name, int port, int nodePort) {
+    return new ServiceBuilder()
+        .withNewMetadata()
+        .withNamespace(ns)
+        .withName(name)
+        .endMetadata()
+        .withNewSpec()
+        .withType("LoadBalancer")
+        .withSelector(Map.of("app", name))
+        .addNewPort()
+        .withName("http")
+        .withProtocol("TCP")
+        .withPort(port)
+        .withNodePort(nodePort)
+        .endPort()
+        .endSpec()
+        .build();
+  }
+
+  static String ingressIp(String ns, String name) {
+    Service s = client.services().inNamespace(ns).withName(name).get();
+    if (s == null || s.getStatus() == null || s.getStatus().getLoadBalancer() == null) {
+      return null;
+    }
+    var ingress = s.getStatus().getLoadBalancer().getIngress();
+    return ingress == null || ingress.isEmpty() ? null : ingress.get(0).getIp();
+  }
+
+  static String awaitIngress(String ns, String name) {
+    await().atMost(InProcessPier.CONVERGE).until(() -> ingressIp(ns, name) != null);
+    return ingressIp(ns, name);
+  }
+
+  static List<String> eventReasons(String ns, String name) {
+    return client.v1().events().inNamespace(ns).list().getItems().stream()
+        .filter(e -> name.equals(e.getInvolvedObject().getName()))
+        .map(Event::getReason)
+        .toList();
+  }
+
+  @Test
+  void serviceGetsAnAddressServesTrafficFollowsPortsAndIsCleanedUp() {
+    String ns = kube.createNamespace("life");
+    int nodePort = InProcessPier.freeNodePort();
+    try (TestBackend backend = TestBackend.start("node-a", "127.0.0.1", nodePort);
+        InProcessPier pier = startPier()) {
+      long created = System.nanoTime();
+      client.services().inNamespace(ns).resource(lbService(ns, "web", 8080, nodePort)).create();
+      String ip = awaitIngress(ns, "web");
+      log.info("Service creation to ingress: {} ms", (System.nanoTime() - created) / 1_000_000);
+      assertThat(ip).startsWith("127.242.0.");
+
+      await()
+          .atMost(InProcessPier.CONVERGE)
+          .until(() -> Objects.toString(Traffic.get(ip, 8080), "").contains("hello from node-a"));
+      assertThat(backend.requestCount()).isPositive();
+      Service svc = client.services().inNamespace(ns).withName("web").get();
+      assertThat(svc.getMetadata().getFinalizers()).contains(ServiceWriter.LB_CLEANUP_FINALIZER);
+      await()
+          .atMost(InProcessPier.CONVERGE)
+          .until(
+              () ->
+                  eventReasons(ns, "web")
+                      .containsAll(List.of("EnsuringLoadBalancer", "EnsuredLoadBalancer")));
+
+      // Change the port: the listener follows.
+      client
+          .services()
+          .inNamespace(ns)
+          .withName("web")
+          .edit(s -> new ServiceBuilder(s).editSpec().editFirstPort().withPort(9090).endPort().endSpec().build());
+      await()
+          .atMost(InProcessPier.CONVERGE)
+          .until(() -> Objects.toString(Traffic.get(ip, 9090), "").contains("hello from node-a"));
+      await().atMost(InProcessPier.CONVERGE).until(() -> Traffic.refused(ip, 8080));
+      assertThat(ingressIp(ns, "web")).isEqualTo(ip);
+
+      // Type ClusterIP: load balancer, status and finalizer go.
+      client
+          .services()
+          .inNamespace(ns)
+          .withName("web")
+          .edit(
+              s ->
+                  new ServiceBuilder(s)
+                      .editSpec()
+                      .withType("ClusterIP")
+                      .editFirstPort()
+                      .withNodePort(null)
+                      .endPort()
+                      .endSpec()
+                      .build());
+      await().atMost(InProcessPier.CONVERGE).until(() -> Traffic.refused(ip, 9090));
+      await()
+          .atMost(InProcessPier.CONVERGE)
+          .until(
+              () -> {
+                Service s = client.services().inNamespace(ns).withName("web").get();
+                return ingressIp(ns, "web") == null
+                    && (s.getMetadata().getFinalizers() == null
+                        || !s.getMetadata().getFinalizers().contains(ServiceWriter.LB_CLEANUP_FINALIZER));
+              });
+      assertThat(eventReasons(ns, "web")).contains("DeletingLoadBalancer", "DeletedLoadBalancer");
+
+      // Back to LoadBalancer, then delete: the finalizer holds the object until Pier cleaned up.
+      client
+          .services()
+          .inNamespace(ns)
+          .withName("web")
+          .edit(
+              s ->
+                  new ServiceBuilder(s)
+                      .editSpec()
+                      .withType("LoadBalancer")
+                      .editFirstPort()
+                      .withNodePort(nodePort)
+                      .endPort()
+                      .endSpec()
+                      .build());
+      String again = awaitIngress(ns, "web");
+      await()
+          .atMost(InProcessPier.CONVERGE)
+          .until(() -> Objects.toString(Traffic.get(again, 9090), "").contains("hello"));
+      client.services().inNamespace(ns).withName("web").delete();
+      await()
+          .atMost(InProcessPier.CONVERGE)
+          .until(() -> client.services().inNamespace(ns).withName("web").get() == null);
+      assertThat(Traffic.refused(again, 9090)).isTrue();
+    }
+  }
+
+  @Test
+  void restartKeepsEveryAddressAndLeaksNothing() {
+    String ns = kube.createNamespace("restart");
+    int portA = InProcessPier.freeNodePort();
+    int portB = InProcessPier.freeNodePort();
+    try (TestBackend a = TestBackend.start("node-a", "127.0.0.1", portA);
+        TestBackend b = TestBackend.start("node-a", "127.0.0.1", portB)) {
+      String ipA;
+      String ipB;
+      try (InProcessPier pier = startPier()) {
+        client.services().inNamespace(ns).resource(lbService(ns, "a", 8081, portA)).create();
+        client.services().inNamespace(ns).resource(lbService(ns, "b", 8081, portB)).create();
+        ipA = awaitIngress(ns, "a");
+        ipB = awaitIngress(ns, "b");
+        assertThat(ipA).isNotEqualTo(ipB);
+      }
+      // Pier is down: its listeners are gone with it.
+      assertThat(Traffic.refused(ipA, 8081)).isTrue();
+      // A Service created while Pier is down must not take A's or B's address after the restart.
+      int portC = InProcessPier.freeNodePort();
+      client.services().inNamespace(ns).resource(lbService(ns, "c", 8081, portC)).create();
+      try (TestBackend c = TestBackend.start("node-a", "127.0.0.1", portC);
+          InProcessPier pier = startPier()) {
+        String ipC = awaitIngress(ns, "c");
+        assertThat(ipC).isNotIn(ipA, ipB);
+        assertThat(ingressIp(ns, "a")).isEqualTo(ipA);
+        assertThat(ingressIp(ns, "b")).isEqualTo(ipB);
+        await()
+            .atMost(InProcessPier.CONVERGE)
+            .until(() -> Objects.toString(Traffic.get(ipA, 8081), "").contains("hello"));
+        await()
+            .atMost(InProcessPier.CONVERGE)
+            .until(() -> Objects.toString(Traffic.get(ipC, 8081), "").contains("hello"));
+
+        for (String name : List.of("a", "b", "c")) {
+          client.services().inNamespace(ns).withName(name).delete();
+        }
+        await()
+            .atMost(InProcessPier.CONVERGE)
+            .until(() -> client.services().inNamespace(ns).list().getItems().isEmpty());
+        for (String ip : List.of(ipA, ipB, ipC)) {
+          assertThat(Traffic.refused(ip, 8081)).as(ip).isTrue();
+        }
+      }
+    }
+  }
+
+  @Test
+  void anAddressOutsideThePoolsIsAWarningThatLeavesOthersAlone() {
+    String ns = kube.createNamespace("badip");
+    int port = InProcessPier.freeNodePort();
+    try (TestBackend backend = TestBackend.start("node-a", "127.0.0.1", port);
+        InProcessPier pier = startPier()) {
+      Service bad =
+          new ServiceBuilder(lbService(ns, "bad", 8082, InProcessPier.freeNodePort()))
+              .editSpec()
+              .withLoadBalancerIP("10.99.0.1")
+              .endSpec()
+              .build();
+      client.services().inNamespace(ns).resource(bad).create();
+      client.services().inNamespace(ns).resource(lbService(ns, "good", 8082, port)).create();
+      String ip = awaitIngress(ns, "good");
+      await()
+          .atMost(InProcessPier.CONVERGE)
+          .until(
+              () ->
+                  client.v1().events().inNamespace(ns).list().getItems().stream()
+                      .anyMatch(
+                          e ->
+                              "bad".equals(e.getInvolvedObject().getName())
+                                  && "Warning".equals(e.getType())
+                                  && e.getMessage().contains("10.99.0.1")));
+      assertThat(ingressIp(ns, "bad")).isNull();
+      assertThat(Traffic.get(ip, 8082)).contains("hello");
+      client.services().inNamespace(ns).withName("bad").delete();
+      client.services().inNamespace(ns).withName("good").delete();
+      await()
+          .atMost(InProcessPier.CONVERGE)
+          .until(() -> client.services().inNamespace(ns).list().getItems().isEmpty());
+    }
+  }
+
+  @Test
+  void aServiceDeletedWithoutTheFinalizerStillLosesItsLoadBalancer() {
+    String ns = kube.createNamespace("nofin");
+    int port = InProcessPier.freeNodePort();
+    try (TestBackend backend = TestBackend.start("node-a", "127.0.0.1", port);
+        InProcessPier pier = startPier()) {
+      client.services().inNamespace(ns).resource(lbService(ns, "old", 8083, port)).create();
+      String ip = awaitIngress(ns, "old");
+      await().atMost(InProcessPier.CONVERGE).until(() -> Traffic.get(ip, 8083) != null);
+      // As if the Service predated Pier: no finalizer when it is deleted.
+      client
+          .services()
+          .inNamespace(ns)
+          .withName("old")
+          .edit(s -> new ServiceBuilder(s).editMetadata().withFinalizers(List.of()).endMetadata().build());
+      client.services().inNamespace(ns).withName("old").delete();
+      await().atMost(InProcessPier.CONVERGE).until(() -> Traffic.refused(ip, 8083));
+    }
+  }
+}

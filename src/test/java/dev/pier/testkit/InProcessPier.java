@@ -1,0 +1,73 @@
+package dev.pier.testkit;
+
+import dev.pier.Pier;
+import dev.pier.config.ConfigLoader;
+import dev.pier.config.ConfigValues;
+import dev.pier.config.PierOptions;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs Pier in the test's JVM against a test API server, configured as a user would configure it:
+ * through {@code PIER_*} environment variables (given here as a map) over the embedded defaults.
+ */
+public final class InProcessPier implements AutoCloseable {
+  private final Pier pier;
+
+  private InProcessPier(Pier pier) {
+    this.pier = pier;
+  }
+
+  /** Starts Pier with short retry delays and the given overrides (env-style names). */
+  public static InProcessPier start(KubeApiServer kube, Map<String, String> overrides) {
+    Map<String, String> env = new HashMap<>();
+    env.put(PierOptions.CLUSTER_KUBECONFIG.envName(), kube.kubeconfigPath().toString());
+    env.put(PierOptions.RECONCILE_MIN_RETRY_DELAY.envName(), "200ms");
+    env.put(PierOptions.RECONCILE_MAX_RETRY_DELAY.envName(), "2s");
+    env.put(PierOptions.LOCAL_HEALTH_CHECK_INTERVAL.envName(), "300ms");
+    env.put(PierOptions.LOCAL_HEALTH_CHECK_TIMEOUT.envName(), "300ms");
+    env.putAll(overrides);
+    ConfigValues config = new ConfigLoader(PierOptions.ALL, env::get).load(null);
+    try {
+      return new InProcessPier(
+          Pier.start(config).toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS));
+    } catch (Exception e) {
+      throw new IllegalStateException("Pier did not start: " + e.getMessage(), e);
+    }
+  }
+
+  public Pier pier() {
+    return pier;
+  }
+
+  @Override
+  public void close() {
+    try {
+      pier.stop().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new IllegalStateException("Pier did not stop: " + e.getMessage(), e);
+    }
+  }
+
+  /** A port inside the test API server's nodePort range that is free on loopback now. */
+  public static int freeNodePort() {
+    for (int i = 0; i < 200; i++) {
+      int port = ThreadLocalRandom.current().nextInt(20000, 32000);
+      try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+        return port;
+      } catch (IOException busy) {
+        // try another
+      }
+    }
+    throw new IllegalStateException("no free port in 20000-32000");
+  }
+
+  /** How long tests wait for Pier to converge. */
+  public static final Duration CONVERGE = Duration.ofSeconds(30);
+}
