@@ -12,8 +12,8 @@ import java.util.TreeSet;
 
 /**
  * The load balancer addresses of the {@code local} provider: one address per Service, taken from
- * pools written as CIDRs ({@code 127.240.0.0/16}, {@code fd00:1::/120}) or inclusive ranges
- * ({@code 10.0.0.10-10.0.0.20}).
+ * pools written as CIDRs ({@code 127.240.0.0/16}, {@code fd00:1::/120}) or inclusive ranges ({@code
+ * 10.0.0.10-10.0.0.20}).
  *
  * <p>CIDRs wider than /31 (IPv4) leave out their network and broadcast addresses; IPv6 CIDRs wider
  * than /127 leave out their first (subnet-router anycast) address. Allocation picks the lowest free
@@ -85,7 +85,9 @@ public final class AddressPool {
       return Optional.empty();
     }
     long offset = ranges.get(r).offsetOf(parsed);
-    return ranges.get(r).slots.taken(offset) ? Optional.ofNullable(holderKey(r, offset)) : Optional.empty();
+    return ranges.get(r).slots.taken(offset)
+        ? Optional.ofNullable(holderKey(r, offset))
+        : Optional.empty();
   }
 
   /** How many addresses are allocated. */
@@ -110,8 +112,8 @@ public final class AddressPool {
    *   <li>Otherwise the lowest free address.
    * </ol>
    *
-   * @throws ProviderException.InvalidInput when the requested address is no address or lies
-   *     outside every pool
+   * @throws ProviderException.InvalidInput when the requested address is no address or lies outside
+   *     every pool
    * @throws ProviderException.Retry when the requested address is held by another Service, or the
    *     pools are exhausted
    */

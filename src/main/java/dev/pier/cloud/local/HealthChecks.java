@@ -136,8 +136,7 @@ final class HealthChecks {
                           body ->
                               resp.statusCode() / 100 == 2
                                   ? Future.<Void>succeededFuture()
-                                  : Future.<Void>failedFuture(
-                                      "HTTP status " + resp.statusCode())));
+                                  : Future.<Void>failedFuture("HTTP status " + resp.statusCode())));
     } catch (RuntimeException e) {
       return Future.failedFuture(e);
     }

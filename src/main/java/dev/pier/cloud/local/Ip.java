@@ -34,7 +34,13 @@ record Ip(boolean v6, BigInteger value) {
   static String format(boolean v6, BigInteger value) {
     if (!v6) {
       long v = value.longValue();
-      return ((v >>> 24) & 0xff) + "." + ((v >>> 16) & 0xff) + "." + ((v >>> 8) & 0xff) + "." + (v & 0xff);
+      return ((v >>> 24) & 0xff)
+          + "."
+          + ((v >>> 16) & 0xff)
+          + "."
+          + ((v >>> 8) & 0xff)
+          + "."
+          + (v & 0xff);
     }
     int[] groups = new int[8];
     for (int i = 0; i < 8; i++) {

@@ -44,24 +44,24 @@ import org.slf4j.LoggerFactory;
  * DatagramSocket}, one session socket per client) to the node port on every node. The status says
  * {@code ipMode: Proxy}.
  *
- * <p>Backends are health-checked on Vert.x periodic timers: a TCP connect to {@code
- * node:nodePort}, or for {@code externalTrafficPolicy: Local} an HTTP {@code GET /healthz} on
- * {@code node:healthCheckNodePort}. Connections are spread round-robin over healthy backends; a
- * failed connect moves on to the next backend. UDP ports are health-checked only through {@code
- * /healthz} (a TCP connect says nothing about a UDP port).
+ * <p>Backends are health-checked on Vert.x periodic timers: a TCP connect to {@code node:nodePort},
+ * or for {@code externalTrafficPolicy: Local} an HTTP {@code GET /healthz} on {@code
+ * node:healthCheckNodePort}. Connections are spread round-robin over healthy backends; a failed
+ * connect moves on to the next backend. UDP ports are health-checked only through {@code /healthz}
+ * (a TCP connect says nothing about a UDP port).
  *
  * <p><b>Threading:</b> all state (allocations, listeners, sessions, checks) is confined to one
  * Vert.x context, captured with {@code vertx.getOrCreateContext()} in the constructor. Every SPI
  * call hops onto that context when it arrives from elsewhere, and its future completes back on the
  * caller's context (or, for a caller outside Vert.x, on the provider's event loop). Servers,
- * clients and timers are all created from the provider's context, so their handlers run on it
- * too; nothing here blocks. Consequently all proxied traffic runs on that one event loop: ample for
+ * clients and timers are all created from the provider's context, so their handlers run on it too;
+ * nothing here blocks. Consequently all proxied traffic runs on that one event loop: ample for
  * development and test clusters, which is what this provider is for.
  *
- * <p>A port that cannot be bound (address in use, privileged port, address not assignable) does
- * not fail the Service: the other ports work, the port's status carries an error ({@code
- * AddressInUse}, {@code PermissionDenied}, {@code BindFailed}), a {@code PortBindFailed} warning is
- * returned, and the next ensure tries to bind again.
+ * <p>A port that cannot be bound (address in use, privileged port, address not assignable) does not
+ * fail the Service: the other ports work, the port's status carries an error ({@code AddressInUse},
+ * {@code PermissionDenied}, {@code BindFailed}), a {@code PortBindFailed} warning is returned, and
+ * the next ensure tries to bind again.
  *
  * <p>Listeners inside one Vert.x instance share a server bound to the same {@code address:port}
  * (Vert.x server sharing); this only matters if something else in the process listens on a pool
@@ -129,7 +129,11 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
               pool.reserve(svc.key().toString(), svc.uid(), ip);
               restored++;
             } catch (IllegalStateException | IllegalArgumentException e) {
-              LOG.warn("{}: cannot keep address {} from its status: {}", prefix(svc), ip, e.getMessage());
+              LOG.warn(
+                  "{}: cannot keep address {} from its status: {}",
+                  prefix(svc),
+                  ip,
+                  e.getMessage());
             }
           }
           LOG.info(
@@ -368,7 +372,9 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
         () -> {
           Future<T> f;
           if (closed && !evenWhenClosed) {
-            f = Future.failedFuture(new ProviderException.Retry("the local load balancer is closed"));
+            f =
+                Future.failedFuture(
+                    new ProviderException.Retry("the local load balancer is closed"));
           } else {
             try {
               f = action.get();
@@ -478,6 +484,7 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
     final Balancer owner;
     final int port;
     int nodePort;
+
     /** The backends, with their checks at the same index (null: not checked). */
     String[] hosts = new String[0];
 
@@ -649,6 +656,10 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
       front.pause();
       ProxyConnection connection = new ProxyConnection(front);
       front.closeHandler(v -> connection.frontClosed());
+      // Until the pipes take over (they install their own), a reset by the client is expected.
+      front.exceptionHandler(
+          e ->
+              LOG.debug("{}: client connection on {}: {}", owner.prefix(), describe(), message(e)));
       connect(connection, hosts, nodePort, candidates(), 0, null);
     }
 
@@ -761,7 +772,8 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
     @Override
     Future<Void> doBind() {
       DatagramSocket s =
-          vertx.createDatagramSocket(new DatagramSocketOptions().setIpV6(owner.ip.indexOf(':') >= 0));
+          vertx.createDatagramSocket(
+              new DatagramSocketOptions().setIpV6(owner.ip.indexOf(':') >= 0));
       s.handler(this::receive);
       s.exceptionHandler(
           e -> LOG.debug("{}: error on {}: {}", owner.prefix(), describe(), message(e)));
@@ -803,7 +815,12 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
         }
         session =
             new UdpSession(
-                this, client, packet.sender().host(), packet.sender().port(), hosts[order[0]], nodePort);
+                this,
+                client,
+                packet.sender().host(),
+                packet.sender().port(),
+                hosts[order[0]],
+                nodePort);
         if (sessions == null) {
           sessions = new HashMap<>();
         }
