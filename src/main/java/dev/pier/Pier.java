@@ -1,5 +1,6 @@
 package dev.pier;
 
+import dev.pier.admin.AdminServer;
 import dev.pier.cloud.LoadBalancerProvider;
 import dev.pier.cloud.local.LocalLoadBalancerProvider;
 import dev.pier.cloud.local.LocalProviderOptions;
@@ -9,6 +10,8 @@ import dev.pier.config.PierOptions;
 import dev.pier.kube.Cluster;
 import dev.pier.kube.Clusters;
 import dev.pier.kube.KubeClients;
+import dev.pier.metrics.MeteredProvider;
+import dev.pier.metrics.PierMetrics;
 import dev.pier.model.Addresses;
 import dev.pier.nodes.NodeEligibility;
 import dev.pier.nodes.PushedNodeSets;
@@ -18,11 +21,19 @@ import dev.pier.reconcile.ReconcileVerticle;
 import dev.pier.watch.ServiceFilter;
 import dev.pier.watch.WatchVerticle;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.micrometer.Label;
+import io.vertx.micrometer.MicrometerMetricsFactory;
+import io.vertx.micrometer.MicrometerMetricsOptions;
+import io.vertx.micrometer.VertxPrometheusOptions;
 import java.lang.management.ManagementFactory;
 import java.util.HashSet;
 import java.util.List;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,20 +44,45 @@ public final class Pier {
   private final Vertx vertx;
   private final Clusters clusters;
   private final LoadBalancerProvider provider;
+  private final PierMetrics metrics;
+  private volatile boolean reconciling;
+  private AdminServer admin;
 
-  private Pier(Vertx vertx, Clusters clusters, LoadBalancerProvider provider) {
+  private Pier(Vertx vertx, Clusters clusters, LoadBalancerProvider provider, PierMetrics metrics) {
     this.vertx = vertx;
     this.clusters = clusters;
     this.provider = provider;
+    this.metrics = metrics;
   }
 
   /** Starts Pier: informers synced, reconcile workers running. Fails on bad config or access. */
   public static Future<Pier> start(ConfigValues config) {
-    Vertx vertx = Vertx.vertx();
+    return start(config, UnaryOperator.identity());
+  }
+
+  /**
+   * Starts Pier with the configured provider wrapped by {@code wrap}: the seam for test doubles
+   * that inject delays or faults into Pier's own provider.
+   */
+  public static Future<Pier> start(ConfigValues config, UnaryOperator<LoadBalancerProvider> wrap) {
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    Vertx vertx =
+        Vertx.builder()
+            .with(
+                new VertxOptions()
+                    .setMetricsOptions(
+                        new MicrometerMetricsOptions()
+                            .setEnabled(true)
+                            .setJvmMetricsEnabled(true)
+                            .setPrometheusOptions(new VertxPrometheusOptions().setEnabled(true))
+                            .addLabels(Label.EB_ADDRESS, Label.EB_FAILURE)))
+            .withMetrics(new MicrometerMetricsFactory(registry))
+            .build();
+    PierMetrics metrics = new PierMetrics(registry);
     Clusters clusters;
     LoadBalancerProvider provider;
     try {
-      provider = createProvider(vertx, config);
+      provider = new MeteredProvider(wrap.apply(createProvider(vertx, config)), metrics);
       KubernetesClient client =
           KubeClients.create(
               vertx,
@@ -73,9 +109,19 @@ public final class Pier {
             .setLoadBalancerClasses(new HashSet<>(config.get(PierOptions.LOAD_BALANCER_CLASSES)))
             .setNodePredicates(config.get(PierOptions.NODES_PREDICATES));
     PushedNodeSets pushed = new PushedNodeSets();
-    Pier pier = new Pier(vertx, clusters, provider);
-    return vertx
-        .deployVerticle(new ReconcileVerticle(clusters, provider, reconcile, pushed, null))
+    Pier pier = new Pier(vertx, clusters, provider, metrics);
+    ReconcileVerticle reconciler =
+        new ReconcileVerticle(clusters, provider, reconcile, pushed, metrics);
+    metrics.bindQueue(reconciler::queueStats);
+    int adminPort = config.get(PierOptions.ADMIN_PORT);
+    Future<?> adminStarted = Future.succeededFuture();
+    if (adminPort >= 0) {
+      pier.admin =
+          new AdminServer(config.get(PierOptions.ADMIN_HOST), adminPort, registry, pier::ready);
+      adminStarted = vertx.deployVerticle(pier.admin);
+    }
+    return adminStarted
+        .compose(v -> vertx.deployVerticle(reconciler))
         .compose(
             id ->
                 vertx.deployVerticle(
@@ -88,9 +134,15 @@ public final class Pier {
                         clusters,
                         NodeEligibility.of(reconcile.getNodePredicates()),
                         pushed,
-                        config.get(PierOptions.NODE_SYNC_PERIOD))))
+                        config.get(PierOptions.NODE_SYNC_PERIOD),
+                        metrics)))
         .compose(id -> vertx.eventBus().request(Addresses.RECONCILE_CONTROL, "start"))
-        .map(reply -> pier)
+        .map(
+            reply -> {
+              pier.reconciling = true;
+              metrics.setLeader(true);
+              return pier;
+            })
         .recover(e -> pier.stop().transform(ar -> Future.failedFuture(e)));
   }
 
@@ -120,6 +172,11 @@ public final class Pier {
     return ManagementFactory.getRuntimeMXBean().getName();
   }
 
+  /** Informers synced and workers running. */
+  public boolean ready() {
+    return reconciling && clusters.all().stream().allMatch(Cluster::synced);
+  }
+
   public Vertx vertx() {
     return vertx;
   }
@@ -128,9 +185,19 @@ public final class Pier {
     return clusters;
   }
 
+  public PierMetrics metrics() {
+    return metrics;
+  }
+
+  /** The admin server's port, or -1 when it is off. */
+  public int adminPort() {
+    return admin == null ? -1 : admin.actualPort();
+  }
+
   /** Stops reconciling, closes listeners and clients. Load balancers stay as they are. */
   public Future<Void> stop() {
     log.info("Stopping");
+    reconciling = false;
     return provider
         .close()
         .otherwiseEmpty()

@@ -66,7 +66,9 @@ public final class ConfigLoader {
   }
 
   private static String display(Object raw) {
-    return raw instanceof List<?> l ? String.join(",", l.stream().map(String::valueOf).toList()) : String.valueOf(raw);
+    return raw instanceof List<?> l
+        ? String.join(",", l.stream().map(String::valueOf).toList())
+        : String.valueOf(raw);
   }
 
   private static Map<String, Object> readFile(Path file) {

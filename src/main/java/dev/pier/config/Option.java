@@ -8,8 +8,8 @@ import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
- * One configuration option: its dotted path in {@code pier.yaml}, its default, how a raw value
- * (a string, or a list of strings from a YAML sequence) becomes a typed value, and what is allowed.
+ * One configuration option: its dotted path in {@code pier.yaml}, its default, how a raw value (a
+ * string, or a list of strings from a YAML sequence) becomes a typed value, and what is allowed.
  */
 public record Option<T>(
     String path,
@@ -19,7 +19,10 @@ public record Option<T>(
     String allowed,
     String description) {
 
-  /** {@code PIER_} plus the path in upper snake case: reconcile.minRetryDelay -> PIER_RECONCILE_MIN_RETRY_DELAY. */
+  /**
+   * {@code PIER_} plus the path in upper snake case: reconcile.minRetryDelay ->
+   * PIER_RECONCILE_MIN_RETRY_DELAY.
+   */
   public String envName() {
     StringBuilder out = new StringBuilder("PIER_");
     for (char c : path.toCharArray()) {
@@ -54,7 +57,8 @@ public record Option<T>(
     return new Option<>(path, defaultValue, Option::scalar, check, allowed, doc);
   }
 
-  public static Option<String> choice(String path, String defaultValue, List<String> values, String doc) {
+  public static Option<String> choice(
+      String path, String defaultValue, List<String> values, String doc) {
     return new Option<>(
         path,
         defaultValue,
@@ -64,7 +68,8 @@ public record Option<T>(
         doc);
   }
 
-  public static Option<Integer> integer(String path, int defaultValue, int min, int max, String doc) {
+  public static Option<Integer> integer(
+      String path, int defaultValue, int min, int max, String doc) {
     return new Option<>(
         path,
         defaultValue,
@@ -105,7 +110,11 @@ public record Option<T>(
   }
 
   public static Option<List<String>> list(
-      String path, List<String> defaultValue, Predicate<List<String>> check, String allowed, String doc) {
+      String path,
+      List<String> defaultValue,
+      Predicate<List<String>> check,
+      String allowed,
+      String doc) {
     return new Option<>(path, defaultValue, Option::strings, check, allowed, doc);
   }
 

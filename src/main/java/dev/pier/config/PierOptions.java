@@ -26,7 +26,11 @@ public final class PierOptions {
           "Kubeconfig file; empty: KUBECONFIG, ~/.kube/config, else the in-cluster account.");
   public static final Option<String> CLUSTER_CONTEXT =
       Option.string(
-          "cluster.context", "", s -> true, "a context name", "Kubeconfig context; empty: current.");
+          "cluster.context",
+          "",
+          s -> true,
+          "a context name",
+          "Kubeconfig context; empty: current.");
   public static final Option<String> PROVIDER =
       Option.choice(
           "provider",
@@ -41,8 +45,7 @@ public final class PierOptions {
           "a list of class names",
           "spec.loadBalancerClass values Pier owns; Services without a class are always Pier's.");
   public static final Option<Integer> RECONCILE_CONCURRENCY =
-      Option.integer(
-          "reconcile.concurrency", 200, 1, 100_000, "Keys reconciled at the same time.");
+      Option.integer("reconcile.concurrency", 200, 1, 100_000, "Keys reconciled at the same time.");
   public static final Option<Duration> RECONCILE_MIN_RETRY_DELAY =
       Option.duration(
           "reconcile.minRetryDelay",
@@ -115,6 +118,20 @@ public final class PierOptions {
           MS,
           DAY,
           "Idle time after which a UDP client's backend session closes.");
+  public static final Option<String> ADMIN_HOST =
+      Option.string(
+          "admin.host",
+          "0.0.0.0",
+          s -> !s.isBlank(),
+          "an address to listen on",
+          "Address of the admin endpoints /healthz, /readyz and /metrics.");
+  public static final Option<Integer> ADMIN_PORT =
+      Option.integer(
+          "admin.port",
+          9080,
+          -1,
+          65535,
+          "Port of the admin endpoints (0: any free port; -1: off).");
   public static final Option<String> LOG_FORMAT =
       Option.choice("log.format", "text", List.of("text", "json"), "Log line format.");
 
@@ -138,6 +155,8 @@ public final class PierOptions {
           LOCAL_HEALTHY_THRESHOLD,
           LOCAL_CONNECT_TIMEOUT,
           LOCAL_UDP_SESSION_TIMEOUT,
+          ADMIN_HOST,
+          ADMIN_PORT,
           LOG_FORMAT);
 
   private PierOptions() {}

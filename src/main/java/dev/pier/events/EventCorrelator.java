@@ -66,8 +66,7 @@ public final class EventCorrelator {
     String key = ref.uid() + '\u0000' + type + '\u0000' + reason + '\u0000' + message;
     Seen previous = seen.get(key);
     if (previous != null && now - previous.lastMillis() <= windowMillis) {
-      Seen next =
-          new Seen(previous.eventName(), previous.count() + 1, previous.firstMillis(), now);
+      Seen next = new Seen(previous.eventName(), previous.count() + 1, previous.firstMillis(), now);
       seen.put(key, next);
       return new Decision(Action.UPDATE_COUNT, next.eventName(), next.count(), next.firstMillis());
     }

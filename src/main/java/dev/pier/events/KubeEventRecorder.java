@@ -71,7 +71,8 @@ public final class KubeEventRecorder implements EventSink {
   private void drain() {
     while (inFlight < DEFAULT_CONCURRENCY && !pending.isEmpty()) {
       Pending p = pending.pollFirst();
-      String name = p.ref().name() + "." + Long.toHexString(System.nanoTime() + p.at() * 1_000_000L);
+      String name =
+          p.ref().name() + "." + Long.toHexString(System.nanoTime() + p.at() * 1_000_000L);
       EventCorrelator.Decision d =
           correlator.decide(p.ref(), p.type(), p.reason(), p.message(), name, p.at());
       if (d.action() == EventCorrelator.Action.DROP) {

@@ -10,9 +10,9 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The few API writes Pier makes, sent without blocking through the fabric8 client's own HTTP
- * client (so authentication, TLS and token refresh are fabric8's), completing on the caller's
- * Vert.x context.
+ * The few API writes Pier makes, sent without blocking through the fabric8 client's own HTTP client
+ * (so authentication, TLS and token refresh are fabric8's), completing on the caller's Vert.x
+ * context.
  */
 public final class AsyncKubeApi {
   public static final String MERGE_PATCH = "application/merge-patch+json";
@@ -62,7 +62,8 @@ public final class AsyncKubeApi {
               }
               return Future.failedFuture(
                   new KubeApiException(
-                      response.code(), method + " " + path + ": " + response.code() + " " + reason(text)));
+                      response.code(),
+                      method + " " + path + ": " + response.code() + " " + reason(text)));
             });
   }
 

@@ -2,11 +2,11 @@ package dev.pier.kube;
 
 import dev.pier.events.EventSink;
 import dev.pier.events.KubeEventRecorder;
-import io.vertx.core.Vertx;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

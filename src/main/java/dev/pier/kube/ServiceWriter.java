@@ -42,8 +42,8 @@ public final class ServiceWriter {
   }
 
   /**
-   * Writes {@code status.loadBalancer} through the status subresource and returns the status as
-   * the server stored it (older servers drop fields they do not know, such as ipMode).
+   * Writes {@code status.loadBalancer} through the status subresource and returns the status as the
+   * server stored it (older servers drop fields they do not know, such as ipMode).
    */
   public Future<LbStatus> patchStatus(Context ctx, ServiceKey key, LbStatus status) {
     JsonObject body =

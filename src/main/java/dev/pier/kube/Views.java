@@ -69,7 +69,8 @@ public final class Views {
                             p.getPort() == null ? 0 : p.getPort(), p.getProtocol(), p.getError())));
       }
       ingress.add(
-          new LbIngress(emptyToNull(i.getIp()), emptyToNull(i.getHostname()), i.getIpMode(), ports));
+          new LbIngress(
+              emptyToNull(i.getIp()), emptyToNull(i.getHostname()), i.getIpMode(), ports));
     }
     return new LbStatus(ingress);
   }
@@ -129,8 +130,7 @@ public final class Views {
 
   /** Reads {@code status.loadBalancer} from a Service as JSON (a PATCH response). */
   public static LbStatus statusFromServiceJson(JsonObject service) {
-    JsonObject lb =
-        service.getJsonObject("status", new JsonObject()).getJsonObject("loadBalancer");
+    JsonObject lb = service.getJsonObject("status", new JsonObject()).getJsonObject("loadBalancer");
     if (lb == null || lb.getJsonArray("ingress") == null) {
       return LbStatus.EMPTY;
     }

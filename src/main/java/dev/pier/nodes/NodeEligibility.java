@@ -3,21 +3,21 @@ package dev.pier.nodes;
 import dev.pier.kube.Views;
 import dev.pier.model.LbNode;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeCondition;
+import io.fabric8.kubernetes.api.model.Taint;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
-import io.fabric8.kubernetes.api.model.NodeCondition;
-import io.fabric8.kubernetes.api.model.Taint;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Predicate;
 
 /**
- * Which nodes a load balancer sends traffic to. {@link #STABLE} is upstream's modern set (KEP-3458):
- * every node not being deleted, not excluded by label and not tainted for autoscaler deletion;
- * readiness is left to health checks. {@link #LEGACY} adds the seed's predicates: Ready, schedulable,
- * and no master role label.
+ * Which nodes a load balancer sends traffic to. {@link #STABLE} is upstream's modern set
+ * (KEP-3458): every node not being deleted, not excluded by label and not tainted for autoscaler
+ * deletion; readiness is left to health checks. {@link #LEGACY} adds the seed's predicates: Ready,
+ * schedulable, and no master role label.
  */
 public enum NodeEligibility implements Predicate<Node> {
   STABLE {
@@ -33,7 +33,8 @@ public enum NodeEligibility implements Predicate<Node> {
     }
   };
 
-  public static final String EXCLUDE_LABEL = "node.kubernetes.io/exclude-from-external-load-balancers";
+  public static final String EXCLUDE_LABEL =
+      "node.kubernetes.io/exclude-from-external-load-balancers";
   public static final String AUTOSCALER_TAINT = "ToBeDeletedByClusterAutoscaler";
   public static final String MASTER_LABEL = "node-role.kubernetes.io/master";
 

@@ -6,26 +6,31 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * A set of nodes as a load balancer sees it: names and provider ids. Two sets are equal when
- * upstream's {@code nodesSufficientlyEqual} holds (same names with the same provider ids).
+ * A set of nodes as a load balancer sees it: names, provider ids and addresses. Upstream compares
+ * names and provider ids only ({@code nodesSufficientlyEqual}); Pier also compares the addresses,
+ * because a node whose address changes (or that registers its address after it was created) must
+ * reach the load balancers that proxy to it.
  */
-public record NodeSet(Map<String, String> providerIdsByName) {
+public record NodeSet(Map<String, Member> members) {
 
   public static final NodeSet EMPTY = new NodeSet(Map.of());
 
+  /** What a load balancer knows of one node. */
+  public record Member(String providerId, String internalIp, String externalIp) {}
+
   public NodeSet {
-    providerIdsByName = Map.copyOf(providerIdsByName);
+    members = Map.copyOf(members);
   }
 
   public static NodeSet of(Collection<LbNode> nodes) {
-    Map<String, String> m = new TreeMap<>();
+    Map<String, Member> m = new TreeMap<>();
     for (LbNode n : nodes) {
-      m.put(n.name(), n.providerId());
+      m.put(n.name(), new Member(n.providerId(), n.internalIp(), n.externalIp()));
     }
     return new NodeSet(m);
   }
 
   public int size() {
-    return providerIdsByName.size();
+    return members.size();
   }
 }

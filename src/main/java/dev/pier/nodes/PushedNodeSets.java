@@ -5,8 +5,8 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The node set last pushed to each Service's load balancer. Reconcile records it before calling
- * the provider (as upstream does, so the node path does not push the same set again); node sync
+ * The node set last pushed to each Service's load balancer. Reconcile records it before calling the
+ * provider (as upstream does, so the node path does not push the same set again); node sync
  * compares against it. Thread-safe: written on the reconcile context, read by node sync.
  */
 public final class PushedNodeSets {

@@ -2,6 +2,7 @@ package dev.pier.nodesync;
 
 import dev.pier.kube.Cluster;
 import dev.pier.kube.Clusters;
+import dev.pier.metrics.PierMetrics;
 import dev.pier.model.Addresses;
 import dev.pier.model.ServiceKey;
 import dev.pier.nodes.NodeEligibility;
@@ -11,6 +12,7 @@ import dev.pier.queue.WorkKind;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,17 +32,25 @@ import org.slf4j.LoggerFactory;
 public final class NodeSyncVerticle extends VerticleBase {
   private static final Logger log = LoggerFactory.getLogger(NodeSyncVerticle.class);
   private static final DeliveryOptions UPDATE_HOSTS =
-      new DeliveryOptions().addHeader(Addresses.KIND, WorkKind.UPDATE_HOSTS.name());
+      new DeliveryOptions()
+          .addHeader(Addresses.KIND, WorkKind.UPDATE_HOSTS.name())
+          .setSendTimeout(Duration.ofMinutes(30).toMillis());
 
   private final Clusters clusters;
   private final NodeEligibility eligibility;
   private final PushedNodeSets pushed;
   private final Duration period;
   private final Map<String, NodeSet> lastEligible = new HashMap<>();
+  private final PierMetrics metrics;
   private long timerId = -1;
 
   public NodeSyncVerticle(
-      Clusters clusters, NodeEligibility eligibility, PushedNodeSets pushed, Duration period) {
+      Clusters clusters,
+      NodeEligibility eligibility,
+      PushedNodeSets pushed,
+      Duration period,
+      PierMetrics metrics) {
+    this.metrics = metrics;
     this.clusters = clusters;
     this.eligibility = eligibility;
     this.pushed = pushed;
@@ -94,7 +104,10 @@ public final class NodeSyncVerticle extends VerticleBase {
       lastEligible.put(cluster.name(), now);
       int submitted = submitDifferences(cluster, now);
       if (submitted > 0) {
-        log.info("Cluster {}: periodic node sync: {} load balancer(s) to update", cluster.name(), submitted);
+        log.info(
+            "Cluster {}: periodic node sync: {} load balancer(s) to update",
+            cluster.name(),
+            submitted);
       }
     }
   }
@@ -109,10 +122,31 @@ public final class NodeSyncVerticle extends VerticleBase {
                 stale.add(key);
               }
             });
+    long start = System.nanoTime();
+    List<Future<Message<Object>>> replies = new ArrayList<>(stale.size());
     for (ServiceKey key : stale) {
-      vertx.eventBus().send(Addresses.RECONCILE, key.toString(), UPDATE_HOSTS);
+      replies.add(vertx.eventBus().request(Addresses.RECONCILE, key.toString(), UPDATE_HOSTS));
+    }
+    if (!replies.isEmpty()) {
+      Future.join(replies)
+          .onComplete(
+              ar -> {
+                long nanos = System.nanoTime() - start;
+                metrics.recordNodeSync(nanos);
+                long failed = replies.stream().filter(f -> !"SUCCESS".equals(outcome(f))).count();
+                log.info(
+                    "Cluster {}: node sync round done in {} ms: {} load balancer(s), {} to retry",
+                    cluster.name(),
+                    nanos / 1_000_000,
+                    replies.size(),
+                    failed);
+              });
     }
     return stale.size();
+  }
+
+  private static String outcome(Future<Message<Object>> reply) {
+    return reply.succeeded() ? String.valueOf(reply.result().body()) : "FAILED";
   }
 
   private NodeSet eligibleSet(Cluster cluster) {

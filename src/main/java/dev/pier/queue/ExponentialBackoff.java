@@ -5,9 +5,9 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * Per-key exponential backoff (client-go's ItemExponentialFailureRateLimiter): the n-th
- * consecutive failure of a key waits {@code min * 2^(n-1)}, capped at {@code max}. Not thread-safe:
- * the work queue uses it from its own context only.
+ * Per-key exponential backoff (client-go's ItemExponentialFailureRateLimiter): the n-th consecutive
+ * failure of a key waits {@code min * 2^(n-1)}, capped at {@code max}. Not thread-safe: the work
+ * queue uses it from its own context only.
  */
 public final class ExponentialBackoff<K> {
   public static final Duration DEFAULT_MIN = Duration.ofSeconds(5);

@@ -21,13 +21,13 @@ import org.slf4j.LoggerFactory;
  *   <li>a waiting key is queued once (the kinds of work asked for are merged);
  *   <li>a key is never run twice at the same time; a key added while it runs runs again after;
  *   <li>at most {@code maxInFlight} keys run at once;
- *   <li>a failed run is retried after the key's exponential backoff, or a delay the run asks for;
- *       a success resets the backoff;
+ *   <li>a failed run is retried after the key's exponential backoff, or a delay the run asks for; a
+ *       success resets the backoff;
  *   <li>a direct add of a key waiting for a retry runs it now.
  * </ul>
  *
- * <p>Not thread-safe by design: every method must be called on the context the queue was created
- * on (the reconcile verticle's), which is also where handler futures complete.
+ * <p>Not thread-safe by design: every method must be called on the context the queue was created on
+ * (the reconcile verticle's), which is also where handler futures complete.
  */
 public final class WorkQueue<K> {
   private static final Logger log = LoggerFactory.getLogger(WorkQueue.class);
@@ -53,6 +53,10 @@ public final class WorkQueue<K> {
   private final Map<K, Delayed> delayed = new HashMap<>();
   private boolean paused;
   private boolean closed;
+  // Copies of the sizes for readers on other threads (metrics scrapes).
+  private volatile int depthSeen;
+  private volatile int inFlightSeen;
+  private volatile int waitingSeen;
 
   public WorkQueue(
       Vertx vertx,
@@ -121,6 +125,7 @@ public final class WorkQueue<K> {
               }
             });
     delayed.put(key, new Delayed(timerId, due, merged));
+    waitingSeen = delayed.size();
   }
 
   /** Stops starting new runs (runs in flight finish); {@link #resume()} starts them again. */
@@ -140,7 +145,17 @@ public final class WorkQueue<K> {
     delayed.clear();
     ready.clear();
     addedWhileRunning.clear();
+    depthSeen = 0;
+    waitingSeen = 0;
   }
+
+  /** Sizes as of the queue's last change; safe to call from any thread. */
+  public Stats stats() {
+    return new Stats(depthSeen, inFlightSeen, waitingSeen);
+  }
+
+  /** Keys waiting to run, running, and waiting for a retry. */
+  public record Stats(int depth, int inFlight, int waitingForRetry) {}
 
   /** Keys waiting to run now (the queue depth). */
   public int depth() {
@@ -185,6 +200,9 @@ public final class WorkQueue<K> {
       it.remove();
       run(new WorkItem<>(next.getKey(), next.getValue(), backoff.failures(next.getKey())));
     }
+    depthSeen = ready.size();
+    inFlightSeen = running.size();
+    waitingSeen = delayed.size();
   }
 
   private void run(WorkItem<K> item) {

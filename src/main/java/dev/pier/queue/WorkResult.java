@@ -17,7 +17,8 @@ public record WorkResult(Outcome outcome, Duration delay, Set<WorkKind> retryKin
     PERMANENT
   }
 
-  private static final WorkResult SUCCESS = new WorkResult(Outcome.SUCCESS, Duration.ZERO, Set.of());
+  private static final WorkResult SUCCESS =
+      new WorkResult(Outcome.SUCCESS, Duration.ZERO, Set.of());
   private static final WorkResult PERMANENT =
       new WorkResult(Outcome.PERMANENT, Duration.ZERO, Set.of());
 

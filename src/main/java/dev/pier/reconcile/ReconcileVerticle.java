@@ -10,22 +10,29 @@ import dev.pier.model.ServiceKey;
 import dev.pier.nodes.NodeEligibility;
 import dev.pier.nodes.PushedNodeSets;
 import dev.pier.queue.ExponentialBackoff;
+import dev.pier.queue.WorkItem;
 import dev.pier.queue.WorkKind;
 import dev.pier.queue.WorkQueue;
+import dev.pier.queue.WorkResult;
 import dev.pier.watch.ServiceFilter;
 import io.fabric8.kubernetes.api.model.Service;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Owns the per-key work queue: takes keys from {@link Addresses#RECONCILE}, and runs them through
  * the {@link ServiceReconciler} once told to start on {@link Addresses#RECONCILE_CONTROL} (after
- * the informers synced, and on the leader). Keys that arrive before that wait in the queue.
+ * the informers synced, and on the leader). Keys that arrive before that wait in the queue. A key
+ * sent as a request is answered with the outcome of the run that covers it (node sync uses this to
+ * time a whole round).
  */
 public final class ReconcileVerticle extends VerticleBase {
   private static final Logger log = LoggerFactory.getLogger(ReconcileVerticle.class);
@@ -37,6 +44,9 @@ public final class ReconcileVerticle extends VerticleBase {
   private final WorkQueue.Listener<ServiceKey> listener;
   private WorkQueue<ServiceKey> queue;
   private boolean initialized;
+  // Requests (rather than one-way sends) are answered when the run that covers them ends.
+  private final Map<ServiceKey, List<Message<String>>> waitingForRun = new HashMap<>();
+  private final Map<ServiceKey, List<Message<String>>> waitingForEnd = new HashMap<>();
 
   public ReconcileVerticle(
       Clusters clusters,
@@ -67,8 +77,33 @@ public final class ReconcileVerticle extends VerticleBase {
             vertx,
             options.getConcurrency(),
             new ExponentialBackoff<>(options.getMinRetryDelay(), options.getMaxRetryDelay()),
-            reconciler::reconcile,
-            listener);
+            item -> {
+              List<Message<String>> waiters = waitingForRun.remove(item.key());
+              if (waiters != null) {
+                waitingForEnd.put(item.key(), waiters);
+              }
+              return reconciler.reconcile(item);
+            },
+            new WorkQueue.Listener<>() {
+              @Override
+              public void onDone(WorkItem<ServiceKey> item, WorkResult result, long nanos) {
+                if (listener != null) {
+                  listener.onDone(item, result, nanos);
+                }
+                List<Message<String>> waiters = waitingForEnd.remove(item.key());
+                if (waiters != null) {
+                  String outcome = result.outcome().name();
+                  waiters.forEach(m -> m.reply(outcome));
+                }
+              }
+
+              @Override
+              public void onRetryScheduled(ServiceKey key, Duration delay) {
+                if (listener != null) {
+                  listener.onRetryScheduled(key, delay);
+                }
+              }
+            });
     queue.pause();
     vertx.eventBus().<String>consumer(Addresses.RECONCILE, this::onKey);
     vertx.eventBus().<String>consumer(Addresses.RECONCILE_CONTROL, this::onControl);
@@ -80,12 +115,14 @@ public final class ReconcileVerticle extends VerticleBase {
     if (queue != null) {
       queue.close();
     }
+    waitingForRun.values().forEach(l -> l.forEach(m -> m.fail(503, "stopping")));
+    waitingForRun.clear();
     return Future.succeededFuture();
   }
 
-  /** The queue, for metrics gauges; read it on this verticle's context only. */
-  public WorkQueue<ServiceKey> queue() {
-    return queue;
+  /** The queue's sizes, safe to read from any thread. */
+  public WorkQueue.Stats queueStats() {
+    return queue == null ? new WorkQueue.Stats(0, 0, 0) : queue.stats();
   }
 
   private void onKey(Message<String> msg) {
@@ -99,22 +136,26 @@ public final class ReconcileVerticle extends VerticleBase {
       log.warn("Ignoring malformed work message '{}': {}", msg.body(), e.getMessage());
       return;
     }
+    if (msg.replyAddress() != null) {
+      waitingForRun.computeIfAbsent(key, k -> new ArrayList<>()).add(msg);
+    }
     queue.add(key, kind);
   }
 
   private void onControl(Message<String> msg) {
     switch (msg.body()) {
-      case "start" -> initialize()
-          .onSuccess(
-              v -> {
-                queue.resume();
-                log.info(
-                    "Reconciling with provider {} ({} keys in flight at most)",
-                    provider.name(),
-                    options.getConcurrency());
-                msg.reply("started");
-              })
-          .onFailure(e -> msg.fail(500, "provider initialization failed: " + e.getMessage()));
+      case "start" ->
+          initialize()
+              .onSuccess(
+                  v -> {
+                    queue.resume();
+                    log.info(
+                        "Reconciling with provider {} ({} keys in flight at most)",
+                        provider.name(),
+                        options.getConcurrency());
+                    msg.reply("started");
+                  })
+              .onFailure(e -> msg.fail(500, "provider initialization failed: " + e.getMessage()));
       case "stop" -> {
         queue.pause();
         msg.reply("stopped");

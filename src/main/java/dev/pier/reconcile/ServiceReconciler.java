@@ -22,7 +22,6 @@ import dev.pier.watch.ServiceFilter;
 import io.fabric8.kubernetes.api.model.Service;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -121,7 +120,9 @@ public final class ServiceReconciler {
             v -> {
               if (nodes.isEmpty()) {
                 events.warning(
-                    ref, "UnAvailableLoadBalancer", "There are no available nodes for LoadBalancer");
+                    ref,
+                    "UnAvailableLoadBalancer",
+                    "There are no available nodes for LoadBalancer");
               }
               pushed.record(key, NodeSet.of(nodes));
               return provider.ensureLoadBalancer(cluster.name(), view, nodes);
@@ -149,7 +150,8 @@ public final class ServiceReconciler {
         .recover(
             e -> {
               if (e instanceof ProviderException.ImplementedElsewhere) {
-                log.info("{}: load balancer implemented elsewhere: {}", prefix(key), e.getMessage());
+                log.info(
+                    "{}: load balancer implemented elsewhere: {}", prefix(key), e.getMessage());
                 return Future.succeededFuture(WorkResult.success());
               }
               return failed(cluster, key, ref, e, kinds);
@@ -165,7 +167,8 @@ public final class ServiceReconciler {
     ObjectRef ref = ref(svc);
     EventSink events = cluster.events();
     if (nodes.isEmpty()) {
-      events.warning(ref, "UnAvailableLoadBalancer", "There are no available nodes for LoadBalancer");
+      events.warning(
+          ref, "UnAvailableLoadBalancer", "There are no available nodes for LoadBalancer");
     }
     pushed.record(key, next);
     LbService view = Views.service(cluster.name(), svc);
@@ -284,7 +287,8 @@ public final class ServiceReconciler {
         .map(
             v -> {
               events.normal(ref, "DeletedLoadBalancer", "Deleted load balancer");
-              log.info("{}: deleted load balancer (Service deleted without finalizer)", prefix(key));
+              log.info(
+                  "{}: deleted load balancer (Service deleted without finalizer)", prefix(key));
               return WorkResult.success();
             })
         .recover(
@@ -322,8 +326,10 @@ public final class ServiceReconciler {
     String why = Outcomes.describe(e);
     cluster.events().warning(ref, "SyncLoadBalancerFailed", "Error syncing load balancer: " + why);
     switch (r.outcome()) {
-      case PERMANENT -> log.warn("{}: invalid: {} (waiting for the Service to change)", prefix(key), why);
-      case RETRY_AFTER -> log.warn("{}: sync failed, retrying in {}: {}", prefix(key), r.delay(), why);
+      case PERMANENT ->
+          log.warn("{}: invalid: {} (waiting for the Service to change)", prefix(key), why);
+      case RETRY_AFTER ->
+          log.warn("{}: sync failed, retrying in {}: {}", prefix(key), r.delay(), why);
       default -> log.warn("{}: sync failed, retrying with backoff: {}", prefix(key), why);
     }
     return Future.succeededFuture(r);

@@ -54,14 +54,16 @@ class ConfigLoaderTest {
     assertThat(v.get(PierOptions.CLUSTER_NAME)).isEqualTo("east");
     assertThat(v.get(PierOptions.RECONCILE_CONCURRENCY)).isEqualTo(7);
     assertThat(v.get(PierOptions.RECONCILE_MIN_RETRY_DELAY)).isEqualTo(Duration.ofMillis(100));
-    assertThat(v.get(PierOptions.LOCAL_POOLS)).containsExactly("10.0.0.0/24", "10.1.0.10-10.1.0.20");
+    assertThat(v.get(PierOptions.LOCAL_POOLS))
+        .containsExactly("10.0.0.0/24", "10.1.0.10-10.1.0.20");
     assertThat(v.get(PierOptions.LOAD_BALANCER_CLASSES)).containsExactly("a", "b");
   }
 
   @Test
   void envNamesAreUpperSnakeCaseOfThePath() {
     assertThat(PierOptions.RECONCILE_CONCURRENCY.envName()).isEqualTo("PIER_RECONCILE_CONCURRENCY");
-    assertThat(PierOptions.RECONCILE_MIN_RETRY_DELAY.envName()).isEqualTo("PIER_RECONCILE_MIN_RETRY_DELAY");
+    assertThat(PierOptions.RECONCILE_MIN_RETRY_DELAY.envName())
+        .isEqualTo("PIER_RECONCILE_MIN_RETRY_DELAY");
     assertThat(PierOptions.LOCAL_UNHEALTHY_THRESHOLD.envName())
         .isEqualTo("PIER_LOCAL_HEALTH_CHECK_UNHEALTHY_THRESHOLD");
   }
@@ -102,7 +104,10 @@ class ConfigLoaderTest {
   void choicesAreChecked() {
     assertThatThrownBy(() -> loader(Map.of("PIER_NODES_PREDICATES", "ready")).load(null))
         .hasMessageContaining("one of [stable, legacy]");
-    assertThat(loader(Map.of("PIER_NODES_PREDICATES", "legacy")).load(null).get(PierOptions.NODES_PREDICATES))
+    assertThat(
+            loader(Map.of("PIER_NODES_PREDICATES", "legacy"))
+                .load(null)
+                .get(PierOptions.NODES_PREDICATES))
         .isEqualTo("legacy");
   }
 

@@ -11,7 +11,8 @@ class EventCorrelatorTest {
   void repeatsWithinTheWindowUpdateTheCountOfTheFirstEvent() {
     EventCorrelator c = new EventCorrelator(100, 1000, 25, 300_000);
     EventCorrelator.Decision first = c.decide(SVC, "Normal", "EnsuringLoadBalancer", "m", "e1", 0);
-    EventCorrelator.Decision second = c.decide(SVC, "Normal", "EnsuringLoadBalancer", "m", "e2", 500);
+    EventCorrelator.Decision second =
+        c.decide(SVC, "Normal", "EnsuringLoadBalancer", "m", "e2", 500);
     assertThat(first.action()).isEqualTo(EventCorrelator.Action.CREATE);
     assertThat(second.action()).isEqualTo(EventCorrelator.Action.UPDATE_COUNT);
     assertThat(second.eventName()).isEqualTo("e1");
@@ -35,9 +36,12 @@ class EventCorrelatorTest {
       assertThat(c.decide(SVC, "Normal", "R", "m" + i, "e" + i, 0).action())
           .isNotEqualTo(EventCorrelator.Action.DROP);
     }
-    assertThat(c.decide(SVC, "Normal", "R", "x", "e9", 0).action()).isEqualTo(EventCorrelator.Action.DROP);
+    assertThat(c.decide(SVC, "Normal", "R", "x", "e9", 0).action())
+        .isEqualTo(EventCorrelator.Action.DROP);
     ObjectRef other = ObjectRef.service("ns", "other", "uid-2");
-    assertThat(c.decide(other, "Normal", "R", "x", "o1", 0).action()).isEqualTo(EventCorrelator.Action.CREATE);
-    assertThat(c.decide(SVC, "Normal", "R", "y", "e10", 1000).action()).isEqualTo(EventCorrelator.Action.CREATE);
+    assertThat(c.decide(other, "Normal", "R", "x", "o1", 0).action())
+        .isEqualTo(EventCorrelator.Action.CREATE);
+    assertThat(c.decide(SVC, "Normal", "R", "y", "e10", 1000).action())
+        .isEqualTo(EventCorrelator.Action.CREATE);
   }
 }

@@ -17,7 +17,9 @@ class ServiceKeyTest {
   @Test
   void rejectsMalformedKeys() {
     for (String bad : new String[] {"", "a", "a/b", "/a/b", "a//b", "a/b/"}) {
-      assertThatThrownBy(() -> ServiceKey.parse(bad)).as(bad).isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> ServiceKey.parse(bad))
+          .as(bad)
+          .isInstanceOf(IllegalArgumentException.class);
     }
   }
 }

@@ -35,11 +35,21 @@ class NodeEligibilityTest {
   @Test
   void excludeLabelExcludesUnlessItParsesAsFalse() {
     for (String value : new String[] {"", "true", "yes", "1", "anything"}) {
-      Node n = node(true).editMetadata().withLabels(Map.of(NodeEligibility.EXCLUDE_LABEL, value)).endMetadata().build();
+      Node n =
+          node(true)
+              .editMetadata()
+              .withLabels(Map.of(NodeEligibility.EXCLUDE_LABEL, value))
+              .endMetadata()
+              .build();
       assertThat(NodeEligibility.STABLE.test(n)).as(value).isFalse();
     }
     for (String value : new String[] {"false", "False", "FALSE", "0", "f", "F"}) {
-      Node n = node(true).editMetadata().withLabels(Map.of(NodeEligibility.EXCLUDE_LABEL, value)).endMetadata().build();
+      Node n =
+          node(true)
+              .editMetadata()
+              .withLabels(Map.of(NodeEligibility.EXCLUDE_LABEL, value))
+              .endMetadata()
+              .build();
       assertThat(NodeEligibility.STABLE.test(n)).as(value).isTrue();
     }
   }
@@ -48,7 +58,11 @@ class NodeEligibilityTest {
   void deletingAndAutoscalerTaintedNodesAreExcluded() {
     assertThat(
             NodeEligibility.STABLE.test(
-                node(true).editMetadata().withDeletionTimestamp("2026-01-01T00:00:00Z").endMetadata().build()))
+                node(true)
+                    .editMetadata()
+                    .withDeletionTimestamp("2026-01-01T00:00:00Z")
+                    .endMetadata()
+                    .build()))
         .isFalse();
     assertThat(
             NodeEligibility.STABLE.test(
@@ -67,11 +81,19 @@ class NodeEligibilityTest {
   void legacyExcludesMastersAndNodesWithoutConditions() {
     assertThat(
             NodeEligibility.LEGACY.test(
-                node(true).editMetadata().withLabels(Map.of(NodeEligibility.MASTER_LABEL, "")).endMetadata().build()))
+                node(true)
+                    .editMetadata()
+                    .withLabels(Map.of(NodeEligibility.MASTER_LABEL, ""))
+                    .endMetadata()
+                    .build()))
         .isFalse();
-    assertThat(NodeEligibility.LEGACY.test(new NodeBuilder().withNewMetadata().withName("x").endMetadata().build()))
+    assertThat(
+            NodeEligibility.LEGACY.test(
+                new NodeBuilder().withNewMetadata().withName("x").endMetadata().build()))
         .isFalse();
-    assertThat(NodeEligibility.STABLE.test(new NodeBuilder().withNewMetadata().withName("x").endMetadata().build()))
+    assertThat(
+            NodeEligibility.STABLE.test(
+                new NodeBuilder().withNewMetadata().withName("x").endMetadata().build()))
         .isTrue();
   }
 }

@@ -42,7 +42,8 @@ class ExponentialBackoffTest {
 
   @Test
   void rejectsBoundsInTheWrongOrder() {
-    assertThatThrownBy(() -> new ExponentialBackoff<>(Duration.ofSeconds(10), Duration.ofSeconds(1)))
+    assertThatThrownBy(
+            () -> new ExponentialBackoff<>(Duration.ofSeconds(10), Duration.ofSeconds(1)))
         .isInstanceOf(IllegalArgumentException.class);
   }
 }

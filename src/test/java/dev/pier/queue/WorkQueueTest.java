@@ -47,7 +47,11 @@ class WorkQueueTest {
         v ->
             q.complete(
                 new WorkQueue<>(
-                    vertx, max, new ExponentialBackoff<>(min, min.multipliedBy(8)), handler, null)));
+                    vertx,
+                    max,
+                    new ExponentialBackoff<>(min, min.multipliedBy(8)),
+                    handler,
+                    null)));
     return q.join();
   }
 
@@ -83,7 +87,8 @@ class WorkQueueTest {
         });
     await().until(() -> runs.size() == 2);
     assertThat(runs.get(0).key()).isEqualTo("a");
-    assertThat(runs.get(0).kinds()).containsExactlyInAnyOrder(WorkKind.RECONCILE, WorkKind.UPDATE_HOSTS);
+    assertThat(runs.get(0).kinds())
+        .containsExactlyInAnyOrder(WorkKind.RECONCILE, WorkKind.UPDATE_HOSTS);
     assertThat(runs.get(1).key()).isEqualTo("b");
   }
 
@@ -98,7 +103,8 @@ class WorkQueueTest {
             10,
             Duration.ofMillis(50),
             item -> {
-              int now = running.computeIfAbsent(item.key(), k -> new AtomicInteger()).incrementAndGet();
+              int now =
+                  running.computeIfAbsent(item.key(), k -> new AtomicInteger()).incrementAndGet();
               maxSeen.accumulateAndGet(now, Math::max);
               runs.incrementAndGet();
               Promise<WorkResult> p = Promise.promise();
@@ -164,7 +170,9 @@ class WorkQueueTest {
             item -> {
               times.add(System.nanoTime());
               return Future.succeededFuture(
-                  calls.incrementAndGet() < 4 ? WorkResult.retry(item.kinds()) : WorkResult.success());
+                  calls.incrementAndGet() < 4
+                      ? WorkResult.retry(item.kinds())
+                      : WorkResult.success());
             });
     on(v -> q.add("a", WorkKind.RECONCILE));
     await().atMost(Duration.ofSeconds(10)).until(() -> calls.get() == 4);

@@ -115,7 +115,15 @@ class LoadBalancerLifecycleTest {
           .services()
           .inNamespace(ns)
           .withName("web")
-          .edit(s -> new ServiceBuilder(s).editSpec().editFirstPort().withPort(9090).endPort().endSpec().build());
+          .edit(
+              s ->
+                  new ServiceBuilder(s)
+                      .editSpec()
+                      .editFirstPort()
+                      .withPort(9090)
+                      .endPort()
+                      .endSpec()
+                      .build());
       await()
           .atMost(InProcessPier.CONVERGE)
           .until(() -> Objects.toString(Traffic.get(ip, 9090), "").contains("hello from node-a"));
@@ -145,7 +153,9 @@ class LoadBalancerLifecycleTest {
                 Service s = client.services().inNamespace(ns).withName("web").get();
                 return ingressIp(ns, "web") == null
                     && (s.getMetadata().getFinalizers() == null
-                        || !s.getMetadata().getFinalizers().contains(ServiceWriter.LB_CLEANUP_FINALIZER));
+                        || !s.getMetadata()
+                            .getFinalizers()
+                            .contains(ServiceWriter.LB_CLEANUP_FINALIZER));
               });
       assertThat(eventReasons(ns, "web")).contains("DeletingLoadBalancer", "DeletedLoadBalancer");
 
@@ -272,7 +282,13 @@ class LoadBalancerLifecycleTest {
           .services()
           .inNamespace(ns)
           .withName("old")
-          .edit(s -> new ServiceBuilder(s).editMetadata().withFinalizers(List.of()).endMetadata().build());
+          .edit(
+              s ->
+                  new ServiceBuilder(s)
+                      .editMetadata()
+                      .withFinalizers(List.of())
+                      .endMetadata()
+                      .build());
       client.services().inNamespace(ns).withName("old").delete();
       await().atMost(InProcessPier.CONVERGE).until(() -> Traffic.refused(ip, 8083));
     }

@@ -22,7 +22,9 @@ class OutcomesTest {
     assertThat(after.outcome()).isEqualTo(WorkResult.Outcome.RETRY_AFTER);
     assertThat(after.delay()).isEqualTo(Duration.ofSeconds(7));
     assertThat(
-            Outcomes.forFailure(new ProviderException.InvalidInput("spec.loadBalancerIP", "1.2.3.4", "x"), KINDS)
+            Outcomes.forFailure(
+                    new ProviderException.InvalidInput("spec.loadBalancerIP", "1.2.3.4", "x"),
+                    KINDS)
                 .outcome())
         .isEqualTo(WorkResult.Outcome.PERMANENT);
     assertThat(Outcomes.forFailure(new IllegalStateException("?"), KINDS).outcome())

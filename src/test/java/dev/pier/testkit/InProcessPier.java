@@ -1,6 +1,7 @@
 package dev.pier.testkit;
 
 import dev.pier.Pier;
+import dev.pier.cloud.LoadBalancerProvider;
 import dev.pier.config.ConfigLoader;
 import dev.pier.config.ConfigValues;
 import dev.pier.config.PierOptions;
@@ -12,6 +13,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 
 /**
  * Runs Pier in the test's JVM against a test API server, configured as a user would configure it:
@@ -26,17 +28,28 @@ public final class InProcessPier implements AutoCloseable {
 
   /** Starts Pier with short retry delays and the given overrides (env-style names). */
   public static InProcessPier start(KubeApiServer kube, Map<String, String> overrides) {
+    return start(kube, overrides, UnaryOperator.identity());
+  }
+
+  /** Starts Pier with its provider wrapped by a test double. */
+  public static InProcessPier start(
+      KubeApiServer kube, Map<String, String> overrides, UnaryOperator<LoadBalancerProvider> wrap) {
     Map<String, String> env = new HashMap<>();
     env.put(PierOptions.CLUSTER_KUBECONFIG.envName(), kube.kubeconfigPath().toString());
     env.put(PierOptions.RECONCILE_MIN_RETRY_DELAY.envName(), "200ms");
     env.put(PierOptions.RECONCILE_MAX_RETRY_DELAY.envName(), "2s");
     env.put(PierOptions.LOCAL_HEALTH_CHECK_INTERVAL.envName(), "300ms");
     env.put(PierOptions.LOCAL_HEALTH_CHECK_TIMEOUT.envName(), "300ms");
+    env.put(PierOptions.ADMIN_PORT.envName(), "0");
+    env.put(PierOptions.ADMIN_HOST.envName(), "127.0.0.1");
     env.putAll(overrides);
     ConfigValues config = new ConfigLoader(PierOptions.ALL, env::get).load(null);
     try {
       return new InProcessPier(
-          Pier.start(config).toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS));
+          Pier.start(config, wrap)
+              .toCompletionStage()
+              .toCompletableFuture()
+              .get(60, TimeUnit.SECONDS));
     } catch (Exception e) {
       throw new IllegalStateException("Pier did not start: " + e.getMessage(), e);
     }

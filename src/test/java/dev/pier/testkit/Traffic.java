@@ -1,36 +1,39 @@
 package dev.pier.testkit;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
+import java.nio.charset.StandardCharsets;
 
-/** Real traffic through a load balancer, for assertions. */
+/**
+ * Real traffic through a load balancer, for assertions. Every request opens its own TCP connection
+ * (HTTP/1.0), so that a load balancer's choice of backend is made per request.
+ */
 public final class Traffic {
-  private static final HttpClient HTTP =
-      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-
   private Traffic() {}
 
   /** The body of {@code GET http://ip:port/}, or null when the request failed. */
   public static String get(String ip, int port) {
-    try {
-      HttpResponse<String> r =
-          HTTP.send(
-              HttpRequest.newBuilder(URI.create("http://" + ip + ":" + port + "/"))
-                  .timeout(Duration.ofSeconds(3))
-                  .build(),
-              HttpResponse.BodyHandlers.ofString());
-      return r.statusCode() == 200 ? r.body() : null;
+    try (Socket s = new Socket()) {
+      s.connect(new InetSocketAddress(ip, port), 2000);
+      s.setSoTimeout(3000);
+      s.getOutputStream()
+          .write(
+              ("GET / HTTP/1.0\r\nHost: " + ip + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      s.getOutputStream().flush();
+      InputStream in = s.getInputStream();
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      in.transferTo(out);
+      String response = out.toString(StandardCharsets.UTF_8);
+      int headerEnd = response.indexOf("\r\n\r\n");
+      if (!response.startsWith("HTTP/1.") || headerEnd < 0 || !response.contains(" 200 ")) {
+        return null;
+      }
+      return response.substring(headerEnd + 4);
     } catch (IOException e) {
-      return null;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
       return null;
     }
   }

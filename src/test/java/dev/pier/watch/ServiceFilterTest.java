@@ -44,7 +44,8 @@ class ServiceFilterTest {
   @Test
   void wantsLoadBalancerOnlyForTypeLoadBalancerWithoutAForeignClass() {
     assertThat(filter.wantsLoadBalancer(lb())).isTrue();
-    assertThat(filter.wantsLoadBalancer(edit(lb(), b -> b.editSpec().withType("ClusterIP").endSpec())))
+    assertThat(
+            filter.wantsLoadBalancer(edit(lb(), b -> b.editSpec().withType("ClusterIP").endSpec())))
         .isFalse();
     assertThat(
             filter.wantsLoadBalancer(
@@ -59,13 +60,25 @@ class ServiceFilterTest {
   @Test
   void needsCleanupWhenFinalizedAndDeletedOrNoLongerLoadBalancer() {
     Service withFinalizer =
-        edit(lb(), b -> b.editMetadata().withFinalizers("service.kubernetes.io/load-balancer-cleanup").endMetadata());
+        edit(
+            lb(),
+            b ->
+                b.editMetadata()
+                    .withFinalizers("service.kubernetes.io/load-balancer-cleanup")
+                    .endMetadata());
     assertThat(filter.needsCleanup(withFinalizer)).isFalse();
     assertThat(
             filter.needsCleanup(
-                edit(withFinalizer, b -> b.editMetadata().withDeletionTimestamp("2026-01-01T00:00:00Z").endMetadata())))
+                edit(
+                    withFinalizer,
+                    b ->
+                        b.editMetadata()
+                            .withDeletionTimestamp("2026-01-01T00:00:00Z")
+                            .endMetadata())))
         .isTrue();
-    assertThat(filter.needsCleanup(edit(withFinalizer, b -> b.editSpec().withType("NodePort").endSpec())))
+    assertThat(
+            filter.needsCleanup(
+                edit(withFinalizer, b -> b.editSpec().withType("NodePort").endSpec())))
         .isTrue();
     assertThat(filter.needsCleanup(edit(lb(), b -> b.editSpec().withType("NodePort").endSpec())))
         .isFalse();
@@ -106,7 +119,12 @@ class ServiceFilterTest {
             b -> b.editSpec().editFirstPort().withNodePort(30081).endPort().endSpec(),
             b -> b.editSpec().editFirstPort().withProtocol("UDP").endPort().endSpec(),
             b -> b.editSpec().editFirstPort().withName("web").endPort().endSpec(),
-            b -> b.editSpec().editFirstPort().withTargetPort(new IntOrString(9090)).endPort().endSpec(),
+            b ->
+                b.editSpec()
+                    .editFirstPort()
+                    .withTargetPort(new IntOrString(9090))
+                    .endPort()
+                    .endSpec(),
             b -> b.editSpec().editFirstPort().withAppProtocol("http").endPort().endSpec(),
             b -> b.editSpec().addNewPort().withPort(443).withNodePort(30443).endPort().endSpec(),
             b -> b.editSpec().withSessionAffinity("ClientIP").endSpec(),

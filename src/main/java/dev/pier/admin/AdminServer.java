@@ -1,0 +1,71 @@
+package dev.pier.admin;
+
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerRequest;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The admin HTTP endpoints: {@code /healthz} (the process is alive), {@code /readyz} (informers
+ * synced and, on the leader, workers running; a standby is ready) and {@code /metrics} (Prometheus
+ * text).
+ */
+public final class AdminServer extends VerticleBase {
+  private static final Logger log = LoggerFactory.getLogger(AdminServer.class);
+
+  private final String host;
+  private final int port;
+  private final PrometheusMeterRegistry registry;
+  private final BooleanSupplier ready;
+  private HttpServer server;
+
+  public AdminServer(
+      String host, int port, PrometheusMeterRegistry registry, BooleanSupplier ready) {
+    this.host = host;
+    this.port = port;
+    this.registry = registry;
+    this.ready = ready;
+  }
+
+  @Override
+  public Future<?> start() {
+    server = vertx.createHttpServer().requestHandler(this::handle);
+    return server
+        .listen(port, host)
+        .onSuccess(
+            s ->
+                log.info(
+                    "Admin endpoints on http://{}:{}/ (healthz, readyz, metrics)",
+                    host,
+                    s.actualPort()));
+  }
+
+  /** The bound port (useful when configured as 0). */
+  public int actualPort() {
+    return server.actualPort();
+  }
+
+  private void handle(HttpServerRequest req) {
+    switch (req.path()) {
+      case "/healthz" -> req.response().putHeader("content-type", "text/plain").end("ok\n");
+      case "/readyz" -> {
+        boolean ok = ready.getAsBoolean();
+        req.response()
+            .setStatusCode(ok ? 200 : 503)
+            .putHeader("content-type", "text/plain")
+            .end(ok ? "ok\n" : "not ready\n");
+      }
+      case "/metrics" -> {
+        String body = registry.scrape();
+        req.response()
+            .putHeader("content-type", "text/plain; version=0.0.4; charset=utf-8")
+            .end(body);
+      }
+      default -> req.response().setStatusCode(404).end();
+    }
+  }
+}

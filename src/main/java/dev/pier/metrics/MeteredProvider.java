@@ -1,0 +1,99 @@
+package dev.pier.metrics;
+
+import dev.pier.cloud.EnsureResult;
+import dev.pier.cloud.LoadBalancerProvider;
+import dev.pier.cloud.ProviderException;
+import dev.pier.model.LbNode;
+import dev.pier.model.LbService;
+import dev.pier.model.LbStatus;
+import io.vertx.core.Future;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/** Times every call of a provider by operation and result ({@code pier_provider_call_duration}). */
+public final class MeteredProvider implements LoadBalancerProvider {
+  private final LoadBalancerProvider delegate;
+  private final PierMetrics metrics;
+
+  public MeteredProvider(LoadBalancerProvider delegate, PierMetrics metrics) {
+    this.delegate = delegate;
+    this.metrics = metrics;
+  }
+
+  @Override
+  public String name() {
+    return delegate.name();
+  }
+
+  @Override
+  public Future<Void> initialize(String clusterName, List<LbService> services) {
+    return timed("initialize", () -> delegate.initialize(clusterName, services));
+  }
+
+  @Override
+  public Future<Optional<LbStatus>> getLoadBalancer(String clusterName, LbService service) {
+    return timed("get", () -> delegate.getLoadBalancer(clusterName, service));
+  }
+
+  @Override
+  public String loadBalancerName(String clusterName, LbService service) {
+    return delegate.loadBalancerName(clusterName, service);
+  }
+
+  @Override
+  public Future<EnsureResult> ensureLoadBalancer(
+      String clusterName, LbService service, List<LbNode> nodes) {
+    return timed("ensure", () -> delegate.ensureLoadBalancer(clusterName, service, nodes));
+  }
+
+  @Override
+  public Future<Void> updateLoadBalancerHosts(
+      String clusterName, LbService service, List<LbNode> nodes) {
+    return timed(
+        "update_hosts", () -> delegate.updateLoadBalancerHosts(clusterName, service, nodes));
+  }
+
+  @Override
+  public Future<Void> ensureLoadBalancerDeleted(String clusterName, LbService service) {
+    return timed("delete", () -> delegate.ensureLoadBalancerDeleted(clusterName, service));
+  }
+
+  @Override
+  public Optional<OwnedLoadBalancers> ownedLoadBalancers() {
+    return delegate.ownedLoadBalancers();
+  }
+
+  @Override
+  public Future<Void> close() {
+    return delegate.close();
+  }
+
+  private <T> Future<T> timed(String operation, Supplier<Future<T>> call) {
+    long start = System.nanoTime();
+    Future<T> f;
+    try {
+      f = call.get();
+    } catch (RuntimeException e) {
+      f = Future.failedFuture(e);
+    }
+    return f.onComplete(
+        ar -> metrics.recordProviderCall(operation, result(ar.cause()), System.nanoTime() - start));
+  }
+
+  static String result(Throwable error) {
+    if (error == null) {
+      return "success";
+    }
+    if (error instanceof ProviderException.RetryAfter) {
+      return "retry_after";
+    }
+    if (error instanceof ProviderException.InvalidInput) {
+      return "invalid_input";
+    }
+    if (error instanceof ProviderException.ImplementedElsewhere) {
+      return "implemented_elsewhere";
+    }
+    return "error";
+  }
+}

@@ -1,0 +1,148 @@
+package dev.pier.metrics;
+
+import dev.pier.model.ServiceKey;
+import dev.pier.queue.WorkItem;
+import dev.pier.queue.WorkKind;
+import dev.pier.queue.WorkQueue;
+import dev.pier.queue.WorkResult;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+/**
+ * Pier's own metrics, named for what users graph: {@code pier_*}, plus upstream's four node-sync
+ * metrics under their upstream names so that existing dashboards keep working.
+ */
+public final class PierMetrics implements WorkQueue.Listener<ServiceKey> {
+  private final MeterRegistry registry;
+  private final AtomicInteger leader = new AtomicInteger();
+  private final Counter retries;
+  private final Timer nodeSyncLatency;
+  private final Timer hostUpdateLatency;
+  private final Counter nodeSyncErrors;
+  private final Counter loadBalancerSyncs;
+
+  public PierMetrics(MeterRegistry registry) {
+    this.registry = registry;
+    this.retries =
+        Counter.builder("pier.retries")
+            .description("Failed reconciles scheduled for a retry")
+            .register(registry);
+    Gauge.builder("pier.leader", leader, AtomicInteger::get)
+        .description("1 while this process holds the leader lease and reconciles")
+        .register(registry);
+    this.nodeSyncLatency =
+        upstreamHistogram(
+            "service_controller_nodesync_latency", "Time of one node sync over all services");
+    this.hostUpdateLatency =
+        upstreamHistogram(
+            "service_controller_update_loadbalancer_host_latency",
+            "Time of one load balancer's host update");
+    this.nodeSyncErrors =
+        Counter.builder("service_controller_nodesync_error")
+            .description("Host updates of node sync that failed")
+            .register(registry);
+    this.loadBalancerSyncs =
+        Counter.builder("service_controller_loadbalancer_sync")
+            .description("Host updates of load balancers made by node sync")
+            .register(registry);
+  }
+
+  public MeterRegistry registry() {
+    return registry;
+  }
+
+  /** Publishes the queue's depth, keys in flight and keys waiting for retry as gauges. */
+  public void bindQueue(Supplier<WorkQueue.Stats> stats) {
+    Gauge.builder("pier.queue.depth", () -> stats.get().depth())
+        .description("Keys waiting to be reconciled")
+        .register(registry);
+    Gauge.builder("pier.queue.in.flight", () -> stats.get().inFlight())
+        .description("Keys being reconciled now")
+        .register(registry);
+    Gauge.builder("pier.queue.waiting.retry", () -> stats.get().waitingForRetry())
+        .description("Keys waiting for a retry after a failure")
+        .register(registry);
+  }
+
+  public void setLeader(boolean isLeader) {
+    leader.set(isLeader ? 1 : 0);
+  }
+
+  @Override
+  public void onDone(WorkItem<ServiceKey> item, WorkResult result, long nanos) {
+    String kind = kindLabel(item);
+    String outcome = result.outcome().name().toLowerCase(Locale.ROOT);
+    registry.counter("pier.reconciles", "kind", kind, "result", outcome).increment();
+    Timer.builder("pier.reconcile.duration")
+        .description("Time of one reconcile of one key")
+        .tag("kind", kind)
+        .publishPercentileHistogram()
+        .minimumExpectedValue(Duration.ofMillis(1))
+        .maximumExpectedValue(Duration.ofMinutes(5))
+        .register(registry)
+        .record(nanos, TimeUnit.NANOSECONDS);
+    if (kind.equals("update_hosts")) {
+      hostUpdateLatency.record(nanos, TimeUnit.NANOSECONDS);
+      if (result.outcome() == WorkResult.Outcome.SUCCESS) {
+        loadBalancerSyncs.increment();
+      } else {
+        nodeSyncErrors.increment();
+      }
+    }
+  }
+
+  @Override
+  public void onRetryScheduled(ServiceKey key, Duration delay) {
+    retries.increment();
+  }
+
+  /** Records one node sync round: from the node change to the last host update submitted. */
+  public void recordNodeSync(long nanos) {
+    nodeSyncLatency.record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  /** Times a provider call by operation and result. */
+  public void recordProviderCall(String operation, String result, long nanos) {
+    Timer.builder("pier.provider.call.duration")
+        .description("Latency of load balancer provider calls")
+        .tags("operation", operation, "result", result)
+        .publishPercentileHistogram()
+        .minimumExpectedValue(Duration.ofMillis(1))
+        .maximumExpectedValue(Duration.ofMinutes(2))
+        .register(registry)
+        .record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  private Timer upstreamHistogram(String name, String description) {
+    // Upstream uses ExponentialBuckets(1, 2, 15): 1 s to 16384 s.
+    double[] buckets = new double[15];
+    for (int i = 0; i < buckets.length; i++) {
+      buckets[i] = Math.pow(2, i);
+    }
+    Duration[] slos = new Duration[buckets.length];
+    for (int i = 0; i < buckets.length; i++) {
+      slos[i] = Duration.ofSeconds((long) buckets[i]);
+    }
+    return Timer.builder(name)
+        .description(description)
+        .serviceLevelObjectives(slos)
+        .register(registry);
+  }
+
+  private static String kindLabel(WorkItem<ServiceKey> item) {
+    if (item.kinds().contains(WorkKind.RECONCILE)) {
+      return "reconcile";
+    }
+    if (item.kinds().contains(WorkKind.UPDATE_HOSTS)) {
+      return "update_hosts";
+    }
+    return "dns";
+  }
+}
