@@ -9,7 +9,10 @@ set -euo pipefail
 K8S_VERSION=1.20.2
 DEB_SOURCE_VERSION=1.20.5+really1.20.2
 CACHE_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/pier"
-BIN_DIR="$CACHE_DIR/kubernetes-$K8S_VERSION/bin"
+# The suffix names the patch level of the build below; a new patch gets a new cache entry.
+BUILD_ID="$K8S_VERSION-pier1"
+BIN_DIR="$CACHE_DIR/kubernetes-$BUILD_ID/bin"
+PATCHES_DIR="$(cd "$(dirname "$0")" && pwd)/patches"
 LOCK="$CACHE_DIR/provision.lock"
 
 log() { printf '[provision] %s\n' "$*" >&2; }
@@ -30,6 +33,7 @@ if [ ! -x "$BIN_DIR/kube-apiserver" ]; then
   command -v rsync >/dev/null || need_packages+=(rsync)
   command -v make >/dev/null || need_packages+=(make)
   command -v dpkg-source >/dev/null || need_packages+=(dpkg-dev)
+  command -v patch >/dev/null || need_packages+=(patch)
 fi
 if [ ${#need_packages[@]} -gt 0 ]; then
   log "installing Debian packages: ${need_packages[*]}"
@@ -63,6 +67,13 @@ SRC
   (cd "$work" && apt-get source --download-only kubernetes >&2)
   log "unpacking"
   tar -C "$work" -xzf "$work/kubernetes_${DEB_SOURCE_VERSION}.orig.tar.gz"
+  # Kubernetes 1.20 vendors reflect2 v1.0.1, whose map iteration corrupts memory when built with
+  # Go 1.18 or newer (the apiserver dies with "fatal error: fault" when it encodes some objects,
+  # e.g. on a PATCH of nodes/status). Apply reflect2 v1.0.2's fix.
+  for p in "$PATCHES_DIR"/kube-apiserver-"$K8S_VERSION"-*.patch; do
+    log "applying $(basename "$p")"
+    patch -d "$work/kubernetes-$K8S_VERSION" -p1 --forward --quiet < "$p" >&2
+  done
   log "compiling (progress below)"
   (cd "$work/kubernetes-$K8S_VERSION" && CGO_ENABLED=0 make WHAT=cmd/kube-apiserver >&2)
   mkdir -p "$BIN_DIR"

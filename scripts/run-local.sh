@@ -38,7 +38,7 @@ k apply -f k8s/examples/demo-node.yaml >/dev/null
 server=$(k config view --minify -o jsonpath='{.clusters[0].cluster.server}')
 token=$(k config view --minify --raw -o jsonpath='{.users[0].user.token}')
 now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-curl -fsSk -X PATCH "$server/api/v1/nodes/demo-node/status" \
+curl -fsSk --http1.1 -X PATCH "$server/api/v1/nodes/demo-node/status" \
   -H "Authorization: Bearer $token" -H "Content-Type: application/merge-patch+json" \
   --data "{\"status\":{\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\",\"reason\":\"KubeletReady\",\"lastHeartbeatTime\":\"$now\",\"lastTransitionTime\":\"$now\"}],\"addresses\":[{\"type\":\"InternalIP\",\"address\":\"127.0.0.1\"},{\"type\":\"Hostname\",\"address\":\"demo-node\"}]}}" \
   >/dev/null

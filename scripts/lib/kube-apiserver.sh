@@ -19,7 +19,7 @@
 # Extra users: before the start, write token-file lines to DIR/users.csv, one per user:
 #   mytoken,myuser,myuid,"group1,group2"
 # Audit log: PIER_APISERVER_AUDIT=1 writes DIR/audit.log with a Metadata-level policy.
-# Binaries: $PIER_KUBE_BIN_DIR, else ${XDG_CACHE_HOME:-$HOME/.cache}/pier/kubernetes-1.20.2/bin,
+# Binaries: $PIER_KUBE_BIN_DIR, else ${XDG_CACHE_HOME:-$HOME/.cache}/pier/kubernetes-1.20.2-pier1/bin,
 # where scripts/provision.sh puts them. Needs openssl and curl (provision.sh installs both).
 #
 # The functions return non-zero on failure instead of exiting, and do not change shell options.
@@ -31,7 +31,7 @@ _pier_bin_dir() {
   if [ -n "${PIER_KUBE_BIN_DIR:-}" ]; then
     printf '%s\n' "$PIER_KUBE_BIN_DIR"
   else
-    printf '%s\n' "${XDG_CACHE_HOME:-$HOME/.cache}/pier/kubernetes-1.20.2/bin"
+    printf '%s\n' "${XDG_CACHE_HOME:-$HOME/.cache}/pier/kubernetes-1.20.2-pier1/bin"
   fi
 }
 

@@ -162,7 +162,7 @@ public final class Pier {
         return new LocalLoadBalancerProvider(vertx, options);
       } catch (IllegalArgumentException e) {
         throw new ConfigException(
-            config.source() + ": " + PierOptions.LOCAL_POOLS.path() + ": " + e.getMessage(), e);
+            config.describe(PierOptions.LOCAL_POOLS) + ": " + e.getMessage(), e);
       }
     }
     throw new ConfigException(config.source() + ": provider: unknown provider '" + name + "'");

@@ -42,6 +42,7 @@ public final class ConfigLoader {
       }
     }
     Map<Option<?>, Object> values = new HashMap<>();
+    Map<Option<?>, String> origins = new HashMap<>();
     List<String> problems = new ArrayList<>();
     for (Option<?> option : options) {
       String fromEnv = env.apply(option.envName());
@@ -53,6 +54,7 @@ public final class ConfigLoader {
           fromEnv != null
               ? "environment variable " + option.envName() + " (" + option.path() + ")"
               : source + ": " + option.path();
+      origins.put(option, where);
       try {
         values.put(option, option.parse(raw));
       } catch (IllegalArgumentException e) {
@@ -62,7 +64,7 @@ public final class ConfigLoader {
     if (!problems.isEmpty()) {
       throw new ConfigException(String.join("\n", problems));
     }
-    return new ConfigValues(values, source);
+    return new ConfigValues(values, origins, source);
   }
 
   private static String display(Object raw) {

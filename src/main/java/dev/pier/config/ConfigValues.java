@@ -5,11 +5,21 @@ import java.util.Map;
 /** Resolved option values (file, then environment, then default) with typed access. */
 public final class ConfigValues {
   private final Map<Option<?>, Object> values;
+  private final Map<Option<?>, String> origins;
   private final String source;
 
-  ConfigValues(Map<Option<?>, Object> values, String source) {
+  ConfigValues(Map<Option<?>, Object> values, Map<Option<?>, String> origins, String source) {
     this.values = Map.copyOf(values);
+    this.origins = Map.copyOf(origins);
     this.source = source;
+  }
+
+  /**
+   * Where an option's value came from, for messages about it: "environment variable X (path)",
+   * "file: path", or "embedded defaults: path".
+   */
+  public String describe(Option<?> option) {
+    return origins.getOrDefault(option, source + ": " + option.path());
   }
 
   @SuppressWarnings("unchecked")

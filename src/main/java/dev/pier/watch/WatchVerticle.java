@@ -53,7 +53,21 @@ public final class WatchVerticle extends VerticleBase {
       started.add(Future.fromCompletionStage(cluster.serviceInformer().start(), context));
       started.add(Future.fromCompletionStage(cluster.nodeInformer().start(), context));
     }
+    long waiting =
+        vertx.setPeriodic(
+            10_000,
+            id ->
+                clusters.all().stream()
+                    .filter(c -> !c.synced())
+                    .forEach(
+                        c ->
+                            log.warn(
+                                "Cluster {}: still waiting for the first list of Services and Nodes"
+                                    + " from {}",
+                                c.name(),
+                                c.client().getConfiguration().getMasterUrl())));
     return Future.all(started)
+        .onComplete(ar -> vertx.cancelTimer(waiting))
         .onSuccess(
             v ->
                 clusters

@@ -59,8 +59,9 @@ import org.slf4j.LoggerFactory;
  * {@link #close()} unless the start failed or {@link #keepDirectoryOnClose()} was called.
  *
  * <p>The binaries come from {@code $PIER_KUBE_BIN_DIR}, else from {@code
- * ${XDG_CACHE_HOME:-$HOME/.cache}/pier/kubernetes-1.20.2/bin}, where {@code scripts/provision.sh}
- * puts them. No controller-manager, scheduler or kubelet runs: see {@link #createReadyNode}.
+ * ${XDG_CACHE_HOME:-$HOME/.cache}/pier/kubernetes-1.20.2-pier1/bin}, where {@code
+ * scripts/provision.sh} puts them. No controller-manager, scheduler or kubelet runs: see {@link
+ * #createReadyNode}.
  *
  * <pre>{@code
  * try (KubeApiServer kube = KubeApiServer.builder().withUser("t0k3n", "pier", "pier-group").start()) {
@@ -496,7 +497,11 @@ public final class KubeApiServer implements AutoCloseable {
           xdg != null && !xdg.isBlank()
               ? Paths.get(xdg)
               : Paths.get(System.getProperty("user.home"), ".cache");
-      binDir = cache.resolve("pier").resolve("kubernetes-" + KUBERNETES_VERSION).resolve("bin");
+      binDir =
+          cache
+              .resolve("pier")
+              .resolve("kubernetes-" + KUBERNETES_VERSION + "-pier1")
+              .resolve("bin");
       origin = "the default cache location (PIER_KUBE_BIN_DIR is not set)";
     }
     List<String> missing = new ArrayList<>();

@@ -20,6 +20,7 @@ import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 @RealKubeApiServer(
@@ -77,6 +78,32 @@ class KubeApiServerTest {
     Node again = kube.client().nodes().withName("node-a").get();
     assertThat(readyStatus(again)).isEqualTo("True");
     assertThat(again.getStatus().getConditions()).hasSize(1);
+  }
+
+  @Test
+  void survivesMergePatchesOfObjectsWithMaps() throws Exception {
+    // Built with Go 1.19, an unpatched 1.20 apiserver dies ("fatal error: fault") encoding maps
+    // in a pretty-printed PATCH answer like this one; scripts/provision.sh patches reflect2.
+    kube.createReadyNode("node-maps", "127.0.10.9", Map.of("a", "1", "b", "2"));
+    var http = kube.client().getHttpClient();
+    for (int i = 0; i < 3; i++) {
+      var request =
+          http.newHttpRequestBuilder()
+              .uri(kube.url() + "/api/v1/nodes/node-maps/status?pretty=true")
+              .method(
+                  "PATCH",
+                  "application/merge-patch+json",
+                  "{\"status\":{\"addresses\":[{\"type\":\"InternalIP\",\"address\":\"127.0.10."
+                      + (10 + i)
+                      + "\"}]}}")
+              .build();
+      assertThat(http.sendAsync(request, String.class).get(30, TimeUnit.SECONDS).code())
+          .isEqualTo(200);
+    }
+    Node node = kube.client().nodes().withName("node-maps").get();
+    assertThat(node.getStatus().getAddresses())
+        .extracting(NodeAddress::getAddress)
+        .contains("127.0.10.12");
   }
 
   @Test
