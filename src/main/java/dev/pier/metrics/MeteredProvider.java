@@ -1,6 +1,7 @@
 package dev.pier.metrics;
 
 import dev.pier.cloud.EnsureResult;
+import dev.pier.cloud.ForwardingLoadBalancerProvider;
 import dev.pier.cloud.LoadBalancerProvider;
 import dev.pier.cloud.ProviderException;
 import dev.pier.model.LbNode;
@@ -12,18 +13,12 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 /** Times every call of a provider by operation and result ({@code pier_provider_call_duration}). */
-public final class MeteredProvider implements LoadBalancerProvider {
-  private final LoadBalancerProvider delegate;
+public final class MeteredProvider extends ForwardingLoadBalancerProvider {
   private final PierMetrics metrics;
 
   public MeteredProvider(LoadBalancerProvider delegate, PierMetrics metrics) {
-    this.delegate = delegate;
+    super(delegate);
     this.metrics = metrics;
-  }
-
-  @Override
-  public String name() {
-    return delegate.name();
   }
 
   @Override
@@ -34,11 +29,6 @@ public final class MeteredProvider implements LoadBalancerProvider {
   @Override
   public Future<Optional<LbStatus>> getLoadBalancer(String clusterName, LbService service) {
     return timed("get", () -> delegate.getLoadBalancer(clusterName, service));
-  }
-
-  @Override
-  public String loadBalancerName(String clusterName, LbService service) {
-    return delegate.loadBalancerName(clusterName, service);
   }
 
   @Override
@@ -57,16 +47,6 @@ public final class MeteredProvider implements LoadBalancerProvider {
   @Override
   public Future<Void> ensureLoadBalancerDeleted(String clusterName, LbService service) {
     return timed("delete", () -> delegate.ensureLoadBalancerDeleted(clusterName, service));
-  }
-
-  @Override
-  public Optional<OwnedLoadBalancers> ownedLoadBalancers() {
-    return delegate.ownedLoadBalancers();
-  }
-
-  @Override
-  public Future<Void> close() {
-    return delegate.close();
   }
 
   private <T> Future<T> timed(String operation, Supplier<Future<T>> call) {

@@ -3,28 +3,26 @@ package dev.pier.nodesync;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.pier.cloud.EnsureResult;
+import dev.pier.cloud.ForwardingLoadBalancerProvider;
 import dev.pier.cloud.LoadBalancerProvider;
 import dev.pier.cloud.ProviderException;
 import dev.pier.config.PierOptions;
 import dev.pier.model.LbNode;
 import dev.pier.model.LbService;
-import dev.pier.model.LbStatus;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.RealKubeApiServer;
+import dev.pier.testkit.Services;
 import dev.pier.testkit.TestBackend;
 import dev.pier.testkit.Traffic;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vertx.core.Future;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeAll;
@@ -46,42 +44,11 @@ class NodeSyncTest {
   }
 
   private static Service lb(String ns, String name, int port, int nodePort) {
-    return new ServiceBuilder()
-        .withNewMetadata()
-        .withNamespace(ns)
-        .withName(name)
-        .endMetadata()
-        .withNewSpec()
-        .withType("LoadBalancer")
-        .addNewPort()
-        .withProtocol("TCP")
-        .withPort(port)
-        .withNodePort(nodePort)
-        .endPort()
-        .endSpec()
-        .build();
+    return Services.loadBalancer(ns, name, port, nodePort);
   }
 
   private static String awaitIngress(String ns, String name) {
-    await()
-        .atMost(InProcessPier.CONVERGE)
-        .until(
-            () -> {
-              Service s = client.services().inNamespace(ns).withName(name).get();
-              return s.getStatus().getLoadBalancer() != null
-                  && s.getStatus().getLoadBalancer().getIngress() != null
-                  && !s.getStatus().getLoadBalancer().getIngress().isEmpty();
-            });
-    return client
-        .services()
-        .inNamespace(ns)
-        .withName(name)
-        .get()
-        .getStatus()
-        .getLoadBalancer()
-        .getIngress()
-        .get(0)
-        .getIp();
+    return Services.awaitIngress(client, ns, name);
   }
 
   /** The backend names that answer 12 requests through the load balancer. */
@@ -111,10 +78,7 @@ class NodeSyncTest {
   }
 
   private static long eventCount(String ns, String name, String reason) {
-    return client.v1().events().inNamespace(ns).list().getItems().stream()
-        .filter(e -> name.equals(e.getInvolvedObject().getName()) && reason.equals(e.getReason()))
-        .mapToLong(e -> e.getCount() == null ? 1 : e.getCount())
-        .sum();
+    return Services.eventCount(client, ns, name, reason);
   }
 
   @Test
@@ -284,39 +248,12 @@ class NodeSyncTest {
   }
 
   /** A provider double whose first host update fails. */
-  static final class FailFirstUpdate implements LoadBalancerProvider {
-    private final LoadBalancerProvider delegate;
+  static final class FailFirstUpdate extends ForwardingLoadBalancerProvider {
     private final AtomicInteger updates;
 
     FailFirstUpdate(LoadBalancerProvider delegate, AtomicInteger updates) {
-      this.delegate = delegate;
+      super(delegate);
       this.updates = updates;
-    }
-
-    @Override
-    public String name() {
-      return delegate.name();
-    }
-
-    @Override
-    public Future<Void> initialize(String clusterName, List<LbService> services) {
-      return delegate.initialize(clusterName, services);
-    }
-
-    @Override
-    public Future<Optional<LbStatus>> getLoadBalancer(String clusterName, LbService service) {
-      return delegate.getLoadBalancer(clusterName, service);
-    }
-
-    @Override
-    public String loadBalancerName(String clusterName, LbService service) {
-      return delegate.loadBalancerName(clusterName, service);
-    }
-
-    @Override
-    public Future<EnsureResult> ensureLoadBalancer(
-        String clusterName, LbService service, List<LbNode> nodes) {
-      return delegate.ensureLoadBalancer(clusterName, service, nodes);
     }
 
     @Override
@@ -326,16 +263,6 @@ class NodeSyncTest {
         return Future.failedFuture(new ProviderException.Retry("injected failure"));
       }
       return delegate.updateLoadBalancerHosts(clusterName, service, nodes);
-    }
-
-    @Override
-    public Future<Void> ensureLoadBalancerDeleted(String clusterName, LbService service) {
-      return delegate.ensureLoadBalancerDeleted(clusterName, service);
-    }
-
-    @Override
-    public Future<Void> close() {
-      return delegate.close();
     }
   }
 }

@@ -8,6 +8,7 @@ import dev.pier.kube.ServiceWriter;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.RealKubeApiServer;
+import dev.pier.testkit.Services;
 import dev.pier.testkit.TestBackend;
 import dev.pier.testkit.Traffic;
 import io.fabric8.kubernetes.api.model.Event;
@@ -45,44 +46,20 @@ class LoadBalancerLifecycleTest {
     return InProcessPier.start(kube, Map.of(PierOptions.LOCAL_POOLS.envName(), POOL));
   }
 
-  static Service lbService(String ns, String name, int port, int nodePort) {
-    return new ServiceBuilder()
-        .withNewMetadata()
-        .withNamespace(ns)
-        .withName(name)
-        .endMetadata()
-        .withNewSpec()
-        .withType("LoadBalancer")
-        .withSelector(Map.of("app", name))
-        .addNewPort()
-        .withName("http")
-        .withProtocol("TCP")
-        .withPort(port)
-        .withNodePort(nodePort)
-        .endPort()
-        .endSpec()
-        .build();
+  private static Service lbService(String ns, String name, int port, int nodePort) {
+    return Services.loadBalancer(ns, name, port, nodePort);
   }
 
-  static String ingressIp(String ns, String name) {
-    Service s = client.services().inNamespace(ns).withName(name).get();
-    if (s == null || s.getStatus() == null || s.getStatus().getLoadBalancer() == null) {
-      return null;
-    }
-    var ingress = s.getStatus().getLoadBalancer().getIngress();
-    return ingress == null || ingress.isEmpty() ? null : ingress.get(0).getIp();
+  private static String ingressIp(String ns, String name) {
+    return Services.ingressIp(client, ns, name);
   }
 
-  static String awaitIngress(String ns, String name) {
-    await().atMost(InProcessPier.CONVERGE).until(() -> ingressIp(ns, name) != null);
-    return ingressIp(ns, name);
+  private static String awaitIngress(String ns, String name) {
+    return Services.awaitIngress(client, ns, name);
   }
 
-  static List<String> eventReasons(String ns, String name) {
-    return client.v1().events().inNamespace(ns).list().getItems().stream()
-        .filter(e -> name.equals(e.getInvolvedObject().getName()))
-        .map(Event::getReason)
-        .toList();
+  private static List<String> eventReasons(String ns, String name) {
+    return Services.events(client, ns, name).stream().map(Event::getReason).toList();
   }
 
   @Test
