@@ -5,6 +5,7 @@ import dev.pier.kube.Clusters;
 import dev.pier.kube.Views;
 import dev.pier.model.Addresses;
 import dev.pier.model.ServiceKey;
+import dev.pier.nodes.NodeChanges;
 import dev.pier.queue.WorkKind;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
@@ -170,7 +171,7 @@ public final class WatchVerticle extends VerticleBase {
 
     @Override
     public void onUpdate(Node oldNode, Node newNode) {
-      if (oldNode != newNode) {
+      if (NodeChanges.relevant(oldNode, newNode)) {
         publish(newNode);
       }
     }
