@@ -36,6 +36,7 @@ public final class KubeEventRecorder implements EventSink {
   private final AtomicLong dropped = new AtomicLong();
   private final AtomicLong written = new AtomicLong();
   private int inFlight;
+  private long nameSeq;
 
   public KubeEventRecorder(Vertx vertx, AsyncKubeApi api, String instance) {
     this.context = vertx.getOrCreateContext();
@@ -114,7 +115,7 @@ public final class KubeEventRecorder implements EventSink {
               e -> {
                 if (e instanceof KubeApiException k && k.isNotFound()) {
                   correlator.forget(p.ref(), p.type(), p.reason(), p.message());
-                  return create(p, d.eventName() + "x", now, now, 1);
+                  return create(p, newName(p), now, now, 1);
                 }
                 return Future.failedFuture(e);
               });
@@ -147,6 +148,11 @@ public final class KubeEventRecorder implements EventSink {
             .put("reportingComponent", REPORTING_CONTROLLER)
             .put("reportingInstance", instance);
     return api.post(context, AsyncKubeApi.corePath(r.namespace(), "events", null), event);
+  }
+
+  /** {@code <object>.<hex>}, unique per event like client-go's names. */
+  private String newName(Pending p) {
+    return p.ref().name() + "." + Long.toHexString(p.at() * 1_000_000L + (nameSeq++ & 0xFFFFF));
   }
 
   private static String timestamp(long millis) {
