@@ -5,6 +5,7 @@ import dev.pier.cloud.LoadBalancerProvider.OwnedLoadBalancer;
 import dev.pier.cloud.LoadBalancerProvider.OwnedLoadBalancers;
 import dev.pier.kube.Cluster;
 import dev.pier.kube.Clusters;
+import dev.pier.model.ServiceKey;
 import io.fabric8.kubernetes.api.model.Service;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -85,6 +86,15 @@ public final class OrphanSweeper extends AbstractVerticle {
             });
   }
 
+  /** {@code namespace/name} of the load balancer's Service, as log lines name Services. */
+  private static String objectKey(OwnedLoadBalancer lb) {
+    try {
+      return ServiceKey.parse(lb.serviceKey()).objectKey();
+    } catch (IllegalArgumentException e) {
+      return lb.serviceKey();
+    }
+  }
+
   private Future<Integer> sweep(Cluster cluster) {
     return owned
         .list(cluster.name())
@@ -111,7 +121,7 @@ public final class OrphanSweeper extends AbstractVerticle {
                               log.warn(
                                   "Service {}: deleted orphaned load balancer {} ({}): no Service"
                                       + " with uid {} exists any more",
-                                  lb.serviceKey(),
+                                  objectKey(lb),
                                   lb.name(),
                                   lb.id(),
                                   lb.serviceUid());
@@ -122,7 +132,7 @@ public final class OrphanSweeper extends AbstractVerticle {
                               failures.increment();
                               log.warn(
                                   "Service {}: deleting orphaned load balancer {} ({}) failed: {}",
-                                  lb.serviceKey(),
+                                  objectKey(lb),
                                   lb.name(),
                                   lb.id(),
                                   e.getMessage());

@@ -196,10 +196,20 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
                 () ->
                     api.get("/load_balancers/" + lb.id(), Map.of())
                         .compose(
-                            body ->
-                                HetznerLoadBalancerProvider.this.delete(
-                                    "Service " + lb.serviceKey(),
-                                    body.getJsonObject("load_balancer")))
+                            body -> {
+                              JsonObject found = body.getJsonObject("load_balancer");
+                              if (found
+                                  .getJsonObject("protection", new JsonObject())
+                                  .getBoolean("delete", false)) {
+                                return Future.failedFuture(
+                                    new ProviderException.Retry(
+                                        "load balancer "
+                                            + lb.id()
+                                            + " has delete protection; delete it by hand"));
+                              }
+                              return HetznerLoadBalancerProvider.this.delete(
+                                  "Service " + lb.serviceKey(), found);
+                            })
                         .recover(
                             e ->
                                 e instanceof HetznerApiException h && h.isNotFound()

@@ -2,6 +2,7 @@ package dev.pier.cloud.webhook;
 
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -20,6 +21,7 @@ public final class ReferenceWebhook implements AutoCloseable {
   private final Vertx vertx = Vertx.vertx();
   private final HttpServer server;
   private final String token;
+  private final String scheme;
   private final Map<String, JsonObject> lbs = new TreeMap<>();
   private final boolean[] used = new boolean[256];
   private int busy;
@@ -27,14 +29,20 @@ public final class ReferenceWebhook implements AutoCloseable {
   private int failures;
   private int calls;
 
-  private ReferenceWebhook(String token) {
+  private ReferenceWebhook(String token, HttpServerOptions options) {
     this.token = token;
-    this.server = vertx.createHttpServer().requestHandler(this::handle);
+    this.server = vertx.createHttpServer(options).requestHandler(this::handle);
+    this.scheme = options.isSsl() ? "https" : "http";
   }
 
   /** Starts on a free loopback port; {@code token} empty: no authentication. */
   public static ReferenceWebhook start(String token) {
-    ReferenceWebhook w = new ReferenceWebhook(token);
+    return start(token, new HttpServerOptions());
+  }
+
+  /** Starts with the given server options (TLS, client authentication). */
+  public static ReferenceWebhook start(String token, HttpServerOptions options) {
+    ReferenceWebhook w = new ReferenceWebhook(token, options);
     try {
       w.server.listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
     } catch (Exception e) {
@@ -44,7 +52,7 @@ public final class ReferenceWebhook implements AutoCloseable {
   }
 
   public String url() {
-    return "http://127.0.0.1:" + server.actualPort() + "/pier/v1";
+    return scheme + "://localhost:" + server.actualPort() + "/pier/v1";
   }
 
   /** The next {@code n} calls are answered 503 with {@code Retry-After: seconds}. */

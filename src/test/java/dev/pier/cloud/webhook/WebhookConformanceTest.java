@@ -15,7 +15,10 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.core.net.PemKeyCertOptions;
+import io.vertx.core.net.PemTrustOptions;
 import io.vertx.ext.web.client.WebClient;
+import io.vertx.ext.web.client.WebClientOptions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -43,6 +46,15 @@ public abstract class WebhookConformanceTest {
     return "";
   }
 
+  /** The client's options; override to add TLS settings (caFile, certFile, keyFile). */
+  protected WebhookOptions clientOptions() {
+    return new WebhookOptions()
+        .setUrl(webhookUrl())
+        .setToken(webhookToken())
+        .setRetries(0)
+        .setTimeout(Duration.ofSeconds(10));
+  }
+
   private Vertx vertx;
   private WebhookLoadBalancerProvider provider;
   private WebClient raw;
@@ -50,15 +62,19 @@ public abstract class WebhookConformanceTest {
   @BeforeEach
   void connect() {
     vertx = Vertx.vertx();
-    provider =
-        new WebhookLoadBalancerProvider(
-            vertx,
-            new WebhookOptions()
-                .setUrl(webhookUrl())
-                .setToken(webhookToken())
-                .setRetries(0)
-                .setTimeout(Duration.ofSeconds(10)));
-    raw = WebClient.create(vertx);
+    WebhookOptions options = clientOptions();
+    provider = new WebhookLoadBalancerProvider(vertx, options);
+    WebClientOptions rawOptions = new WebClientOptions();
+    if (!options.getCaFile().isEmpty()) {
+      rawOptions.setTrustOptions(new PemTrustOptions().addCertPath(options.getCaFile()));
+    }
+    if (!options.getCertFile().isEmpty()) {
+      rawOptions.setKeyCertOptions(
+          new PemKeyCertOptions()
+              .setCertPath(options.getCertFile())
+              .setKeyPath(options.getKeyFile()));
+    }
+    raw = WebClient.create(vertx, rawOptions);
   }
 
   @AfterEach
