@@ -23,8 +23,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * bodies {@code {"error": {"code", "message", "details"}}} with their status codes, paginated lists
  * with {@code meta.pagination}, {@code RateLimit-Limit/Remaining/Reset} headers on every answer and
  * 429 {@code rate_limit_exceeded} when the budget is spent, and Actions that run for a while
- * ({@code running}, then {@code success} or {@code error}) and lock their load balancer ({@code
- * 423 locked}) meanwhile. A change takes effect when its Action succeeds.
+ * ({@code running}, then {@code success} or {@code error}) and lock their load balancer ({@code 423
+ * locked}) meanwhile. A change takes effect when its Action succeeds.
  *
  * <p>Faults for tests: bursts of 429, 5xx answers, an Action ending in error, slow answers.
  */
@@ -86,7 +86,11 @@ public final class FakeHetznerCloud implements AutoCloseable {
   public static FakeHetznerCloud start(String token) {
     FakeHetznerCloud f = new FakeHetznerCloud(token);
     try {
-      f.server.listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      f.server
+          .listen(0, "127.0.0.1")
+          .toCompletionStage()
+          .toCompletableFuture()
+          .get(10, TimeUnit.SECONDS);
     } catch (Exception e) {
       throw new IllegalStateException("fake Hetzner API did not start", e);
     }
@@ -159,7 +163,8 @@ public final class FakeHetznerCloud implements AutoCloseable {
   }
 
   /** Creates a load balancer directly (as another tool or an earlier Pier run would have). */
-  public synchronized JsonObject createDirect(String name, Map<String, String> labels, boolean protect) {
+  public synchronized JsonObject createDirect(
+      String name, Map<String, String> labels, boolean protect) {
     Lb lb = newLb(name, "lb11", "fsn1", "round_robin", labels);
     lb.deleteProtection = protect;
     return json(lb);
@@ -277,7 +282,8 @@ public final class FakeHetznerCloud implements AutoCloseable {
           }
           if (body.containsKey("labels")) {
             lb.labels = new LinkedHashMap<>();
-            body.getJsonObject("labels").forEach(e -> lb.labels.put(e.getKey(), (String) e.getValue()));
+            body.getJsonObject("labels")
+                .forEach(e -> lb.labels.put(e.getKey(), (String) e.getValue()));
           }
           return ok(200, new JsonObject().put("load_balancer", json(lb)), now);
         }
@@ -286,7 +292,8 @@ public final class FakeHetznerCloud implements AutoCloseable {
             return error(403, "protected", "load balancer is delete protected", null, now);
           }
           if (lb.runningAction != 0) {
-            return error(423, "locked", "load balancer is locked by action " + lb.runningAction, null, now);
+            return error(
+                423, "locked", "load balancer is locked by action " + lb.runningAction, null, now);
           }
           lbs.remove(id);
           return new Answer(204, null, now / 1000 + 3600, remaining);
@@ -309,7 +316,9 @@ public final class FakeHetznerCloud implements AutoCloseable {
     String name = req.getParam("name");
     int page = Integer.parseInt(req.params().get("page") == null ? "1" : req.getParam("page"));
     int perPage =
-        Math.min(50, Integer.parseInt(req.getParam("per_page") == null ? "25" : req.getParam("per_page")));
+        Math.min(
+            50,
+            Integer.parseInt(req.getParam("per_page") == null ? "25" : req.getParam("per_page")));
     List<Lb> hits = new ArrayList<>();
     for (Lb lb : lbs.values()) {
       if (name != null && !name.equals(lb.name)) {
@@ -381,12 +390,14 @@ public final class FakeHetznerCloud implements AutoCloseable {
       return invalid("network_zone", "unknown network zone", now);
     }
     if (lbs.values().stream().anyMatch(l -> l.name.equals(name))) {
-      return error(409, "uniqueness_error", "name is already used", fields("name", "already used"), now);
+      return error(
+          409, "uniqueness_error", "name is already used", fields("name", "already used"), now);
     }
     String algorithm =
         body.getJsonObject("algorithm", new JsonObject()).getString("type", "round_robin");
     Map<String, String> labels = new LinkedHashMap<>();
-    body.getJsonObject("labels", new JsonObject()).forEach(e -> labels.put(e.getKey(), (String) e.getValue()));
+    body.getJsonObject("labels", new JsonObject())
+        .forEach(e -> labels.put(e.getKey(), (String) e.getValue()));
     JsonArray services = body.getJsonArray("services", new JsonArray());
     JsonArray targets = body.getJsonArray("targets", new JsonArray());
     for (int i = 0; i < targets.size(); i++) {
@@ -398,7 +409,11 @@ public final class FakeHetznerCloud implements AutoCloseable {
     String loc =
         location != null
             ? location
-            : LOCATIONS.entrySet().stream().filter(e -> e.getValue().equals(zone)).findFirst().get().getKey();
+            : LOCATIONS.entrySet().stream()
+                .filter(e -> e.getValue().equals(zone))
+                .findFirst()
+                .get()
+                .getKey();
     Lb lb = newLb(name, type, loc, algorithm, labels);
     for (int i = 0; i < services.size(); i++) {
       JsonObject s = services.getJsonObject(i).copy();
@@ -406,13 +421,15 @@ public final class FakeHetznerCloud implements AutoCloseable {
     }
     for (int i = 0; i < targets.size(); i++) {
       JsonObject t = targets.getJsonObject(i);
-      lb.targets.put(t.getJsonObject("server").getLong("id"), t.getBoolean("use_private_ip", false));
+      lb.targets.put(
+          t.getJsonObject("server").getLong("id"), t.getBoolean("use_private_ip", false));
     }
     JsonObject action = startAction(lb, "create_load_balancer", () -> {}, () -> lbs.remove(lb.id));
     return ok(201, new JsonObject().put("load_balancer", json(lb)).put("action", action), now);
   }
 
-  private Lb newLb(String name, String type, String location, String algorithm, Map<String, String> labels) {
+  private Lb newLb(
+      String name, String type, String location, String algorithm, Map<String, String> labels) {
     Lb lb = new Lb();
     lb.id = nextId++;
     lb.name = name;
@@ -429,7 +446,8 @@ public final class FakeHetznerCloud implements AutoCloseable {
 
   private Answer lbAction(Lb lb, String command, JsonObject body, long now) {
     if (lb.runningAction != 0) {
-      return error(423, "locked", "load balancer is locked by action " + lb.runningAction, null, now);
+      return error(
+          423, "locked", "load balancer is locked by action " + lb.runningAction, null, now);
     }
     Runnable effect;
     switch (command) {
@@ -439,10 +457,16 @@ public final class FakeHetznerCloud implements AutoCloseable {
           return invalid("listen_port", "must be 1-65535", now);
         }
         if (lb.services.containsKey(port)) {
-          return error(409, "source_port_already_used", "listen port " + port + " is in use", null, now);
+          return error(
+              409, "source_port_already_used", "listen port " + port + " is in use", null, now);
         }
         if (lb.services.size() >= TYPES.get(lb.type)[0]) {
-          return error(403, "resource_limit_exceeded", "services limit of " + lb.type + " reached", null, now);
+          return error(
+              403,
+              "resource_limit_exceeded",
+              "services limit of " + lb.type + " reached",
+              null,
+              now);
         }
         JsonObject s = body.copy();
         effect = () -> lb.services.put(port, s);
@@ -472,10 +496,16 @@ public final class FakeHetznerCloud implements AutoCloseable {
           return error(404, "not_found", "server " + sid + " not found", null, now);
         }
         if (lb.targets.containsKey(sid)) {
-          return error(409, "target_already_defined", "server " + sid + " is a target already", null, now);
+          return error(
+              409, "target_already_defined", "server " + sid + " is a target already", null, now);
         }
         if (lb.targets.size() >= TYPES.get(lb.type)[1]) {
-          return error(403, "resource_limit_exceeded", "targets limit of " + lb.type + " reached", null, now);
+          return error(
+              403,
+              "resource_limit_exceeded",
+              "targets limit of " + lb.type + " reached",
+              null,
+              now);
         }
         boolean priv = body.getBoolean("use_private_ip", false);
         effect = () -> lb.targets.put(sid, priv);
@@ -483,7 +513,8 @@ public final class FakeHetznerCloud implements AutoCloseable {
       case "remove_target" -> {
         long sid = body.getJsonObject("server", new JsonObject()).getLong("id", 0L);
         if (!lb.targets.containsKey(sid)) {
-          return error(404, "load_balancer_target_not_found", "server " + sid + " is no target", null, now);
+          return error(
+              404, "load_balancer_target_not_found", "server " + sid + " is no target", null, now);
         }
         effect = () -> lb.targets.remove(sid);
       }
@@ -529,7 +560,8 @@ public final class FakeHetznerCloud implements AutoCloseable {
             .put("error", (JsonObject) null)
             .put(
                 "resources",
-                new JsonArray().add(new JsonObject().put("id", lb.id).put("type", "load_balancer")));
+                new JsonArray()
+                    .add(new JsonObject().put("id", lb.id).put("type", "load_balancer")));
     actions.put(id, a);
     lb.runningAction = id;
     vertx.setTimer(
@@ -542,7 +574,9 @@ public final class FakeHetznerCloud implements AutoCloseable {
               a.put("status", "error")
                   .put(
                       "error",
-                      new JsonObject().put("code", "action_failed").put("message", "Action failed"));
+                      new JsonObject()
+                          .put("code", "action_failed")
+                          .put("message", "Action failed"));
               onError.run();
             } else {
               effect.run();
@@ -587,7 +621,9 @@ public final class FakeHetznerCloud implements AutoCloseable {
         .put("private_net", new JsonArray())
         .put(
             "location",
-            new JsonObject().put("name", lb.location).put("network_zone", LOCATIONS.get(lb.location)))
+            new JsonObject()
+                .put("name", lb.location)
+                .put("network_zone", LOCATIONS.get(lb.location)))
         .put("load_balancer_type", new JsonObject().put("name", lb.type))
         .put("protection", new JsonObject().put("delete", lb.deleteProtection))
         .put("labels", labels)
@@ -605,7 +641,12 @@ public final class FakeHetznerCloud implements AutoCloseable {
   }
 
   private Answer invalid(String field, String message, long now) {
-    return error(400, "invalid_input", "invalid input in field '" + field + "'", fields(field, message), now);
+    return error(
+        400,
+        "invalid_input",
+        "invalid input in field '" + field + "'",
+        fields(field, message),
+        now);
   }
 
   private static JsonObject fields(String field, String message) {
@@ -613,7 +654,10 @@ public final class FakeHetznerCloud implements AutoCloseable {
         .put(
             "fields",
             new JsonArray()
-                .add(new JsonObject().put("name", field).put("messages", new JsonArray().add(message))));
+                .add(
+                    new JsonObject()
+                        .put("name", field)
+                        .put("messages", new JsonArray().add(message))));
   }
 
   private Answer error(int status, String code, String message, JsonObject details, long now) {
@@ -622,6 +666,8 @@ public final class FakeHetznerCloud implements AutoCloseable {
 
   private static JsonObject err(String code, String message, JsonObject details) {
     return new JsonObject()
-        .put("error", new JsonObject().put("code", code).put("message", message).put("details", details));
+        .put(
+            "error",
+            new JsonObject().put("code", code).put("message", message).put("details", details));
   }
 }

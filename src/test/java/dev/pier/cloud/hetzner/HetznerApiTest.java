@@ -54,7 +54,9 @@ class HetznerApiTest {
     try {
       return f.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     } catch (ExecutionException e) {
-      throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+      throw e.getCause() instanceof RuntimeException r
+          ? r
+          : new IllegalStateException(e.getCause());
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }
@@ -109,7 +111,8 @@ class HetznerApiTest {
   @Test
   void listsFollowPagination() {
     for (int i = 0; i < 60; i++) {
-      cloud.createDirect("lb-" + i, Map.of("pier.dev/cluster", "c", "hcloud-ccm/service-uid", "u" + i), false);
+      cloud.createDirect(
+          "lb-" + i, Map.of("pier.dev/cluster", "c", "hcloud-ccm/service-uid", "u" + i), false);
     }
     HetznerLoadBalancerProvider p =
         new HetznerLoadBalancerProvider(vertx, options().setOrphanCleanup(true));
@@ -181,7 +184,8 @@ class HetznerApiTest {
   @Test
   void adoptsAnHcloudCcmLoadBalancerByItsUidLabel() {
     String uid = UUID.randomUUID().toString();
-    var existing = cloud.createDirect("made-by-hcloud-ccm", Map.of("hcloud-ccm/service-uid", uid), false);
+    var existing =
+        cloud.createDirect("made-by-hcloud-ccm", Map.of("hcloud-ccm/service-uid", uid), false);
     HetznerLoadBalancerProvider p = new HetznerLoadBalancerProvider(vertx, options());
     LbService svc =
         new LbService(

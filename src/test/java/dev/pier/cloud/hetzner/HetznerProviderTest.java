@@ -68,7 +68,13 @@ class HetznerProviderTest {
     client
         .nodes()
         .withName(name)
-        .edit(n -> new NodeBuilder(n).editSpec().withProviderID("hcloud://" + serverId).endSpec().build());
+        .edit(
+            n ->
+                new NodeBuilder(n)
+                    .editSpec()
+                    .withProviderID("hcloud://" + serverId)
+                    .endSpec()
+                    .build());
   }
 
   private static InProcessPier startPier(Map<String, String> extra) {
@@ -83,7 +89,8 @@ class HetznerProviderTest {
     return InProcessPier.start(kube, env);
   }
 
-  static Service lbService(String ns, String name, Map<String, String> annotations, ServicePort... ports) {
+  static Service lbService(
+      String ns, String name, Map<String, String> annotations, ServicePort... ports) {
     return new ServiceBuilder()
         .withNewMetadata()
         .withNamespace(ns)
@@ -124,7 +131,9 @@ class HetznerProviderTest {
     Map<Integer, Integer> m = new TreeMap<>();
     JsonArray s = lb.getJsonArray("services");
     for (int i = 0; i < s.size(); i++) {
-      m.put(s.getJsonObject(i).getInteger("listen_port"), s.getJsonObject(i).getInteger("destination_port"));
+      m.put(
+          s.getJsonObject(i).getInteger("listen_port"),
+          s.getJsonObject(i).getInteger("destination_port"));
     }
     return m;
   }
@@ -174,7 +183,8 @@ class HetznerProviderTest {
       client
           .services()
           .inNamespace(ns)
-          .resource(lbService(ns, "web", Map.of(), port("http", "TCP", 80), port("https", "TCP", 443)))
+          .resource(
+              lbService(ns, "web", Map.of(), port("http", "TCP", 80), port("https", "TCP", 443)))
           .create();
       String uid = uid(ns, "web");
       await()
@@ -233,7 +243,12 @@ class HetznerProviderTest {
                 return "least_connections".equals(l.getJsonObject("algorithm").getString("type"))
                     && "lb21".equals(l.getJsonObject("load_balancer_type").getString("name"));
               });
-      assertThat(cloud.loadBalancers().stream().filter(l -> uid.equals(l.getJsonObject("labels").getString("hcloud-ccm/service-uid"))))
+      assertThat(
+              cloud.loadBalancers().stream()
+                  .filter(
+                      l ->
+                          uid.equals(
+                              l.getJsonObject("labels").getString("hcloud-ccm/service-uid"))))
           .hasSize(1);
 
       // A node joins, another leaves: the targets follow.
@@ -314,17 +329,22 @@ class HetznerProviderTest {
           .services()
           .inNamespace(ns)
           .resource(
-              lbService(ns, "algo", Map.of(HetznerSpec.ALGORITHM, "fastest"), port("http", "TCP", 80)))
+              lbService(
+                  ns, "algo", Map.of(HetznerSpec.ALGORITHM, "fastest"), port("http", "TCP", 80)))
           .create();
       client
           .services()
           .inNamespace(ns)
           .resource(
-              lbService(ns, "where", Map.of(HetznerSpec.LOCATION, "mars1"), port("http", "TCP", 80)))
+              lbService(
+                  ns, "where", Map.of(HetznerSpec.LOCATION, "mars1"), port("http", "TCP", 80)))
           .create();
       await()
           .atMost(InProcessPier.CONVERGE)
-          .until(() -> warnings(ns, "dns").stream().anyMatch(w -> w.contains("spec.ports[1].protocol=UDP")));
+          .until(
+              () ->
+                  warnings(ns, "dns").stream()
+                      .anyMatch(w -> w.contains("spec.ports[1].protocol=UDP")));
       await()
           .atMost(InProcessPier.CONVERGE)
           .until(
@@ -367,7 +387,11 @@ class HetznerProviderTest {
     String ns = kube.createNamespace("hzlocal");
     try (InProcessPier pier = startPier(Map.of())) {
       Service svc =
-          lbService(ns, "local", Map.of(HetznerSpec.PROXY_PROTOCOL, "true", HetznerSpec.HC_INTERVAL, "5s"), port("http", "TCP", 80));
+          lbService(
+              ns,
+              "local",
+              Map.of(HetznerSpec.PROXY_PROTOCOL, "true", HetznerSpec.HC_INTERVAL, "5s"),
+              port("http", "TCP", 80));
       svc.getSpec().setExternalTrafficPolicy("Local");
       client.services().inNamespace(ns).resource(svc).create();
       String uid = uid(ns, "local");
@@ -417,7 +441,10 @@ class HetznerProviderTest {
       // The orphan goes; the live Service's and the foreign load balancer stay.
       await()
           .atMost(InProcessPier.CONVERGE)
-          .until(() -> cloud.loadBalancers().stream().noneMatch(l -> l.getLong("id").equals(orphan.getLong("id"))));
+          .until(
+              () ->
+                  cloud.loadBalancers().stream()
+                      .noneMatch(l -> l.getLong("id").equals(orphan.getLong("id"))));
       assertThat(pier.pier().metrics().registry().get("pier.orphans.deleted").counter().count())
           .isGreaterThanOrEqualTo(1.0);
       assertThat(cloud.byServiceUid(uid)).isNotNull();

@@ -44,7 +44,11 @@ public final class ReferenceWebhook implements AutoCloseable {
   public static ReferenceWebhook start(String token, HttpServerOptions options) {
     ReferenceWebhook w = new ReferenceWebhook(token, options);
     try {
-      w.server.listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      w.server
+          .listen(0, "127.0.0.1")
+          .toCompletionStage()
+          .toCompletableFuture()
+          .get(10, TimeUnit.SECONDS);
     } catch (Exception e) {
       throw new IllegalStateException("reference webhook did not start", e);
     }
@@ -87,12 +91,14 @@ public final class ReferenceWebhook implements AutoCloseable {
   }
 
   private void handle(HttpServerRequest req) {
-    req.body().onSuccess(buf -> {
-      synchronized (this) {
-        calls++;
-        answer(req, buf.toString());
-      }
-    });
+    req.body()
+        .onSuccess(
+            buf -> {
+              synchronized (this) {
+                calls++;
+                answer(req, buf.toString());
+              }
+            });
   }
 
   private void answer(HttpServerRequest req, String text) {
@@ -160,7 +166,13 @@ public final class ReferenceWebhook implements AutoCloseable {
                             .put("kind", "invalid_input")
                             .put("field", "spec.ports[" + i + "].protocol")
                             .put("value", protocol)
-                            .put("message", "spec.ports[" + i + "].protocol=" + protocol + ": only TCP and UDP")));
+                            .put(
+                                "message",
+                                "spec.ports["
+                                    + i
+                                    + "].protocol="
+                                    + protocol
+                                    + ": only TCP and UDP")));
             return;
           }
         }
@@ -213,14 +225,23 @@ public final class ReferenceWebhook implements AutoCloseable {
 
   private static JsonObject status(JsonObject lb) {
     return new JsonObject()
-        .put("ingress", new JsonArray().add(new JsonObject().put("ip", lb.getString("ip")).put("ipMode", "VIP")));
+        .put(
+            "ingress",
+            new JsonArray()
+                .add(new JsonObject().put("ip", lb.getString("ip")).put("ipMode", "VIP")));
   }
 
   private static void json(HttpServerRequest req, int status, JsonObject body) {
-    req.response().setStatusCode(status).putHeader("Content-Type", "application/json").end(body.encode());
+    req.response()
+        .setStatusCode(status)
+        .putHeader("Content-Type", "application/json")
+        .end(body.encode());
   }
 
   private static void error(HttpServerRequest req, int status, String kind, String message) {
-    json(req, status, new JsonObject().put("error", new JsonObject().put("kind", kind).put("message", message)));
+    json(
+        req,
+        status,
+        new JsonObject().put("error", new JsonObject().put("kind", kind).put("message", message)));
   }
 }

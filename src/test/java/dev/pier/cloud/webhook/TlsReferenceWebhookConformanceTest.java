@@ -1,7 +1,7 @@
 package dev.pier.cloud.webhook;
 
-import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.ClientAuth;
+import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.net.PemTrustOptions;
 import io.vertx.core.net.SelfSignedCertificate;
 import org.junit.jupiter.api.AfterAll;

@@ -14,9 +14,9 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
-import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.core.net.PemKeyCertOptions;
 import io.vertx.core.net.PemTrustOptions;
+import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
 import java.time.Duration;
@@ -87,7 +87,9 @@ public abstract class WebhookConformanceTest {
     try {
       return f.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     } catch (java.util.concurrent.ExecutionException e) {
-      throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+      throw e.getCause() instanceof RuntimeException r
+          ? r
+          : new IllegalStateException(e.getCause());
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }
@@ -212,7 +214,10 @@ public abstract class WebhookConformanceTest {
       request.bearerTokenAuthentication(webhookToken());
     }
     HttpResponse<Buffer> r =
-        await(request.putHeader("Content-Type", "application/json").sendBuffer(Buffer.buffer("{not json")));
+        await(
+            request
+                .putHeader("Content-Type", "application/json")
+                .sendBuffer(Buffer.buffer("{not json")));
     assertThat(r.statusCode()).isEqualTo(400);
     JsonObject error = r.bodyAsJsonObject().getJsonObject("error");
     assertThat(error).isNotNull();
