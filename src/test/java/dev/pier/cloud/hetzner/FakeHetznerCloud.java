@@ -59,6 +59,9 @@ public final class FakeHetznerCloud implements AutoCloseable {
   private int failedActions;
   private int slowAnswers;
   private long slowMs;
+  private String slowPrefix = "";
+  private int slowMatching;
+  private long slowMatchingMs;
   private final AtomicInteger answered429 = new AtomicInteger();
   private final AtomicInteger answered5xx = new AtomicInteger();
 
@@ -136,6 +139,13 @@ public final class FakeHetznerCloud implements AutoCloseable {
     slowMs = delay.toMillis();
   }
 
+  /** The next {@code n} answers to requests starting with {@code "METHOD /path"} are delayed. */
+  public synchronized void slowNextMatching(String prefix, int n, Duration delay) {
+    slowPrefix = prefix;
+    slowMatching = n;
+    slowMatchingMs = delay.toMillis();
+  }
+
   public int answered429() {
     return answered429.get();
   }
@@ -195,6 +205,10 @@ public final class FakeHetznerCloud implements AutoCloseable {
                 requests.add(req.method() + " " + req.path());
                 a = answer(req, buf.toString());
                 delay = slowAnswers > 0 ? slowMs : 0;
+                if (slowMatching > 0 && (req.method() + " " + req.path()).startsWith(slowPrefix)) {
+                  slowMatching--;
+                  delay = Math.max(delay, slowMatchingMs);
+                }
                 if (slowAnswers > 0) {
                   slowAnswers--;
                 }

@@ -46,7 +46,7 @@ class HetznerApiTest {
         .setEndpoint(cloud.endpoint())
         .setToken(TOKEN)
         .setActionPollInterval(Duration.ofMillis(20))
-        .setRequestTimeout(Duration.ofSeconds(2))
+        .setRequestTimeout(Duration.ofSeconds(5))
         .setRateLimitMaxWait(Duration.ofSeconds(5));
   }
 
@@ -205,5 +205,24 @@ class HetznerApiTest {
     assertThat(cloud.byServiceUid(uid).getLong("id")).isEqualTo(existing.getLong("id"));
     assertThat(cloud.byServiceUid(uid).getJsonObject("labels").getString("pier.dev/cluster"))
         .isEqualTo("c");
+  }
+
+  @Test
+  void aCreateWhoseAnswerIsLostIsAdoptedNotDuplicated() {
+    HetznerLoadBalancerProvider p =
+        new HetznerLoadBalancerProvider(
+            vertx, options().setRequestTimeout(Duration.ofMillis(1500)));
+    LbService svc = service(Map.of(), new LbPort("http", "TCP", 80, 30080));
+    cloud.slowNextMatching("POST /v1/load_balancers", 1, Duration.ofSeconds(4));
+    // The create reaches the API, its answer does not reach Pier in time.
+    assertThatThrownBy(() -> await(p.ensureLoadBalancer("c", svc, nodes())))
+        .isInstanceOf(ProviderException.Retry.class)
+        .hasMessageContaining("POST /load_balancers")
+        .hasMessageContaining("timeout");
+    assertThat(cloud.loadBalancers()).hasSize(1);
+    await(p.ensureLoadBalancer("c", svc, nodes()));
+    assertThat(cloud.loadBalancers()).hasSize(1);
+    await(p.ensureLoadBalancerDeleted("c", svc));
+    assertThat(cloud.loadBalancers()).isEmpty();
   }
 }
