@@ -93,7 +93,7 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
     } catch (ProviderException e) {
       return Future.failedFuture(e);
     }
-    List<EnsureResult.Warning> warnings = new ArrayList<>();
+    List<EnsureResult.Warning> warnings = new ArrayList<>(unsupported(service));
     Map<Long, String> targets = targets(nodes, warnings);
     Map<String, HetznerErrors.Source> fields = fields(service, spec);
     String p = prefix(service);
@@ -319,13 +319,16 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
 
     JsonObject labels = lb.getJsonObject("labels", new JsonObject()).copy();
     JsonObject wanted = labels(clusterName, service);
+    JsonObject put = new JsonObject();
     if (!wanted.stream().allMatch(e -> e.getValue().equals(labels.getValue(e.getKey())))) {
-      labels.mergeIn(wanted);
-      chain =
-          chain.compose(
-              v ->
-                  api.put("/load_balancers/" + id, new JsonObject().put("labels", labels))
-                      .mapEmpty());
+      put.put("labels", labels.mergeIn(wanted));
+    }
+    if (!spec.name().equals(lb.getString("name"))) {
+      log.info("{}: renaming load balancer {} {} -> {}", p, id, lb.getString("name"), spec.name());
+      put.put("name", spec.name());
+    }
+    if (!put.isEmpty()) {
+      chain = chain.compose(v -> api.put("/load_balancers/" + id, put).mapEmpty());
     }
     String type = lb.getJsonObject("load_balancer_type", new JsonObject()).getString("name");
     if (!spec.type().equals(type)) {
@@ -483,6 +486,29 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
   }
 
   // --- helpers -------------------------------------------------------------------------------
+
+  /** Service settings Hetzner TCP load balancers cannot honour: Warnings, not failures. */
+  private static List<EnsureResult.Warning> unsupported(LbService service) {
+    List<EnsureResult.Warning> w = new ArrayList<>();
+    if (!service.sourceRanges().isEmpty()) {
+      w.add(
+          new EnsureResult.Warning(
+              "LoadBalancerSourceRangesUnsupported",
+              "spec.loadBalancerSourceRanges="
+                  + service.sourceRanges()
+                  + ": Hetzner load balancers do not filter clients; use a firewall on the"
+                  + " servers"));
+    }
+    if (service.loadBalancerIp() != null && !service.loadBalancerIp().isEmpty()) {
+      w.add(
+          new EnsureResult.Warning(
+              "LoadBalancerIPUnsupported",
+              "spec.loadBalancerIP="
+                  + service.loadBalancerIp()
+                  + ": Hetzner assigns load balancer addresses; the field is ignored"));
+    }
+    return w;
+  }
 
   /** Server ids of the nodes, by {@code hcloud://<id>}; nodes without one get a warning. */
   private static Map<Long, String> targets(

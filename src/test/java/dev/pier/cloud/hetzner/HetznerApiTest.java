@@ -225,4 +225,30 @@ class HetznerApiTest {
     await(p.ensureLoadBalancerDeleted("c", svc));
     assertThat(cloud.loadBalancers()).isEmpty();
   }
+
+  @Test
+  void theNameAnnotationRenamesAndUnsupportedFieldsWarn() {
+    HetznerLoadBalancerProvider p = new HetznerLoadBalancerProvider(vertx, options());
+    LbService svc = service(Map.of(), new LbPort("http", "TCP", 80, 30080));
+    await(p.ensureLoadBalancer("c", svc, nodes()));
+    LbService renamed =
+        new LbService(
+            svc.key(),
+            svc.uid(),
+            svc.ports(),
+            "203.0.113.7",
+            "Cluster",
+            0,
+            "None",
+            List.of("10.0.0.0/8"),
+            Map.of(HetznerSpec.NAME, "shop-web"),
+            List.of(),
+            LbStatus.EMPTY);
+    var result = await(p.ensureLoadBalancer("c", renamed, nodes()));
+    assertThat(cloud.byServiceUid(svc.uid()).getString("name")).isEqualTo("shop-web");
+    assertThat(cloud.loadBalancers()).hasSize(1);
+    assertThat(result.warnings())
+        .extracting(w -> w.reason())
+        .contains("LoadBalancerSourceRangesUnsupported", "LoadBalancerIPUnsupported");
+  }
 }
