@@ -93,6 +93,10 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
         .map(
             body -> {
               LbStatus status = parse(body.getJsonObject("status"), "ensure");
+              if (status.isEmpty()) {
+                throw new ProviderException.Retry(
+                    "webhook ensure: malformed answer: status.ingress is empty");
+              }
               List<EnsureResult.Warning> warnings = new ArrayList<>();
               JsonArray list = body.getJsonArray("warnings", new JsonArray());
               for (int i = 0; i < list.size(); i++) {
