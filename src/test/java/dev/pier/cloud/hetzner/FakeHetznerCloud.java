@@ -59,6 +59,8 @@ public final class FakeHetznerCloud implements AutoCloseable {
   private int failedActions;
   private int slowAnswers;
   private long slowMs;
+  private long exhaustFor;
+  private long exhaustedUntil;
   private String slowPrefix = "";
   private int slowMatching;
   private long slowMatchingMs;
@@ -119,6 +121,14 @@ public final class FakeHetznerCloud implements AutoCloseable {
   /** The next {@code n} requests get 429 rate_limit_exceeded with RateLimit-Remaining: 0. */
   public synchronized void rateLimitBurst(int n) {
     rateLimitBurst = n;
+  }
+
+  /**
+   * The next answer reports the budget spent ({@code RateLimit-Remaining: 0}) until {@code
+   * RateLimit-Reset}, about {@code d} from now; requests before the reset get 429.
+   */
+  public synchronized void exhaustBudget(Duration d) {
+    exhaustFor = d.toMillis();
   }
 
   /** The next {@code n} requests fail with the status and error code. */
@@ -240,6 +250,25 @@ public final class FakeHetznerCloud implements AutoCloseable {
     if (!("Bearer " + token).equals(req.getHeader("Authorization"))) {
       return error(401, "unauthorized", "unable to authenticate", null, now);
     }
+    if (now < exhaustedUntil) {
+      answered429.incrementAndGet();
+      return new Answer(
+          429,
+          err("rate_limit_exceeded", "limit of " + rateLimit + " requests per hour reached", null),
+          exhaustedUntil / 1000,
+          0);
+    }
+    if (exhaustFor > 0) {
+      long reset = (now + exhaustFor + 999) / 1000;
+      exhaustFor = 0;
+      exhaustedUntil = reset * 1000;
+      Answer a = answerWithBudget(req, text, now);
+      return new Answer(a.status, a.body, reset, 0);
+    }
+    return answerWithBudget(req, text, now);
+  }
+
+  private Answer answerWithBudget(HttpServerRequest req, String text, long now) {
     if (rateLimitBurst > 0) {
       rateLimitBurst--;
       answered429.incrementAndGet();

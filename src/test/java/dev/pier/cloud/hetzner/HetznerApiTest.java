@@ -251,4 +251,16 @@ class HetznerApiTest {
         .extracting(w -> w.reason())
         .contains("LoadBalancerSourceRangesUnsupported", "LoadBalancerIPUnsupported");
   }
+
+  @Test
+  void aSpentBudgetDelaysTheNextCallsUntilTheResetWithoutAny429() {
+    HetznerLoadBalancerProvider p = new HetznerLoadBalancerProvider(vertx, options());
+    LbService svc = service(Map.of(), new LbPort("http", "TCP", 80, 30080));
+    cloud.exhaustBudget(Duration.ofSeconds(1));
+    await(p.getLoadBalancer("c", svc));
+    // Calls before RateLimit-Reset would get 429: none did, so the client waited.
+    await(p.ensureLoadBalancer("c", svc, nodes()));
+    assertThat(cloud.answered429()).isZero();
+    assertThat(cloud.byServiceUid(svc.uid())).isNotNull();
+  }
 }
