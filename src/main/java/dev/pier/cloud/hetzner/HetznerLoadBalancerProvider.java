@@ -75,7 +75,7 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
   public Future<Optional<LbStatus>> getLoadBalancer(String clusterName, LbService service) {
     return guarded(
         () ->
-            find(clusterName, service)
+            find(clusterName, service, false)
                 .map(
                     lb ->
                         lb == null
@@ -99,7 +99,7 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
     String p = prefix(service);
     return guarded(
         () ->
-            find(clusterName, service)
+            find(clusterName, service, true)
                 .compose(
                     lb -> {
                       if (lb == null) {
@@ -132,7 +132,7 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
     Map<Long, String> targets = targets(nodes, new ArrayList<>());
     return guarded(
         () ->
-            find(clusterName, service)
+            find(clusterName, service, false)
                 .compose(
                     lb -> {
                       if (lb == null) {
@@ -149,7 +149,7 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
   public Future<Void> ensureLoadBalancerDeleted(String clusterName, LbService service) {
     return guarded(
         () ->
-            find(clusterName, service)
+            find(clusterName, service, false)
                 .compose(lb -> lb == null ? Future.succeededFuture() : delete(prefix(service), lb)),
         Map.of());
   }
@@ -228,8 +228,13 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
 
   // --- finding, creating, updating, deleting -------------------------------------------------
 
-  /** The Service's load balancer by uid label, then by name; null when there is none. */
-  private Future<JsonObject> find(String clusterName, LbService service) {
+  /**
+   * The Service's load balancer by uid label, then by name; null when there is none. A load
+   * balancer of that name labelled for another Service is not this Service's: ensure ({@code
+   * strict}) refuses it as invalid input, reads and deletes see none (so a deletion never hangs on
+   * it and never deletes it).
+   */
+  private Future<JsonObject> find(String clusterName, LbService service, boolean strict) {
     String name = loadBalancerName(clusterName, service);
     return api.list(
             "/load_balancers",
@@ -260,6 +265,9 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
                             lb.getJsonObject("labels", new JsonObject())
                                 .getString(SERVICE_UID_LABEL);
                         if (owner != null && !owner.isEmpty() && !owner.equals(service.uid())) {
+                          if (!strict) {
+                            return null;
+                          }
                           throw HetznerSpec.invalid(
                               HetznerSpec.NAME,
                               name,

@@ -179,6 +179,10 @@ class HetznerApiTest {
               assertThat(e.field()).contains(HetznerSpec.NAME);
               assertThat(e.value()).isEqualTo("shared");
             });
+    // Reads and deletes do not see it: the Service can go, the other load balancer stays.
+    assertThat(await(p.getLoadBalancer("c", svc))).isEmpty();
+    await(p.ensureLoadBalancerDeleted("c", svc));
+    assertThat(cloud.loadBalancers()).hasSize(1);
   }
 
   @Test
