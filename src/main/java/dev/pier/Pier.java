@@ -2,8 +2,10 @@ package dev.pier;
 
 import dev.pier.admin.AdminServer;
 import dev.pier.cloud.LoadBalancerProvider;
+import dev.pier.cloud.hetzner.HetznerProviders;
 import dev.pier.cloud.local.LocalLoadBalancerProvider;
 import dev.pier.cloud.local.LocalProviderOptions;
+import dev.pier.cloud.webhook.WebhookProviders;
 import dev.pier.config.ConfigException;
 import dev.pier.config.ConfigValues;
 import dev.pier.config.PierOptions;
@@ -16,6 +18,7 @@ import dev.pier.model.Addresses;
 import dev.pier.nodes.NodeEligibility;
 import dev.pier.nodes.PushedNodeSets;
 import dev.pier.nodesync.NodeSyncVerticle;
+import dev.pier.orphans.OrphanSweeper;
 import dev.pier.reconcile.ReconcileOptions;
 import dev.pier.reconcile.ReconcileVerticle;
 import dev.pier.watch.ServiceFilter;
@@ -137,6 +140,18 @@ public final class Pier {
                         config.get(PierOptions.NODE_SYNC_PERIOD),
                         metrics)))
         .compose(id -> vertx.eventBus().request(Addresses.RECONCILE_CONTROL, "start"))
+        .compose(
+            reply -> {
+              OrphanSweeper sweeper =
+                  OrphanSweeper.forProvider(
+                      clusters,
+                      provider,
+                      config.get(PierOptions.HETZNER_ORPHAN_CLEANUP_PERIOD),
+                      registry);
+              return sweeper == null
+                  ? Future.succeededFuture(reply)
+                  : vertx.deployVerticle(sweeper).map(reply);
+            })
         .map(
             reply -> {
               pier.reconciling = true;
@@ -164,6 +179,12 @@ public final class Pier {
         throw new ConfigException(
             config.describe(PierOptions.LOCAL_POOLS) + ": " + e.getMessage(), e);
       }
+    }
+    if (name.equals("hetzner")) {
+      return HetznerProviders.create(vertx, config);
+    }
+    if (name.equals("webhook")) {
+      return WebhookProviders.create(vertx, config);
     }
     throw new ConfigException(config.source() + ": provider: unknown provider '" + name + "'");
   }

@@ -35,8 +35,9 @@ public final class PierOptions {
       Option.choice(
           "provider",
           "local",
-          List.of("local"),
-          "Load balancer provider. local: an in-process TCP/UDP load balancer.");
+          List.of("local", "hetzner", "webhook"),
+          "Load balancer provider. local: an in-process TCP/UDP load balancer; hetzner: Hetzner"
+              + " Cloud load balancers; webhook: any load balancer behind the webhook contract.");
   public static final Option<List<String>> LOAD_BALANCER_CLASSES =
       Option.list(
           "loadBalancerClasses",
@@ -118,6 +119,163 @@ public final class PierOptions {
           MS,
           DAY,
           "Idle time after which a UDP client's backend session closes.");
+  public static final Option<String> HETZNER_ENDPOINT =
+      Option.string(
+          "hetzner.endpoint",
+          "https://api.hetzner.cloud/v1",
+          s -> s.startsWith("http://") || s.startsWith("https://"),
+          "an http:// or https:// URL",
+          "Hetzner Cloud API base URL.");
+  public static final Option<String> HETZNER_TOKEN_FILE =
+      Option.string(
+          "hetzner.tokenFile",
+          "",
+          s -> true,
+          "a file path",
+          "File holding the API token; empty: the variable named by hetzner.tokenEnv.");
+  public static final Option<String> HETZNER_TOKEN_ENV =
+      Option.string(
+          "hetzner.tokenEnv",
+          "HCLOUD_TOKEN",
+          s -> !s.isBlank(),
+          "an environment variable name",
+          "Environment variable holding the API token when hetzner.tokenFile is empty.");
+  public static final Option<String> HETZNER_LOCATION =
+      Option.string(
+          "hetzner.location",
+          "",
+          s -> true,
+          "a location name (fsn1, nbg1, hel1, ...)",
+          "Default location of new load balancers; empty: hetzner.networkZone.");
+  public static final Option<String> HETZNER_NETWORK_ZONE =
+      Option.string(
+          "hetzner.networkZone",
+          "eu-central",
+          s -> true,
+          "a network zone (eu-central, us-east, ...)",
+          "Default network zone of new load balancers when no location is given.");
+  public static final Option<String> HETZNER_TYPE =
+      Option.string(
+          "hetzner.type",
+          "lb11",
+          s -> !s.isBlank(),
+          "a load balancer type name",
+          "Default load balancer type.");
+  public static final Option<String> HETZNER_ALGORITHM =
+      Option.choice(
+          "hetzner.algorithm",
+          "round_robin",
+          List.of("round_robin", "least_connections"),
+          "Default balancing algorithm.");
+  public static final Option<Duration> HETZNER_HEALTH_CHECK_INTERVAL =
+      Option.duration(
+          "hetzner.healthCheck.interval",
+          Duration.ofSeconds(10),
+          Duration.ofSeconds(1),
+          DAY,
+          "Default health check interval (whole seconds).");
+  public static final Option<Duration> HETZNER_HEALTH_CHECK_TIMEOUT =
+      Option.duration(
+          "hetzner.healthCheck.timeout",
+          Duration.ofSeconds(15),
+          Duration.ofSeconds(1),
+          DAY,
+          "Default health check timeout (whole seconds).");
+  public static final Option<Integer> HETZNER_HEALTH_CHECK_RETRIES =
+      Option.integer("hetzner.healthCheck.retries", 3, 0, 100, "Default health check retries.");
+  public static final Option<Boolean> HETZNER_USE_PRIVATE_IP =
+      Option.bool(
+          "hetzner.usePrivateIp",
+          false,
+          "Send traffic to the servers' private network addresses by default.");
+  public static final Option<Duration> HETZNER_REQUEST_TIMEOUT =
+      Option.duration(
+          "hetzner.requestTimeout", Duration.ofSeconds(30), MS, DAY, "Timeout of one API call.");
+  public static final Option<Duration> HETZNER_ACTION_POLL_INTERVAL =
+      Option.duration(
+          "hetzner.actionPollInterval",
+          Duration.ofSeconds(1),
+          MS,
+          DAY,
+          "How often a running Action is polled.");
+  public static final Option<Duration> HETZNER_ACTION_TIMEOUT =
+      Option.duration(
+          "hetzner.actionTimeout",
+          Duration.ofMinutes(5),
+          MS,
+          DAY,
+          "How long an Action may run before the step is retried.");
+  public static final Option<Duration> HETZNER_RATE_LIMIT_MAX_WAIT =
+      Option.duration(
+          "hetzner.rateLimitMaxWait",
+          Duration.ofSeconds(60),
+          Duration.ZERO,
+          DAY,
+          "Longest wait for the rate limit inside one call; longer waits reschedule the Service.");
+  public static final Option<Boolean> HETZNER_ORPHAN_CLEANUP =
+      Option.bool(
+          "hetzner.orphanCleanup",
+          false,
+          "Delete load balancers labelled as Pier's whose Service no longer exists.");
+  public static final Option<Duration> HETZNER_ORPHAN_CLEANUP_PERIOD =
+      Option.duration(
+          "hetzner.orphanCleanupPeriod",
+          Duration.ofMinutes(10),
+          Duration.ofSeconds(1),
+          DAY,
+          "How often orphans are looked for (the first time right after start).");
+  public static final Option<String> WEBHOOK_URL =
+      Option.string(
+          "webhook.url",
+          "",
+          s -> s.isEmpty() || s.startsWith("http://") || s.startsWith("https://"),
+          "an http:// or https:// URL",
+          "Base URL of the webhook provider (required with provider: webhook).");
+  public static final Option<Duration> WEBHOOK_TIMEOUT =
+      Option.duration(
+          "webhook.timeout", Duration.ofSeconds(10), MS, DAY, "Timeout of one webhook call.");
+  public static final Option<Integer> WEBHOOK_RETRIES =
+      Option.integer(
+          "webhook.retries",
+          3,
+          0,
+          100,
+          "Retries of a call that failed with a network error, a timeout or a 5xx answer.");
+  public static final Option<Duration> WEBHOOK_RETRY_DELAY =
+      Option.duration(
+          "webhook.retryDelay",
+          Duration.ofMillis(500),
+          MS,
+          DAY,
+          "First delay between retries; doubles per retry.");
+  public static final Option<String> WEBHOOK_TOKEN_FILE =
+      Option.string(
+          "webhook.tokenFile",
+          "",
+          s -> true,
+          "a file path",
+          "File holding a bearer token sent with every call; empty: none.");
+  public static final Option<String> WEBHOOK_TLS_CA_FILE =
+      Option.string(
+          "webhook.tls.caFile",
+          "",
+          s -> true,
+          "a PEM file path",
+          "CA certificates trusted for an https:// webhook; empty: the JVM's.");
+  public static final Option<String> WEBHOOK_TLS_CERT_FILE =
+      Option.string(
+          "webhook.tls.certFile",
+          "",
+          s -> true,
+          "a PEM file path",
+          "Client certificate for mutual TLS; empty: none.");
+  public static final Option<String> WEBHOOK_TLS_KEY_FILE =
+      Option.string(
+          "webhook.tls.keyFile",
+          "",
+          s -> true,
+          "a PEM file path",
+          "Private key of webhook.tls.certFile.");
   public static final Option<String> ADMIN_HOST =
       Option.string(
           "admin.host",
@@ -155,6 +313,31 @@ public final class PierOptions {
           LOCAL_HEALTHY_THRESHOLD,
           LOCAL_CONNECT_TIMEOUT,
           LOCAL_UDP_SESSION_TIMEOUT,
+          HETZNER_ENDPOINT,
+          HETZNER_TOKEN_FILE,
+          HETZNER_TOKEN_ENV,
+          HETZNER_LOCATION,
+          HETZNER_NETWORK_ZONE,
+          HETZNER_TYPE,
+          HETZNER_ALGORITHM,
+          HETZNER_HEALTH_CHECK_INTERVAL,
+          HETZNER_HEALTH_CHECK_TIMEOUT,
+          HETZNER_HEALTH_CHECK_RETRIES,
+          HETZNER_USE_PRIVATE_IP,
+          HETZNER_REQUEST_TIMEOUT,
+          HETZNER_ACTION_POLL_INTERVAL,
+          HETZNER_ACTION_TIMEOUT,
+          HETZNER_RATE_LIMIT_MAX_WAIT,
+          HETZNER_ORPHAN_CLEANUP,
+          HETZNER_ORPHAN_CLEANUP_PERIOD,
+          WEBHOOK_URL,
+          WEBHOOK_TIMEOUT,
+          WEBHOOK_RETRIES,
+          WEBHOOK_RETRY_DELAY,
+          WEBHOOK_TOKEN_FILE,
+          WEBHOOK_TLS_CA_FILE,
+          WEBHOOK_TLS_CERT_FILE,
+          WEBHOOK_TLS_KEY_FILE,
           ADMIN_HOST,
           ADMIN_PORT,
           LOG_FORMAT);

@@ -1,0 +1,625 @@
+package dev.pier.cloud.hetzner;
+
+import dev.pier.cloud.EnsureResult;
+import dev.pier.cloud.LoadBalancerProvider;
+import dev.pier.cloud.ProviderException;
+import dev.pier.model.LbIngress;
+import dev.pier.model.LbNode;
+import dev.pier.model.LbService;
+import dev.pier.model.LbStatus;
+import dev.pier.model.ServiceKey;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Hetzner Cloud load balancers, after hcloud-cloud-controller-manager: the load balancer is found
+ * by the label {@code hcloud-ccm/service-uid} (so Pier adopts hcloud-ccm's load balancers), then by
+ * name; it gets one TCP service per Service port (listen port to nodePort) and the nodes' servers
+ * ({@code hcloud://<id>} provider ids) as targets. Every change is an Action that is awaited before
+ * the next one.
+ */
+public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
+  private static final Logger log = LoggerFactory.getLogger(HetznerLoadBalancerProvider.class);
+
+  /** The label hcloud-ccm and Pier both put on a Service's load balancer. */
+  public static final String SERVICE_UID_LABEL = "hcloud-ccm/service-uid";
+
+  /** Pier's ownership labels: the cluster, namespace and name of the Service. */
+  public static final String CLUSTER_LABEL = "pier.dev/cluster";
+
+  public static final String NAMESPACE_LABEL = "pier.dev/namespace";
+  public static final String NAME_LABEL = "pier.dev/name";
+
+  private static final String PROVIDER_ID_PREFIX = "hcloud://";
+
+  private final HetznerOptions options;
+  private final HetznerApi api;
+
+  public HetznerLoadBalancerProvider(Vertx vertx, HetznerOptions options) {
+    if (options.getToken() == null || options.getToken().isBlank()) {
+      throw new IllegalArgumentException("the Hetzner API token is empty");
+    }
+    this.options = options;
+    this.api = new HetznerApi(vertx, options);
+  }
+
+  @Override
+  public String name() {
+    return "hetzner";
+  }
+
+  @Override
+  public String loadBalancerName(String clusterName, LbService service) {
+    String fromAnnotation = service.annotations().get(HetznerSpec.NAME);
+    if (fromAnnotation != null && !fromAnnotation.isBlank()) {
+      return fromAnnotation.trim();
+    }
+    // Upstream's DefaultLoadBalancerName, which hcloud-ccm uses too.
+    String name = "a" + service.uid().replace("-", "");
+    return name.length() > 32 ? name.substring(0, 32) : name;
+  }
+
+  @Override
+  public Future<Optional<LbStatus>> getLoadBalancer(String clusterName, LbService service) {
+    return guarded(
+        () ->
+            find(clusterName, service, false)
+                .map(
+                    lb ->
+                        lb == null
+                            ? Optional.<LbStatus>empty()
+                            : Optional.of(status(lb, lenientSpec(service)))),
+        Map.of());
+  }
+
+  @Override
+  public Future<EnsureResult> ensureLoadBalancer(
+      String clusterName, LbService service, List<LbNode> nodes) {
+    HetznerSpec spec;
+    try {
+      spec = HetznerSpec.of(service, options, loadBalancerName(clusterName, service));
+    } catch (ProviderException e) {
+      return Future.failedFuture(e);
+    }
+    List<EnsureResult.Warning> warnings = new ArrayList<>(unsupported(service));
+    Map<Long, String> targets = targets(nodes, warnings);
+    Map<String, HetznerErrors.Source> fields = fields(service, spec);
+    String p = prefix(service);
+    return guarded(
+        () ->
+            find(clusterName, service, true)
+                .compose(
+                    lb -> {
+                      if (lb == null) {
+                        return create(clusterName, service, spec, targets);
+                      }
+                      return update(clusterName, service, spec, lb, targets, warnings)
+                          .map(v -> lb.getLong("id"));
+                    })
+                .compose(id -> api.get("/load_balancers/" + id, Map.of()))
+                .map(
+                    body -> {
+                      JsonObject lb = body.getJsonObject("load_balancer");
+                      LbStatus status = status(lb, spec);
+                      if (status.isEmpty()) {
+                        throw new ProviderException.Retry(
+                            p
+                                + ": load balancer "
+                                + lb.getLong("id")
+                                + " has no public address yet");
+                      }
+                      return new EnsureResult(status, warnings);
+                    }),
+        fields);
+  }
+
+  @Override
+  public Future<Void> updateLoadBalancerHosts(
+      String clusterName, LbService service, List<LbNode> nodes) {
+    HetznerSpec spec = lenientSpec(service);
+    Map<Long, String> targets = targets(nodes, new ArrayList<>());
+    return guarded(
+        () ->
+            find(clusterName, service, false)
+                .compose(
+                    lb -> {
+                      if (lb == null) {
+                        return Future.failedFuture(
+                            new ProviderException.Retry(
+                                prefix(service) + ": no load balancer to update yet"));
+                      }
+                      return syncTargets(service, lb, targets, spec.usePrivateIp());
+                    }),
+        Map.of());
+  }
+
+  @Override
+  public Future<Void> ensureLoadBalancerDeleted(String clusterName, LbService service) {
+    return guarded(
+        () ->
+            find(clusterName, service, false)
+                .compose(lb -> lb == null ? Future.succeededFuture() : delete(prefix(service), lb)),
+        Map.of());
+  }
+
+  @Override
+  public Optional<OwnedLoadBalancers> ownedLoadBalancers() {
+    if (!options.isOrphanCleanup()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new OwnedLoadBalancers() {
+          @Override
+          public Future<List<OwnedLoadBalancer>> list(String clusterName) {
+            return guarded(
+                () ->
+                    api.list(
+                            "/load_balancers",
+                            Map.of("label_selector", CLUSTER_LABEL + "=" + clusterName),
+                            "load_balancers")
+                        .map(
+                            lbs ->
+                                lbs.stream()
+                                    .map(
+                                        lb -> {
+                                          JsonObject l =
+                                              lb.getJsonObject("labels", new JsonObject());
+                                          return new OwnedLoadBalancer(
+                                              Long.toString(lb.getLong("id")),
+                                              lb.getString("name"),
+                                              l.getString(SERVICE_UID_LABEL, ""),
+                                              clusterName
+                                                  + "/"
+                                                  + l.getString(NAMESPACE_LABEL, "")
+                                                  + "/"
+                                                  + l.getString(NAME_LABEL, ""));
+                                        })
+                                    .toList()),
+                Map.of());
+          }
+
+          @Override
+          public Future<Void> delete(String clusterName, OwnedLoadBalancer lb) {
+            return guarded(
+                () ->
+                    api.get("/load_balancers/" + lb.id(), Map.of())
+                        .compose(
+                            body -> {
+                              JsonObject found = body.getJsonObject("load_balancer");
+                              if (found
+                                  .getJsonObject("protection", new JsonObject())
+                                  .getBoolean("delete", false)) {
+                                return Future.failedFuture(
+                                    new ProviderException.Retry(
+                                        "load balancer "
+                                            + lb.id()
+                                            + " has delete protection; delete it by hand"));
+                              }
+                              return HetznerLoadBalancerProvider.this.delete(
+                                  "Service " + lb.serviceKey(), found);
+                            })
+                        .recover(
+                            e ->
+                                e instanceof HetznerApiException h && h.isNotFound()
+                                    ? Future.succeededFuture()
+                                    : Future.failedFuture(e)),
+                Map.of());
+          }
+        });
+  }
+
+  @Override
+  public Future<Void> close() {
+    api.close();
+    return Future.succeededFuture();
+  }
+
+  // --- finding, creating, updating, deleting -------------------------------------------------
+
+  /**
+   * The Service's load balancer by uid label, then by name; null when there is none. A load
+   * balancer of that name labelled for another Service is not this Service's: ensure ({@code
+   * strict}) refuses it as invalid input, reads and deletes see none (so a deletion never hangs on
+   * it and never deletes it).
+   */
+  private Future<JsonObject> find(String clusterName, LbService service, boolean strict) {
+    String name = loadBalancerName(clusterName, service);
+    return api.list(
+            "/load_balancers",
+            Map.of("label_selector", SERVICE_UID_LABEL + "=" + service.uid()),
+            "load_balancers")
+        .compose(
+            byUid -> {
+              if (!byUid.isEmpty()) {
+                if (byUid.size() > 1) {
+                  log.warn(
+                      "{}: {} load balancers carry {}={}; using {}",
+                      prefix(service),
+                      byUid.size(),
+                      SERVICE_UID_LABEL,
+                      service.uid(),
+                      byUid.get(0).getLong("id"));
+                }
+                return Future.succeededFuture(byUid.get(0));
+              }
+              return api.list("/load_balancers", Map.of("name", name), "load_balancers")
+                  .map(
+                      byName -> {
+                        if (byName.isEmpty()) {
+                          return null;
+                        }
+                        JsonObject lb = byName.get(0);
+                        String owner =
+                            lb.getJsonObject("labels", new JsonObject())
+                                .getString(SERVICE_UID_LABEL);
+                        if (owner != null && !owner.isEmpty() && !owner.equals(service.uid())) {
+                          if (!strict) {
+                            return null;
+                          }
+                          throw HetznerSpec.invalid(
+                              HetznerSpec.NAME,
+                              name,
+                              "the load balancer of this name belongs to another Service (uid "
+                                  + owner
+                                  + ")");
+                        }
+                        return lb;
+                      });
+            });
+  }
+
+  private Future<Long> create(
+      String clusterName, LbService service, HetznerSpec spec, Map<Long, String> targets) {
+    JsonArray services = new JsonArray();
+    spec.services().forEach(s -> services.add(s.toJson()));
+    JsonArray targetList = new JsonArray();
+    targets.keySet().forEach(id -> targetList.add(target(id, spec.usePrivateIp())));
+    JsonObject body =
+        new JsonObject()
+            .put("name", spec.name())
+            .put("load_balancer_type", spec.type())
+            .put("algorithm", new JsonObject().put("type", spec.algorithm()))
+            .put("labels", labels(clusterName, service))
+            .put("services", services)
+            .put("targets", targetList)
+            .put("public_interface", true);
+    if (spec.location() != null) {
+      body.put("location", spec.location());
+    } else {
+      body.put("network_zone", spec.networkZone());
+    }
+    log.info(
+        "{}: creating load balancer {} ({}, {})",
+        prefix(service),
+        spec.name(),
+        spec.type(),
+        spec.location() != null ? spec.location() : spec.networkZone());
+    return api.post("/load_balancers", body)
+        .compose(
+            created -> {
+              long id = created.getJsonObject("load_balancer").getLong("id");
+              return api.awaitAction(created.getJsonObject("action")).map(v -> id);
+            });
+  }
+
+  private Future<Void> update(
+      String clusterName,
+      LbService service,
+      HetznerSpec spec,
+      JsonObject lb,
+      Map<Long, String> targets,
+      List<EnsureResult.Warning> warnings) {
+    long id = lb.getLong("id");
+    String p = prefix(service);
+    Future<Void> chain = Future.succeededFuture();
+
+    JsonObject labels = lb.getJsonObject("labels", new JsonObject()).copy();
+    JsonObject wanted = labels(clusterName, service);
+    JsonObject put = new JsonObject();
+    if (!wanted.stream().allMatch(e -> e.getValue().equals(labels.getValue(e.getKey())))) {
+      put.put("labels", labels.mergeIn(wanted));
+    }
+    if (!spec.name().equals(lb.getString("name"))) {
+      log.info("{}: renaming load balancer {} {} -> {}", p, id, lb.getString("name"), spec.name());
+      put.put("name", spec.name());
+    }
+    if (!put.isEmpty()) {
+      chain = chain.compose(v -> api.put("/load_balancers/" + id, put).mapEmpty());
+    }
+    String type = lb.getJsonObject("load_balancer_type", new JsonObject()).getString("name");
+    if (!spec.type().equals(type)) {
+      log.info("{}: changing load balancer {} type {} -> {}", p, id, type, spec.type());
+      chain =
+          chain.compose(
+              v ->
+                  action(
+                      id, "change_type", new JsonObject().put("load_balancer_type", spec.type())));
+    }
+    String algorithm = lb.getJsonObject("algorithm", new JsonObject()).getString("type");
+    if (!spec.algorithm().equals(algorithm)) {
+      chain =
+          chain.compose(
+              v -> action(id, "change_algorithm", new JsonObject().put("type", spec.algorithm())));
+    }
+    String location = lb.getJsonObject("location", new JsonObject()).getString("name");
+    if (service.annotations().containsKey(HetznerSpec.LOCATION)
+        && location != null
+        && !location.equals(spec.location())) {
+      warnings.add(
+          new EnsureResult.Warning(
+              "LoadBalancerLocationFixed",
+              "metadata.annotations["
+                  + HetznerSpec.LOCATION
+                  + "]="
+                  + spec.location()
+                  + ": load balancer "
+                  + id
+                  + " stays in "
+                  + location
+                  + "; a load balancer cannot move (recreate the Service to move it)"));
+    }
+    chain = chain.compose(v -> syncServices(p, id, lb, spec));
+    return chain.compose(v -> syncTargets(service, lb, targets, spec.usePrivateIp()));
+  }
+
+  private Future<Void> syncServices(String p, long id, JsonObject lb, HetznerSpec spec) {
+    Map<Integer, JsonObject> existing = new TreeMap<>();
+    JsonArray list = lb.getJsonArray("services", new JsonArray());
+    for (int i = 0; i < list.size(); i++) {
+      JsonObject s = list.getJsonObject(i);
+      existing.put(s.getInteger("listen_port"), s);
+    }
+    Map<Integer, HetznerSpec.ServiceSpec> desired = new LinkedHashMap<>();
+    spec.services().forEach(s -> desired.put(s.listenPort(), s));
+    Future<Void> chain = Future.succeededFuture();
+    for (Integer port : existing.keySet()) {
+      if (!desired.containsKey(port)) {
+        log.info("{}: removing service {} from load balancer {}", p, port, id);
+        chain =
+            chain.compose(
+                v -> action(id, "delete_service", new JsonObject().put("listen_port", port)));
+      }
+    }
+    for (HetznerSpec.ServiceSpec s : desired.values()) {
+      JsonObject current = existing.get(s.listenPort());
+      if (current == null) {
+        log.info(
+            "{}: adding service {} -> {} to load balancer {}",
+            p,
+            s.listenPort(),
+            s.destinationPort(),
+            id);
+        chain = chain.compose(v -> action(id, "add_service", s.toJson()));
+      } else if (!s.matches(current)) {
+        log.info(
+            "{}: updating service {} -> {} of load balancer {}",
+            p,
+            s.listenPort(),
+            s.destinationPort(),
+            id);
+        chain = chain.compose(v -> action(id, "update_service", s.toJson()));
+      }
+    }
+    return chain;
+  }
+
+  private Future<Void> syncTargets(
+      LbService service, JsonObject lb, Map<Long, String> targets, boolean usePrivateIp) {
+    long id = lb.getLong("id");
+    String p = prefix(service);
+    Map<Long, Boolean> existing = new HashMap<>();
+    JsonArray list = lb.getJsonArray("targets", new JsonArray());
+    for (int i = 0; i < list.size(); i++) {
+      JsonObject t = list.getJsonObject(i);
+      if ("server".equals(t.getString("type")) && t.getJsonObject("server") != null) {
+        existing.put(
+            t.getJsonObject("server").getLong("id"), t.getBoolean("use_private_ip", false));
+      }
+    }
+    Future<Void> chain = Future.succeededFuture();
+    for (Map.Entry<Long, Boolean> e : existing.entrySet()) {
+      long server = e.getKey();
+      if (!targets.containsKey(server) || e.getValue() != usePrivateIp) {
+        log.info("{}: removing server {} from load balancer {}", p, server, id);
+        chain =
+            chain.compose(
+                v ->
+                    action(
+                            id,
+                            "remove_target",
+                            new JsonObject()
+                                .put("type", "server")
+                                .put("server", new JsonObject().put("id", server)))
+                        .recover(
+                            err -> ignoreCode(err, "load_balancer_target_not_found", "not_found")));
+      }
+    }
+    for (Map.Entry<Long, String> t : targets.entrySet()) {
+      Boolean current = existing.get(t.getKey());
+      if (current == null || current != usePrivateIp) {
+        log.info(
+            "{}: adding server {} (node {}) to load balancer {}", p, t.getKey(), t.getValue(), id);
+        chain = chain.compose(v -> action(id, "add_target", target(t.getKey(), usePrivateIp)));
+      }
+    }
+    return chain;
+  }
+
+  private Future<Void> delete(String p, JsonObject lb) {
+    long id = lb.getLong("id");
+    if (lb.getJsonObject("protection", new JsonObject()).getBoolean("delete", false)) {
+      // hcloud-ccm's behaviour: a protected load balancer is left in place, the Service goes.
+      log.warn(
+          "{}: load balancer {} ({}) has delete protection; left in place, delete it by hand",
+          p,
+          id,
+          lb.getString("name"));
+      return Future.succeededFuture();
+    }
+    log.info("{}: deleting load balancer {} ({})", p, id, lb.getString("name"));
+    return api.delete("/load_balancers/" + id)
+        .recover(
+            e ->
+                e instanceof HetznerApiException h && h.isNotFound()
+                    ? Future.succeededFuture()
+                    : Future.failedFuture(e));
+  }
+
+  private Future<Void> action(long id, String command, JsonObject body) {
+    return api.post("/load_balancers/" + id + "/actions/" + command, body)
+        .compose(r -> api.awaitAction(r.getJsonObject("action")));
+  }
+
+  private static Future<Void> ignoreCode(Throwable e, String... codes) {
+    if (e instanceof HetznerApiException h) {
+      for (String c : codes) {
+        if (c.equals(h.code())) {
+          return Future.succeededFuture();
+        }
+      }
+    }
+    return Future.failedFuture(e);
+  }
+
+  // --- helpers -------------------------------------------------------------------------------
+
+  /** Service settings Hetzner TCP load balancers cannot honour: Warnings, not failures. */
+  private static List<EnsureResult.Warning> unsupported(LbService service) {
+    List<EnsureResult.Warning> w = new ArrayList<>();
+    if (!service.sourceRanges().isEmpty()) {
+      w.add(
+          new EnsureResult.Warning(
+              "LoadBalancerSourceRangesUnsupported",
+              "spec.loadBalancerSourceRanges="
+                  + service.sourceRanges()
+                  + ": Hetzner load balancers do not filter clients; use a firewall on the"
+                  + " servers"));
+    }
+    if (service.loadBalancerIp() != null && !service.loadBalancerIp().isEmpty()) {
+      w.add(
+          new EnsureResult.Warning(
+              "LoadBalancerIPUnsupported",
+              "spec.loadBalancerIP="
+                  + service.loadBalancerIp()
+                  + ": Hetzner assigns load balancer addresses; the field is ignored"));
+    }
+    return w;
+  }
+
+  /** Server ids of the nodes, by {@code hcloud://<id>}; nodes without one get a warning. */
+  private static Map<Long, String> targets(
+      List<LbNode> nodes, List<EnsureResult.Warning> warnings) {
+    Map<Long, String> ids = new TreeMap<>();
+    for (LbNode n : nodes) {
+      String pid = n.providerId();
+      if (pid.startsWith(PROVIDER_ID_PREFIX)) {
+        try {
+          ids.put(Long.parseLong(pid.substring(PROVIDER_ID_PREFIX.length())), n.name());
+          continue;
+        } catch (NumberFormatException ignored) {
+          // reported below
+        }
+      }
+      warnings.add(
+          new EnsureResult.Warning(
+              "NodeNotAHetznerServer",
+              "Node "
+                  + n.name()
+                  + " spec.providerID="
+                  + (pid.isEmpty() ? "\"\"" : pid)
+                  + " is not hcloud://<server id>; it gets no traffic"));
+    }
+    return ids;
+  }
+
+  private static JsonObject target(long serverId, boolean usePrivateIp) {
+    return new JsonObject()
+        .put("type", "server")
+        .put("server", new JsonObject().put("id", serverId))
+        .put("use_private_ip", usePrivateIp);
+  }
+
+  private static JsonObject labels(String clusterName, LbService service) {
+    ServiceKey key = service.key();
+    return new JsonObject()
+        .put(SERVICE_UID_LABEL, service.uid())
+        .put(CLUSTER_LABEL, clusterName)
+        .put(NAMESPACE_LABEL, key.namespace())
+        .put(NAME_LABEL, key.name());
+  }
+
+  private static LbStatus status(JsonObject lb, HetznerSpec spec) {
+    JsonObject net = lb.getJsonObject("public_net", new JsonObject());
+    if (!net.getBoolean("enabled", true)) {
+      return LbStatus.EMPTY;
+    }
+    String mode = spec.proxyProtocol() ? "Proxy" : null;
+    List<LbIngress> ingress = new ArrayList<>();
+    String v4 = net.getJsonObject("ipv4", new JsonObject()).getString("ip");
+    if (v4 != null && !v4.isEmpty()) {
+      ingress.add(new LbIngress(v4, null, mode, List.of()));
+    }
+    String v6 = net.getJsonObject("ipv6", new JsonObject()).getString("ip");
+    if (v6 != null && !v6.isEmpty() && !spec.ipv6Disabled()) {
+      ingress.add(new LbIngress(v6, null, mode, List.of()));
+    }
+    return new LbStatus(ingress);
+  }
+
+  /** The spec without failing on bad annotations (for reads and host updates). */
+  private HetznerSpec lenientSpec(LbService service) {
+    try {
+      return HetznerSpec.of(service, options, loadBalancerName("", service));
+    } catch (ProviderException e) {
+      boolean proxy = "true".equals(service.annotations().get(HetznerSpec.PROXY_PROTOCOL));
+      boolean privateIp =
+          service.annotations().containsKey(HetznerSpec.USE_PRIVATE_IP)
+              ? "true".equals(service.annotations().get(HetznerSpec.USE_PRIVATE_IP))
+              : options.isUsePrivateIp();
+      boolean v6off = "true".equals(service.annotations().get(HetznerSpec.IPV6_DISABLED));
+      return new HetznerSpec("", "", null, null, "", proxy, privateIp, v6off, List.of());
+    }
+  }
+
+  /** Request fields whose invalid_input errors point back at an annotation. */
+  private static Map<String, HetznerErrors.Source> fields(LbService service, HetznerSpec spec) {
+    Map<String, HetznerErrors.Source> m = new HashMap<>();
+    m.put("name", new HetznerErrors.Source(HetznerSpec.NAME, spec.name()));
+    m.put("load_balancer_type", new HetznerErrors.Source(HetznerSpec.TYPE, spec.type()));
+    if (spec.location() != null) {
+      m.put("location", new HetznerErrors.Source(HetznerSpec.LOCATION, spec.location()));
+    }
+    if (spec.networkZone() != null) {
+      m.put("network_zone", new HetznerErrors.Source(HetznerSpec.NETWORK_ZONE, spec.networkZone()));
+    }
+    m.put("algorithm", new HetznerErrors.Source(HetznerSpec.ALGORITHM, spec.algorithm()));
+    return m;
+  }
+
+  private static <T> Future<T> guarded(
+      Supplier<Future<T>> call, Map<String, HetznerErrors.Source> fields) {
+    Future<T> f;
+    try {
+      f = call.get();
+    } catch (RuntimeException e) {
+      f = Future.failedFuture(e);
+    }
+    return f.recover(e -> Future.failedFuture(HetznerErrors.map(e, fields)));
+  }
+
+  private static String prefix(LbService service) {
+    return "Service " + service.key().objectKey();
+  }
+}

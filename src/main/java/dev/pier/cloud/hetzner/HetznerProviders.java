@@ -1,0 +1,86 @@
+package dev.pier.cloud.hetzner;
+
+import dev.pier.config.ConfigException;
+import dev.pier.config.ConfigValues;
+import dev.pier.config.PierOptions;
+import io.vertx.core.Vertx;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.function.Function;
+
+/** Builds the Hetzner provider from Pier's configuration; runs once at startup. */
+public final class HetznerProviders {
+  private HetznerProviders() {}
+
+  public static HetznerLoadBalancerProvider create(Vertx vertx, ConfigValues config) {
+    return create(vertx, config, System::getenv);
+  }
+
+  static HetznerLoadBalancerProvider create(
+      Vertx vertx, ConfigValues config, Function<String, String> env) {
+    HetznerOptions options =
+        new HetznerOptions()
+            .setEndpoint(config.get(PierOptions.HETZNER_ENDPOINT))
+            .setToken(token(config, env))
+            .setLocation(config.get(PierOptions.HETZNER_LOCATION))
+            .setNetworkZone(config.get(PierOptions.HETZNER_NETWORK_ZONE))
+            .setType(config.get(PierOptions.HETZNER_TYPE))
+            .setAlgorithm(config.get(PierOptions.HETZNER_ALGORITHM))
+            .setHealthCheckInterval(config.get(PierOptions.HETZNER_HEALTH_CHECK_INTERVAL))
+            .setHealthCheckTimeout(config.get(PierOptions.HETZNER_HEALTH_CHECK_TIMEOUT))
+            .setHealthCheckRetries(config.get(PierOptions.HETZNER_HEALTH_CHECK_RETRIES))
+            .setUsePrivateIp(config.get(PierOptions.HETZNER_USE_PRIVATE_IP))
+            .setRequestTimeout(config.get(PierOptions.HETZNER_REQUEST_TIMEOUT))
+            .setActionPollInterval(config.get(PierOptions.HETZNER_ACTION_POLL_INTERVAL))
+            .setActionTimeout(config.get(PierOptions.HETZNER_ACTION_TIMEOUT))
+            .setRateLimitMaxWait(config.get(PierOptions.HETZNER_RATE_LIMIT_MAX_WAIT))
+            .setOrphanCleanup(config.get(PierOptions.HETZNER_ORPHAN_CLEANUP));
+    return new HetznerLoadBalancerProvider(vertx, options);
+  }
+
+  /** The token from hetzner.tokenFile, else from the variable hetzner.tokenEnv names. */
+  static String token(ConfigValues config, Function<String, String> env) {
+    String file = config.get(PierOptions.HETZNER_TOKEN_FILE);
+    if (!file.isEmpty()) {
+      String token;
+      try {
+        token = Files.readString(Path.of(file)).trim();
+      } catch (IOException e) {
+        throw new ConfigException(
+            config.source()
+                + ": "
+                + PierOptions.HETZNER_TOKEN_FILE.path()
+                + ": cannot read "
+                + file
+                + ": "
+                + e.getMessage(),
+            e);
+      }
+      if (token.isEmpty()) {
+        throw new ConfigException(
+            config.source()
+                + ": "
+                + PierOptions.HETZNER_TOKEN_FILE.path()
+                + ": "
+                + file
+                + " is empty");
+      }
+      return token;
+    }
+    String var = config.get(PierOptions.HETZNER_TOKEN_ENV);
+    String token = env.apply(var);
+    if (token == null || token.isBlank()) {
+      throw new ConfigException(
+          config.source()
+              + ": "
+              + PierOptions.HETZNER_TOKEN_FILE.path()
+              + " is empty and the environment variable "
+              + var
+              + " ("
+              + PierOptions.HETZNER_TOKEN_ENV.path()
+              + ") is not set: provider hetzner needs an API token");
+    }
+    return token.trim();
+  }
+}

@@ -1,0 +1,256 @@
+package dev.pier.cloud.webhook;
+
+import dev.pier.cloud.EnsureResult;
+import dev.pier.cloud.LoadBalancerProvider;
+import dev.pier.cloud.ProviderException;
+import dev.pier.model.LbNode;
+import dev.pier.model.LbService;
+import dev.pier.model.LbStatus;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.core.net.PemKeyCertOptions;
+import io.vertx.core.net.PemTrustOptions;
+import io.vertx.ext.web.client.HttpRequest;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import io.vertx.ext.web.client.WebClientOptions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Drives any load balancer through the HTTP+JSON contract of {@code docs/webhook-provider.md}:
+ * {@code POST <url>/get}, {@code /ensure}, {@code /update-hosts} and {@code /delete}.
+ *
+ * <p>Network errors, timeouts and 5xx answers (except 503 with Retry-After) are retried here with a
+ * doubling delay; 429 and 503 with {@code Retry-After} become {@code RetryAfter}; 422 {@code
+ * invalid_input} becomes {@code InvalidInput}; 409 {@code implemented_elsewhere} becomes {@code
+ * ImplementedElsewhere}; any other answer is a {@code Retry}.
+ */
+public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
+  private static final Logger log = LoggerFactory.getLogger(WebhookLoadBalancerProvider.class);
+
+  private final Vertx vertx;
+  private final WebhookOptions options;
+  private final WebClient client;
+
+  public WebhookLoadBalancerProvider(Vertx vertx, WebhookOptions options) {
+    if (options.getUrl().isEmpty()) {
+      throw new IllegalArgumentException("the webhook URL is empty");
+    }
+    this.vertx = vertx;
+    this.options = options;
+    WebClientOptions web =
+        new WebClientOptions()
+            .setUserAgent("pier")
+            .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, options.getTimeout().toMillis()));
+    if (!options.getCaFile().isEmpty()) {
+      web.setTrustOptions(new PemTrustOptions().addCertPath(options.getCaFile()));
+    }
+    if (!options.getCertFile().isEmpty()) {
+      web.setKeyCertOptions(
+          new PemKeyCertOptions()
+              .setCertPath(options.getCertFile())
+              .setKeyPath(options.getKeyFile()));
+    }
+    this.client = WebClient.create(vertx, web);
+  }
+
+  @Override
+  public String name() {
+    return "webhook";
+  }
+
+  @Override
+  public String loadBalancerName(String clusterName, LbService service) {
+    String name = "a" + service.uid().replace("-", "");
+    return name.length() > 32 ? name.substring(0, 32) : name;
+  }
+
+  @Override
+  public Future<Optional<LbStatus>> getLoadBalancer(String clusterName, LbService service) {
+    return call("get", clusterName, service, null, false)
+        .map(
+            body -> {
+              if (!body.getBoolean("exists", false)) {
+                return Optional.<LbStatus>empty();
+              }
+              return Optional.of(parse(body.getJsonObject("status"), "get"));
+            });
+  }
+
+  @Override
+  public Future<EnsureResult> ensureLoadBalancer(
+      String clusterName, LbService service, List<LbNode> nodes) {
+    return call("ensure", clusterName, service, nodes, true)
+        .map(
+            body -> {
+              LbStatus status = parse(body.getJsonObject("status"), "ensure");
+              if (status.isEmpty()) {
+                throw new ProviderException.Retry(
+                    "webhook ensure: malformed answer: status.ingress is empty");
+              }
+              List<EnsureResult.Warning> warnings = new ArrayList<>();
+              JsonArray list = body.getJsonArray("warnings", new JsonArray());
+              for (int i = 0; i < list.size(); i++) {
+                JsonObject w = list.getJsonObject(i);
+                warnings.add(
+                    new EnsureResult.Warning(
+                        w.getString("reason", "LoadBalancerWarning"), w.getString("message", "")));
+              }
+              return new EnsureResult(status, warnings);
+            });
+  }
+
+  @Override
+  public Future<Void> updateLoadBalancerHosts(
+      String clusterName, LbService service, List<LbNode> nodes) {
+    return call("update-hosts", clusterName, service, nodes, true).mapEmpty();
+  }
+
+  @Override
+  public Future<Void> ensureLoadBalancerDeleted(String clusterName, LbService service) {
+    return call("delete", clusterName, service, null, false).mapEmpty();
+  }
+
+  @Override
+  public Future<Void> close() {
+    client.close();
+    return Future.succeededFuture();
+  }
+
+  private static LbStatus parse(JsonObject status, String op) {
+    try {
+      return WebhookJson.parseStatus(status);
+    } catch (RuntimeException e) {
+      throw new ProviderException.Retry("webhook " + op + ": malformed answer: " + e.getMessage());
+    }
+  }
+
+  private Future<JsonObject> call(
+      String op, String cluster, LbService service, List<LbNode> nodes, boolean elsewhereAllowed) {
+    JsonObject body =
+        WebhookJson.request(cluster, loadBalancerName(cluster, service), service, nodes);
+    String prefix = "Service " + service.key().objectKey();
+    Promise<JsonObject> done = Promise.promise();
+    attempt(op, prefix, body, elsewhereAllowed, 0, done);
+    return done.future();
+  }
+
+  private void attempt(
+      String op,
+      String prefix,
+      JsonObject body,
+      boolean elsewhereAllowed,
+      int attempt,
+      Promise<JsonObject> done) {
+    HttpRequest<Buffer> request =
+        client.postAbs(options.getUrl() + "/" + op).timeout(options.getTimeout().toMillis());
+    if (!options.getToken().isEmpty()) {
+      request.bearerTokenAuthentication(options.getToken());
+    }
+    request
+        .sendJsonObject(body)
+        .onComplete(
+            ar -> {
+              Throwable failure;
+              boolean transientFailure;
+              if (ar.failed()) {
+                failure =
+                    new ProviderException.Retry(
+                        "webhook " + op + ": " + ar.cause().getMessage(), ar.cause());
+                transientFailure = true;
+              } else {
+                HttpResponse<Buffer> r = ar.result();
+                int status = r.statusCode();
+                if (status >= 200 && status < 300) {
+                  try {
+                    done.complete(
+                        r.body() == null || r.body().length() == 0
+                            ? new JsonObject()
+                            : r.bodyAsJsonObject());
+                  } catch (RuntimeException e) {
+                    done.fail(
+                        new ProviderException.Retry("webhook " + op + ": answer is not JSON"));
+                  }
+                  return;
+                }
+                failure = error(op, r, elsewhereAllowed);
+                transientFailure =
+                    status >= 500 && !(failure instanceof ProviderException.RetryAfter);
+              }
+              if (transientFailure && attempt < options.getRetries()) {
+                long delay = options.getRetryDelay().toMillis() << Math.min(attempt, 20);
+                log.debug(
+                    "{}: webhook {} failed ({}), retry {} in {} ms",
+                    prefix,
+                    op,
+                    failure.getMessage(),
+                    attempt + 1,
+                    delay);
+                vertx.setTimer(
+                    Math.max(1, delay),
+                    t -> attempt(op, prefix, body, elsewhereAllowed, attempt + 1, done));
+                return;
+              }
+              done.fail(failure);
+            });
+  }
+
+  private static Throwable error(String op, HttpResponse<Buffer> r, boolean elsewhereAllowed) {
+    int status = r.statusCode();
+    JsonObject error = new JsonObject();
+    try {
+      JsonObject b = r.bodyAsJsonObject();
+      if (b != null && b.getJsonObject("error") != null) {
+        error = b.getJsonObject("error");
+      }
+    } catch (RuntimeException ignored) {
+      // not JSON: the status alone decides
+    }
+    String kind = error.getString("kind", "");
+    String message =
+        "webhook "
+            + op
+            + ": "
+            + status
+            + (error.containsKey("message") ? ": " + error.getString("message") : "");
+    Duration retryAfter = retryAfter(r.getHeader("Retry-After"));
+    if ((status == 429 || status == 503) && retryAfter != null) {
+      return new ProviderException.RetryAfter(message, retryAfter);
+    }
+    if (status == 429) {
+      return new ProviderException.RetryAfter(message, Duration.ofSeconds(1));
+    }
+    if (status == 422 || kind.equals("invalid_input")) {
+      return new ProviderException.InvalidInput(
+          error.getString("field", ""), error.getString("value", ""), message);
+    }
+    if (kind.equals("implemented_elsewhere")) {
+      return elsewhereAllowed
+          ? new ProviderException.ImplementedElsewhere(message)
+          : new ProviderException.Retry(message + " (not allowed on " + op + ")");
+    }
+    return new ProviderException.Retry(message);
+  }
+
+  /** Retry-After as delta seconds; HTTP dates are not used by this contract. */
+  static Duration retryAfter(String header) {
+    if (header == null) {
+      return null;
+    }
+    try {
+      long s = Long.parseLong(header.trim());
+      return s < 0 ? null : Duration.ofSeconds(s);
+    } catch (NumberFormatException e) {
+      return null;
+    }
+  }
+}

@@ -1,0 +1,103 @@
+package dev.pier.cloud.webhook;
+
+import java.time.Duration;
+
+/** Options of the webhook provider, with defaults as constants. */
+public final class WebhookOptions {
+  public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
+  public static final int DEFAULT_RETRIES = 3;
+  public static final Duration DEFAULT_RETRY_DELAY = Duration.ofMillis(500);
+
+  private String url = "";
+  private Duration timeout = DEFAULT_TIMEOUT;
+  private int retries = DEFAULT_RETRIES;
+  private Duration retryDelay = DEFAULT_RETRY_DELAY;
+  private String token = "";
+  private String caFile = "";
+  private String certFile = "";
+  private String keyFile = "";
+
+  /**
+   * Base URL; calls go to {@code <url>/get}, {@code /ensure}, {@code /update-hosts}, {@code
+   * /delete}.
+   */
+  public String getUrl() {
+    return url;
+  }
+
+  public WebhookOptions setUrl(String url) {
+    this.url = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+    return this;
+  }
+
+  public Duration getTimeout() {
+    return timeout;
+  }
+
+  public WebhookOptions setTimeout(Duration timeout) {
+    this.timeout = timeout;
+    return this;
+  }
+
+  /** Retries after a network error, a timeout or a 5xx answer (not after 429/503 Retry-After). */
+  public int getRetries() {
+    return retries;
+  }
+
+  public WebhookOptions setRetries(int retries) {
+    this.retries = retries;
+    return this;
+  }
+
+  /** First delay between retries; doubles per retry. */
+  public Duration getRetryDelay() {
+    return retryDelay;
+  }
+
+  public WebhookOptions setRetryDelay(Duration retryDelay) {
+    this.retryDelay = retryDelay;
+    return this;
+  }
+
+  /** Bearer token sent with every call; empty: none. Never logged. */
+  public String getToken() {
+    return token;
+  }
+
+  public WebhookOptions setToken(String token) {
+    this.token = token;
+    return this;
+  }
+
+  public String getCaFile() {
+    return caFile;
+  }
+
+  public WebhookOptions setCaFile(String caFile) {
+    this.caFile = caFile;
+    return this;
+  }
+
+  public String getCertFile() {
+    return certFile;
+  }
+
+  public WebhookOptions setCertFile(String certFile) {
+    this.certFile = certFile;
+    return this;
+  }
+
+  public String getKeyFile() {
+    return keyFile;
+  }
+
+  public WebhookOptions setKeyFile(String keyFile) {
+    this.keyFile = keyFile;
+    return this;
+  }
+
+  @Override
+  public String toString() {
+    return "WebhookOptions{url=" + url + "}";
+  }
+}

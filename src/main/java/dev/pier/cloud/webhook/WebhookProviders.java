@@ -1,0 +1,75 @@
+package dev.pier.cloud.webhook;
+
+import dev.pier.config.ConfigException;
+import dev.pier.config.ConfigValues;
+import dev.pier.config.PierOptions;
+import io.vertx.core.Vertx;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** Builds the webhook provider from Pier's configuration; runs once at startup. */
+public final class WebhookProviders {
+  private WebhookProviders() {}
+
+  public static WebhookLoadBalancerProvider create(Vertx vertx, ConfigValues config) {
+    String url = config.get(PierOptions.WEBHOOK_URL);
+    if (url.isEmpty()) {
+      throw new ConfigException(
+          config.source()
+              + ": "
+              + PierOptions.WEBHOOK_URL.path()
+              + ": required with provider webhook");
+    }
+    String cert = config.get(PierOptions.WEBHOOK_TLS_CERT_FILE);
+    String key = config.get(PierOptions.WEBHOOK_TLS_KEY_FILE);
+    if (cert.isEmpty() != key.isEmpty()) {
+      throw new ConfigException(
+          config.source()
+              + ": "
+              + PierOptions.WEBHOOK_TLS_CERT_FILE.path()
+              + " and "
+              + PierOptions.WEBHOOK_TLS_KEY_FILE.path()
+              + " must be set together");
+    }
+    for (var o :
+        java.util.List.of(
+            PierOptions.WEBHOOK_TLS_CA_FILE,
+            PierOptions.WEBHOOK_TLS_CERT_FILE,
+            PierOptions.WEBHOOK_TLS_KEY_FILE)) {
+      String f = config.get(o);
+      if (!f.isEmpty() && !Files.isReadable(Path.of(f))) {
+        throw new ConfigException(config.source() + ": " + o.path() + ": cannot read " + f);
+      }
+    }
+    WebhookOptions options =
+        new WebhookOptions()
+            .setUrl(url)
+            .setTimeout(config.get(PierOptions.WEBHOOK_TIMEOUT))
+            .setRetries(config.get(PierOptions.WEBHOOK_RETRIES))
+            .setRetryDelay(config.get(PierOptions.WEBHOOK_RETRY_DELAY))
+            .setToken(token(config))
+            .setCaFile(config.get(PierOptions.WEBHOOK_TLS_CA_FILE))
+            .setCertFile(cert)
+            .setKeyFile(key);
+    try {
+      return new WebhookLoadBalancerProvider(vertx, options);
+    } catch (RuntimeException e) {
+      throw new ConfigException(config.source() + ": webhook.tls: " + e.getMessage(), e);
+    }
+  }
+
+  private static String token(ConfigValues config) {
+    String file = config.get(PierOptions.WEBHOOK_TOKEN_FILE);
+    if (file.isEmpty()) {
+      return "";
+    }
+    try {
+      return Files.readString(Path.of(file)).trim();
+    } catch (IOException e) {
+      throw new ConfigException(
+          config.source() + ": " + PierOptions.WEBHOOK_TOKEN_FILE.path() + ": cannot read " + file,
+          e);
+    }
+  }
+}

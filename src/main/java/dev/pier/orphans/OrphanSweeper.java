@@ -1,0 +1,154 @@
+package dev.pier.orphans;
+
+import dev.pier.cloud.LoadBalancerProvider;
+import dev.pier.cloud.LoadBalancerProvider.OwnedLoadBalancer;
+import dev.pier.cloud.LoadBalancerProvider.OwnedLoadBalancers;
+import dev.pier.kube.Cluster;
+import dev.pier.kube.Clusters;
+import dev.pier.model.ServiceKey;
+import io.fabric8.kubernetes.api.model.Service;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.vertx.core.AbstractVerticle;
+import io.vertx.core.Future;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Deletes load balancers the provider owns whose Service no longer exists: Services deleted while
+ * Pier was down leave them behind (upstream leaves them for good, kubernetes#53451). Runs right
+ * after start and then every period, only on synced clusters, and never on a load balancer whose
+ * Service (by uid) is still in the cache, even while it is being deleted.
+ */
+public final class OrphanSweeper extends AbstractVerticle {
+  private static final Logger log = LoggerFactory.getLogger(OrphanSweeper.class);
+
+  private final Clusters clusters;
+  private final OwnedLoadBalancers owned;
+  private final Duration period;
+  private final Counter deleted;
+  private final Counter failures;
+  private boolean running;
+
+  public OrphanSweeper(
+      Clusters clusters, OwnedLoadBalancers owned, Duration period, MeterRegistry registry) {
+    this.clusters = clusters;
+    this.owned = owned;
+    this.period = period;
+    this.deleted =
+        Counter.builder("pier.orphans.deleted")
+            .description("Load balancers deleted because their Service no longer exists")
+            .register(registry);
+    this.failures =
+        Counter.builder("pier.orphans.delete.failures")
+            .description("Orphaned load balancers whose deletion failed (retried next sweep)")
+            .register(registry);
+  }
+
+  /** A sweeper for the provider, or null when it cannot list what it owns. */
+  public static OrphanSweeper forProvider(
+      Clusters clusters, LoadBalancerProvider provider, Duration period, MeterRegistry registry) {
+    return provider
+        .ownedLoadBalancers()
+        .map(o -> new OrphanSweeper(clusters, o, period, registry))
+        .orElse(null);
+  }
+
+  @Override
+  public void start() {
+    vertx.setTimer(1, t -> sweep());
+    vertx.setPeriodic(Math.max(1, period.toMillis()), t -> sweep());
+  }
+
+  /** One sweep over every synced cluster; completes when every deletion was tried. */
+  public Future<Integer> sweep() {
+    if (running) {
+      return Future.succeededFuture(0);
+    }
+    running = true;
+    List<Future<Integer>> all = new ArrayList<>();
+    for (Cluster c : clusters.all()) {
+      if (c.synced()) {
+        all.add(sweep(c));
+      }
+    }
+    return Future.join(all)
+        .map(cf -> all.stream().mapToInt(f -> f.result() == null ? 0 : f.result()).sum())
+        .eventually(
+            () -> {
+              running = false;
+              return Future.succeededFuture();
+            });
+  }
+
+  /** {@code namespace/name} of the load balancer's Service, as log lines name Services. */
+  private static String objectKey(OwnedLoadBalancer lb) {
+    try {
+      return ServiceKey.parse(lb.serviceKey()).objectKey();
+    } catch (IllegalArgumentException e) {
+      return lb.serviceKey();
+    }
+  }
+
+  private Future<Integer> sweep(Cluster cluster) {
+    return owned
+        .list(cluster.name())
+        .compose(
+            lbs -> {
+              Set<String> uids =
+                  cluster.services().stream()
+                      .map(Service::getMetadata)
+                      .map(m -> m.getUid())
+                      .collect(Collectors.toSet());
+              List<Future<Integer>> deletions = new ArrayList<>();
+              for (OwnedLoadBalancer lb : lbs) {
+                if (lb.serviceUid() == null
+                    || lb.serviceUid().isEmpty()
+                    || uids.contains(lb.serviceUid())) {
+                  continue;
+                }
+                deletions.add(
+                    owned
+                        .delete(cluster.name(), lb)
+                        .map(
+                            v -> {
+                              deleted.increment();
+                              log.warn(
+                                  "Service {}: deleted orphaned load balancer {} ({}): no Service"
+                                      + " with uid {} exists any more",
+                                  objectKey(lb),
+                                  lb.name(),
+                                  lb.id(),
+                                  lb.serviceUid());
+                              return 1;
+                            })
+                        .recover(
+                            e -> {
+                              failures.increment();
+                              log.warn(
+                                  "Service {}: deleting orphaned load balancer {} ({}) failed: {}",
+                                  objectKey(lb),
+                                  lb.name(),
+                                  lb.id(),
+                                  e.getMessage());
+                              return Future.succeededFuture(0);
+                            }));
+              }
+              return Future.join(deletions)
+                  .map(cf -> deletions.stream().mapToInt(Future::result).sum());
+            })
+        .recover(
+            e -> {
+              log.warn(
+                  "Cluster {}: listing owned load balancers failed: {}",
+                  cluster.name(),
+                  e.getMessage());
+              return Future.succeededFuture(0);
+            });
+  }
+}

@@ -1,0 +1,247 @@
+package dev.pier.cloud.webhook;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A small in-memory implementation of docs/webhook-provider.md: it "creates" a load balancer per
+ * Service (cluster + uid) with an address from 192.0.2.0/24 and remembers its ports and nodes. It
+ * rejects non-TCP/UDP protocols as invalid input, and can inject busy (503 Retry-After) and 500
+ * answers for tests.
+ */
+public final class ReferenceWebhook implements AutoCloseable {
+  private final Vertx vertx = Vertx.vertx();
+  private final HttpServer server;
+  private final String token;
+  private final String scheme;
+  private final Map<String, JsonObject> lbs = new TreeMap<>();
+  private final boolean[] used = new boolean[256];
+  private int busy;
+  private int busyRetryAfter;
+  private int failures;
+  private int calls;
+
+  private ReferenceWebhook(String token, HttpServerOptions options) {
+    this.token = token;
+    this.server = vertx.createHttpServer(options).requestHandler(this::handle);
+    this.scheme = options.isSsl() ? "https" : "http";
+  }
+
+  /** Starts on a free loopback port; {@code token} empty: no authentication. */
+  public static ReferenceWebhook start(String token) {
+    return start(token, new HttpServerOptions());
+  }
+
+  /** Starts with the given server options (TLS, client authentication). */
+  public static ReferenceWebhook start(String token, HttpServerOptions options) {
+    ReferenceWebhook w = new ReferenceWebhook(token, options);
+    try {
+      w.server
+          .listen(0, "127.0.0.1")
+          .toCompletionStage()
+          .toCompletableFuture()
+          .get(10, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new IllegalStateException("reference webhook did not start", e);
+    }
+    return w;
+  }
+
+  public String url() {
+    return scheme + "://localhost:" + server.actualPort() + "/pier/v1";
+  }
+
+  /** The next {@code n} calls are answered 503 with {@code Retry-After: seconds}. */
+  public synchronized void busyNext(int n, int seconds) {
+    busy = n;
+    busyRetryAfter = seconds;
+  }
+
+  /** The next {@code n} calls are answered 500. */
+  public synchronized void failNext(int n) {
+    failures = n;
+  }
+
+  public synchronized int calls() {
+    return calls;
+  }
+
+  /** The load balancers: key cluster/uid, value {name, namespace, service, ip, ports, nodes}. */
+  public synchronized Map<String, JsonObject> loadBalancers() {
+    Map<String, JsonObject> copy = new TreeMap<>();
+    lbs.forEach((k, v) -> copy.put(k, v.copy()));
+    return copy;
+  }
+
+  @Override
+  public void close() {
+    try {
+      vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private void handle(HttpServerRequest req) {
+    req.body()
+        .onSuccess(
+            buf -> {
+              synchronized (this) {
+                calls++;
+                answer(req, buf.toString());
+              }
+            });
+  }
+
+  private void answer(HttpServerRequest req, String text) {
+    if (!token.isEmpty() && !("Bearer " + token).equals(req.getHeader("Authorization"))) {
+      error(req, 401, "unauthorized", "missing or wrong bearer token");
+      return;
+    }
+    String prefix = "/pier/v1/";
+    if (!req.path().startsWith(prefix) || req.method().name().equals("GET")) {
+      error(req, 404, "not_found", "no operation at " + req.path());
+      return;
+    }
+    String op = req.path().substring(prefix.length());
+    if (!List.of("get", "ensure", "update-hosts", "delete").contains(op)) {
+      error(req, 404, "not_found", "unknown operation " + op);
+      return;
+    }
+    if (busy > 0) {
+      busy--;
+      req.response().putHeader("Retry-After", Integer.toString(busyRetryAfter));
+      error(req, 503, "busy", "busy, try again later");
+      return;
+    }
+    if (failures > 0) {
+      failures--;
+      error(req, 500, "internal", "injected failure");
+      return;
+    }
+    JsonObject body;
+    JsonObject svc;
+    String key;
+    try {
+      body = new JsonObject(text);
+      svc = body.getJsonObject("service");
+      key = body.getString("cluster") + "/" + svc.getString("uid");
+      if (body.getString("cluster") == null || svc.getString("uid") == null) {
+        throw new IllegalArgumentException("cluster and service.uid are required");
+      }
+    } catch (RuntimeException e) {
+      error(req, 400, "bad_request", "cannot parse the request: " + e.getMessage());
+      return;
+    }
+    JsonObject lb = lbs.get(key);
+    switch (op) {
+      case "get" -> {
+        JsonObject a = new JsonObject().put("exists", lb != null);
+        if (lb != null) {
+          a.put("status", status(lb));
+        }
+        json(req, 200, a);
+      }
+      case "ensure" -> {
+        JsonArray ports = svc.getJsonArray("ports", new JsonArray());
+        for (int i = 0; i < ports.size(); i++) {
+          String protocol = ports.getJsonObject(i).getString("protocol");
+          if (!"TCP".equals(protocol) && !"UDP".equals(protocol)) {
+            req.response().setStatusCode(422);
+            json(
+                req,
+                422,
+                new JsonObject()
+                    .put(
+                        "error",
+                        new JsonObject()
+                            .put("kind", "invalid_input")
+                            .put("field", "spec.ports[" + i + "].protocol")
+                            .put("value", protocol)
+                            .put(
+                                "message",
+                                "spec.ports["
+                                    + i
+                                    + "].protocol="
+                                    + protocol
+                                    + ": only TCP and UDP")));
+            return;
+          }
+        }
+        if (lb == null) {
+          int n = 1;
+          while (n < 255 && used[n]) {
+            n++;
+          }
+          if (n == 255) {
+            error(req, 503, "exhausted", "no free address");
+            return;
+          }
+          used[n] = true;
+          lb = new JsonObject().put("ip", "192.0.2." + n);
+          lbs.put(key, lb);
+        }
+        lb.put("name", body.getString("loadBalancerName"))
+            .put("namespace", svc.getString("namespace"))
+            .put("service", svc.getString("name"))
+            .put("ports", ports.copy())
+            .put("nodes", names(body.getJsonArray("nodes", new JsonArray())));
+        json(req, 200, new JsonObject().put("status", status(lb)).put("warnings", new JsonArray()));
+      }
+      case "update-hosts" -> {
+        if (lb == null) {
+          error(req, 404, "not_found", "no load balancer for " + key);
+          return;
+        }
+        lb.put("nodes", names(body.getJsonArray("nodes", new JsonArray())));
+        req.response().setStatusCode(204).end();
+      }
+      default -> {
+        if (lb != null) {
+          lbs.remove(key);
+          String ip = lb.getString("ip");
+          used[Integer.parseInt(ip.substring(ip.lastIndexOf('.') + 1))] = false;
+        }
+        req.response().setStatusCode(204).end();
+      }
+    }
+  }
+
+  private static JsonArray names(JsonArray nodes) {
+    JsonArray out = new JsonArray();
+    for (int i = 0; i < nodes.size(); i++) {
+      out.add(nodes.getJsonObject(i).getString("name"));
+    }
+    return out;
+  }
+
+  private static JsonObject status(JsonObject lb) {
+    return new JsonObject()
+        .put(
+            "ingress",
+            new JsonArray()
+                .add(new JsonObject().put("ip", lb.getString("ip")).put("ipMode", "VIP")));
+  }
+
+  private static void json(HttpServerRequest req, int status, JsonObject body) {
+    req.response()
+        .setStatusCode(status)
+        .putHeader("Content-Type", "application/json")
+        .end(body.encode());
+  }
+
+  private static void error(HttpServerRequest req, int status, String kind, String message) {
+    json(
+        req,
+        status,
+        new JsonObject().put("error", new JsonObject().put("kind", kind).put("message", message)));
+  }
+}

@@ -1,0 +1,240 @@
+package dev.pier.cloud.webhook;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.pier.cloud.EnsureResult;
+import dev.pier.cloud.ProviderException;
+import dev.pier.model.LbNode;
+import dev.pier.model.LbPort;
+import dev.pier.model.LbService;
+import dev.pier.model.LbStatus;
+import dev.pier.model.ServiceKey;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonObject;
+import io.vertx.core.net.PemKeyCertOptions;
+import io.vertx.core.net.PemTrustOptions;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import io.vertx.ext.web.client.WebClientOptions;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The conformance kit of docs/webhook-provider.md. Extend it, return the webhook's base URL (and
+ * bearer token, if it requires one), and run it with JUnit 5: it drives the webhook through Pier's
+ * own client, {@link WebhookLoadBalancerProvider}, plus raw HTTP for malformed requests and
+ * authentication. Each test uses fresh Service uids and deletes what it made.
+ */
+public abstract class WebhookConformanceTest {
+  private static final String CLUSTER = "conformance";
+
+  /** The webhook's base URL: calls go to {@code <url>/get}, {@code /ensure}, ... */
+  protected abstract String webhookUrl();
+
+  /** The bearer token the webhook requires; empty when it requires none. */
+  protected String webhookToken() {
+    return "";
+  }
+
+  /** The client's options; override to add TLS settings (caFile, certFile, keyFile). */
+  protected WebhookOptions clientOptions() {
+    return new WebhookOptions()
+        .setUrl(webhookUrl())
+        .setToken(webhookToken())
+        .setRetries(0)
+        .setTimeout(Duration.ofSeconds(10));
+  }
+
+  private Vertx vertx;
+  private WebhookLoadBalancerProvider provider;
+  private WebClient raw;
+
+  @BeforeEach
+  void connect() {
+    vertx = Vertx.vertx();
+    WebhookOptions options = clientOptions();
+    provider = new WebhookLoadBalancerProvider(vertx, options);
+    WebClientOptions rawOptions = new WebClientOptions();
+    if (!options.getCaFile().isEmpty()) {
+      rawOptions.setTrustOptions(new PemTrustOptions().addCertPath(options.getCaFile()));
+    }
+    if (!options.getCertFile().isEmpty()) {
+      rawOptions.setKeyCertOptions(
+          new PemKeyCertOptions()
+              .setCertPath(options.getCertFile())
+              .setKeyPath(options.getKeyFile()));
+    }
+    raw = WebClient.create(vertx, rawOptions);
+  }
+
+  @AfterEach
+  void disconnect() throws Exception {
+    provider.close();
+    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+  }
+
+  private static <T> T await(Future<T> f) {
+    try {
+      return f.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw e.getCause() instanceof RuntimeException r
+          ? r
+          : new IllegalStateException(e.getCause());
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  protected static LbService service(String name, LbPort... ports) {
+    return new LbService(
+        new ServiceKey(CLUSTER, "conformance", name),
+        UUID.randomUUID().toString(),
+        List.of(ports),
+        null,
+        "Cluster",
+        0,
+        "None",
+        List.of(),
+        Map.of(),
+        List.of("IPv4"),
+        LbStatus.EMPTY);
+  }
+
+  protected static List<LbNode> nodes(String... names) {
+    return java.util.Arrays.stream(names)
+        .map(n -> new LbNode(n, "", "10.0.0." + (Math.abs(n.hashCode()) % 250 + 1), null, Map.of()))
+        .toList();
+  }
+
+  private static LbPort tcp(int port, int nodePort) {
+    return new LbPort("p" + port, "TCP", port, nodePort);
+  }
+
+  private static void assertUsable(LbStatus status) {
+    assertThat(status.ingress()).as("ensure must answer at least one ingress").isNotEmpty();
+    status
+        .ingress()
+        .forEach(
+            i -> assertThat(i.ip() != null || i.hostname() != null).as("ip or hostname").isTrue());
+  }
+
+  @Test
+  void getOfAnUnknownServiceSaysItDoesNotExist() {
+    assertThat(await(provider.getLoadBalancer(CLUSTER, service("unknown", tcp(80, 30080)))))
+        .isEmpty();
+  }
+
+  @Test
+  void ensureAnswersAnAddressIsIdempotentAndGetAgrees() {
+    LbService svc = service("web", tcp(80, 30080));
+    EnsureResult first = await(provider.ensureLoadBalancer(CLUSTER, svc, nodes("n1", "n2")));
+    assertUsable(first.status());
+    EnsureResult again = await(provider.ensureLoadBalancer(CLUSTER, svc, nodes("n1", "n2")));
+    assertThat(again.status()).isEqualTo(first.status());
+    assertThat(await(provider.getLoadBalancer(CLUSTER, svc))).contains(first.status());
+    await(provider.ensureLoadBalancerDeleted(CLUSTER, svc));
+  }
+
+  @Test
+  void portAndHostChangesKeepTheAddress() {
+    LbService svc = service("ports", tcp(80, 30080));
+    LbStatus status = await(provider.ensureLoadBalancer(CLUSTER, svc, nodes("n1"))).status();
+    await(provider.updateLoadBalancerHosts(CLUSTER, svc, nodes("n1", "n2", "n3")));
+    await(provider.updateLoadBalancerHosts(CLUSTER, svc, List.of()));
+    assertThat(await(provider.getLoadBalancer(CLUSTER, svc))).contains(status);
+    LbService changed =
+        new LbService(
+            svc.key(),
+            svc.uid(),
+            List.of(tcp(8080, 30081), tcp(443, 30443)),
+            null,
+            "Cluster",
+            0,
+            "None",
+            List.of(),
+            Map.of(),
+            List.of("IPv4"),
+            status);
+    assertThat(await(provider.ensureLoadBalancer(CLUSTER, changed, nodes("n2"))).status())
+        .isEqualTo(status);
+    await(provider.ensureLoadBalancerDeleted(CLUSTER, changed));
+  }
+
+  @Test
+  void deleteIsIdempotentAndTheLoadBalancerIsGone() {
+    LbService svc = service("gone", tcp(80, 30080));
+    await(provider.ensureLoadBalancer(CLUSTER, svc, nodes("n1")));
+    await(provider.ensureLoadBalancerDeleted(CLUSTER, svc));
+    assertThat(await(provider.getLoadBalancer(CLUSTER, svc))).isEmpty();
+    await(provider.ensureLoadBalancerDeleted(CLUSTER, svc));
+    await(provider.ensureLoadBalancerDeleted(CLUSTER, service("never-made", tcp(80, 30080))));
+  }
+
+  @Test
+  void servicesAreIndependent() {
+    LbService a = service("a", tcp(80, 30080));
+    LbService b = service("b", tcp(80, 30081));
+    LbStatus sa = await(provider.ensureLoadBalancer(CLUSTER, a, nodes("n1"))).status();
+    LbStatus sb = await(provider.ensureLoadBalancer(CLUSTER, b, nodes("n1"))).status();
+    assertUsable(sa);
+    assertUsable(sb);
+    await(provider.ensureLoadBalancerDeleted(CLUSTER, a));
+    assertThat(await(provider.getLoadBalancer(CLUSTER, a))).isEmpty();
+    assertThat(await(provider.getLoadBalancer(CLUSTER, b))).isEqualTo(Optional.of(sb));
+    await(provider.ensureLoadBalancerDeleted(CLUSTER, b));
+  }
+
+  @Test
+  void anImpossibleProtocolIsInvalidInputNamingTheField() {
+    LbService svc = service("sctp", tcp(80, 30080), new LbPort("s", "SCTP", 9999, 30999));
+    assertThatThrownBy(() -> await(provider.ensureLoadBalancer(CLUSTER, svc, nodes("n1"))))
+        .isInstanceOfSatisfying(
+            ProviderException.InvalidInput.class,
+            e -> {
+              assertThat(e.field()).isEqualTo("spec.ports[1].protocol");
+              assertThat(e.value()).isEqualTo("SCTP");
+            });
+    await(provider.ensureLoadBalancerDeleted(CLUSTER, svc));
+  }
+
+  @Test
+  void malformedRequestsGet400WithAnErrorBody() {
+    var request = raw.postAbs(webhookUrl() + "/ensure");
+    if (!webhookToken().isEmpty()) {
+      request.bearerTokenAuthentication(webhookToken());
+    }
+    HttpResponse<Buffer> r =
+        await(
+            request
+                .putHeader("Content-Type", "application/json")
+                .sendBuffer(Buffer.buffer("{not json")));
+    assertThat(r.statusCode()).isEqualTo(400);
+    JsonObject error = r.bodyAsJsonObject().getJsonObject("error");
+    assertThat(error).isNotNull();
+    assertThat(error.getString("message")).isNotBlank();
+  }
+
+  @Test
+  void aRequiredTokenIsEnforced() {
+    if (webhookToken().isEmpty()) {
+      return; // the webhook declares no authentication: nothing to check
+    }
+    HttpResponse<Buffer> r =
+        await(
+            raw.postAbs(webhookUrl() + "/get")
+                .bearerTokenAuthentication("wrong-" + webhookToken())
+                .sendJsonObject(
+                    WebhookJson.request(CLUSTER, "x", service("auth", tcp(80, 30080)), null)));
+    assertThat(r.statusCode()).isEqualTo(401);
+  }
+}
