@@ -88,19 +88,18 @@ class LoadBalancerLifecycleTest {
                       .containsAll(List.of("EnsuringLoadBalancer", "EnsuredLoadBalancer")));
 
       // Change the port: the listener follows.
-      client
-          .services()
-          .inNamespace(ns)
-          .withName("web")
-          .edit(
-              s ->
-                  new ServiceBuilder(s)
-                      .editSpec()
-                      .editFirstPort()
-                      .withPort(9090)
-                      .endPort()
-                      .endSpec()
-                      .build());
+      Services.edit(
+          client,
+          ns,
+          "web",
+          s ->
+              new ServiceBuilder(s)
+                  .editSpec()
+                  .editFirstPort()
+                  .withPort(9090)
+                  .endPort()
+                  .endSpec()
+                  .build());
       await()
           .atMost(InProcessPier.CONVERGE)
           .until(() -> Objects.toString(Traffic.get(ip, 9090), "").contains("hello from node-a"));
@@ -108,20 +107,19 @@ class LoadBalancerLifecycleTest {
       assertThat(ingressIp(ns, "web")).isEqualTo(ip);
 
       // Type ClusterIP: load balancer, status and finalizer go.
-      client
-          .services()
-          .inNamespace(ns)
-          .withName("web")
-          .edit(
-              s ->
-                  new ServiceBuilder(s)
-                      .editSpec()
-                      .withType("ClusterIP")
-                      .editFirstPort()
-                      .withNodePort(null)
-                      .endPort()
-                      .endSpec()
-                      .build());
+      Services.edit(
+          client,
+          ns,
+          "web",
+          s ->
+              new ServiceBuilder(s)
+                  .editSpec()
+                  .withType("ClusterIP")
+                  .editFirstPort()
+                  .withNodePort(null)
+                  .endPort()
+                  .endSpec()
+                  .build());
       await().atMost(InProcessPier.CONVERGE).until(() -> Traffic.refused(ip, 9090));
       await()
           .atMost(InProcessPier.CONVERGE)
@@ -137,20 +135,19 @@ class LoadBalancerLifecycleTest {
       assertThat(eventReasons(ns, "web")).contains("DeletingLoadBalancer", "DeletedLoadBalancer");
 
       // Back to LoadBalancer, then delete: the finalizer holds the object until Pier cleaned up.
-      client
-          .services()
-          .inNamespace(ns)
-          .withName("web")
-          .edit(
-              s ->
-                  new ServiceBuilder(s)
-                      .editSpec()
-                      .withType("LoadBalancer")
-                      .editFirstPort()
-                      .withNodePort(nodePort)
-                      .endPort()
-                      .endSpec()
-                      .build());
+      Services.edit(
+          client,
+          ns,
+          "web",
+          s ->
+              new ServiceBuilder(s)
+                  .editSpec()
+                  .withType("LoadBalancer")
+                  .editFirstPort()
+                  .withNodePort(nodePort)
+                  .endPort()
+                  .endSpec()
+                  .build());
       String again = awaitIngress(ns, "web");
       await()
           .atMost(InProcessPier.CONVERGE)
@@ -255,17 +252,12 @@ class LoadBalancerLifecycleTest {
       String ip = awaitIngress(ns, "old");
       await().atMost(InProcessPier.CONVERGE).until(() -> Traffic.get(ip, 8083) != null);
       // As if the Service predated Pier: no finalizer when it is deleted.
-      client
-          .services()
-          .inNamespace(ns)
-          .withName("old")
-          .edit(
-              s ->
-                  new ServiceBuilder(s)
-                      .editMetadata()
-                      .withFinalizers(List.of())
-                      .endMetadata()
-                      .build());
+      Services.edit(
+          client,
+          ns,
+          "old",
+          s ->
+              new ServiceBuilder(s).editMetadata().withFinalizers(List.of()).endMetadata().build());
       client.services().inNamespace(ns).withName("old").delete();
       await().atMost(InProcessPier.CONVERGE).until(() -> Traffic.refused(ip, 8083));
     }

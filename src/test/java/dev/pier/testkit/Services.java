@@ -6,8 +6,10 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 
 /** Services, their ingress and their Events, as integration tests create and read them. */
 public final class Services {
@@ -31,6 +33,23 @@ public final class Services {
         .endPort()
         .endSpec()
         .build();
+  }
+
+  /**
+   * Edits a Service, retrying when Pier's own writes (finalizer, status) made the read version
+   * stale: the answer a user's kubectl edit also gets.
+   */
+  public static Service edit(
+      KubernetesClient client, String ns, String name, UnaryOperator<Service> change) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return client.services().inNamespace(ns).withName(name).edit(change);
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409 || attempt >= 10) {
+          throw e;
+        }
+      }
+    }
   }
 
   /** The first ingress IP, or null. */

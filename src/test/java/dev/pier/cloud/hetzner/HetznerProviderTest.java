@@ -7,6 +7,7 @@ import dev.pier.config.PierOptions;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.RealKubeApiServer;
+import dev.pier.testkit.Services;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -207,34 +208,32 @@ class HetznerProviderTest {
       assertThat(hc.getInteger("interval")).isEqualTo(10);
 
       // Ports: 443 becomes 8443; the LB service follows, the old one goes.
-      client
-          .services()
-          .inNamespace(ns)
-          .withName("web")
-          .edit(
-              s -> {
-                Service n = new ServiceBuilder(s).build();
-                n.getSpec().getPorts().get(1).setPort(8443);
-                return n;
-              });
+      Services.edit(
+          client,
+          ns,
+          "web",
+          s -> {
+            Service n = new ServiceBuilder(s).build();
+            n.getSpec().getPorts().get(1).setPort(8443);
+            return n;
+          });
       await()
           .atMost(InProcessPier.CONVERGE)
           .until(() -> services(cloud.byServiceUid(uid)).equals(nodePorts(ns, "web")));
       assertThat(services(cloud.byServiceUid(uid))).containsOnlyKeys(80, 8443);
 
       // Annotations: algorithm and type change in place.
-      client
-          .services()
-          .inNamespace(ns)
-          .withName("web")
-          .edit(
-              s ->
-                  new ServiceBuilder(s)
-                      .editMetadata()
-                      .addToAnnotations(HetznerSpec.ALGORITHM, "least_connections")
-                      .addToAnnotations(HetznerSpec.TYPE, "lb21")
-                      .endMetadata()
-                      .build());
+      Services.edit(
+          client,
+          ns,
+          "web",
+          s ->
+              new ServiceBuilder(s)
+                  .editMetadata()
+                  .addToAnnotations(HetznerSpec.ALGORITHM, "least_connections")
+                  .addToAnnotations(HetznerSpec.TYPE, "lb21")
+                  .endMetadata()
+                  .build());
       await()
           .atMost(InProcessPier.CONVERGE)
           .until(
@@ -295,16 +294,15 @@ class HetznerProviderTest {
       // Faults again while the port changes and the Service is deleted.
       cloud.failNext(2, 503, "unavailable");
       cloud.failNextActions(1);
-      client
-          .services()
-          .inNamespace(ns)
-          .withName("flaky")
-          .edit(
-              s -> {
-                Service n = new ServiceBuilder(s).build();
-                n.getSpec().getPorts().get(0).setPort(8080);
-                return n;
-              });
+      Services.edit(
+          client,
+          ns,
+          "flaky",
+          s -> {
+            Service n = new ServiceBuilder(s).build();
+            n.getSpec().getPorts().get(0).setPort(8080);
+            return n;
+          });
       await()
           .atMost(Duration.ofSeconds(60))
           .until(() -> services(cloud.byServiceUid(uid)).equals(nodePorts(ns, "flaky")));
@@ -363,17 +361,16 @@ class HetznerProviderTest {
       assertThat(cloud.byServiceUid(uid(ns, "where"))).isNull();
 
       // Fixing the Service lets it converge.
-      client
-          .services()
-          .inNamespace(ns)
-          .withName("algo")
-          .edit(
-              s ->
-                  new ServiceBuilder(s)
-                      .editMetadata()
-                      .addToAnnotations(HetznerSpec.ALGORITHM, "least_connections")
-                      .endMetadata()
-                      .build());
+      Services.edit(
+          client,
+          ns,
+          "algo",
+          s ->
+              new ServiceBuilder(s)
+                  .editMetadata()
+                  .addToAnnotations(HetznerSpec.ALGORITHM, "least_connections")
+                  .endMetadata()
+                  .build());
       await().atMost(InProcessPier.CONVERGE).until(() -> !ingressIps(ns, "algo").isEmpty());
       client.services().inNamespace(ns).delete();
       await()
