@@ -1,6 +1,7 @@
 package dev.pier.reconcile;
 
 import dev.pier.cloud.LoadBalancerProvider;
+import dev.pier.dns.DnsSync;
 import dev.pier.kube.Cluster;
 import dev.pier.kube.Clusters;
 import dev.pier.kube.Views;
@@ -42,6 +43,7 @@ public final class ReconcileVerticle extends VerticleBase {
   private final ReconcileOptions options;
   private final PushedNodeSets pushed;
   private final WorkQueue.Listener<ServiceKey> listener;
+  private final DnsSync dns;
   private WorkQueue<ServiceKey> queue;
   private boolean initialized;
   // Requests (rather than one-way sends) are answered when the run that covers them ends.
@@ -54,6 +56,20 @@ public final class ReconcileVerticle extends VerticleBase {
       ReconcileOptions options,
       PushedNodeSets pushed,
       WorkQueue.Listener<ServiceKey> listener) {
+    this(clusters, provider, options, pushed, listener, null);
+  }
+
+  /**
+   * @param dns publishes DNS names in the same runs as the load balancer work, or null for none
+   */
+  public ReconcileVerticle(
+      Clusters clusters,
+      LoadBalancerProvider provider,
+      ReconcileOptions options,
+      PushedNodeSets pushed,
+      WorkQueue.Listener<ServiceKey> listener,
+      DnsSync dns) {
+    this.dns = dns;
     this.clusters = clusters;
     this.provider = provider;
     this.options = options;
@@ -71,7 +87,8 @@ public final class ReconcileVerticle extends VerticleBase {
             provider,
             filter,
             NodeEligibility.of(options.getNodePredicates()),
-            pushed);
+            pushed,
+            dns);
     queue =
         new WorkQueue<>(
             vertx,
@@ -180,6 +197,9 @@ public final class ReconcileVerticle extends VerticleBase {
       }
       all.add(provider.initialize(c.name(), services));
     }
-    return Future.all(all).onSuccess(v -> initialized = true).mapEmpty();
+    return Future.all(all)
+        .compose(v -> dns == null ? Future.succeededFuture() : dns.start())
+        .onSuccess(v -> initialized = true)
+        .mapEmpty();
   }
 }
