@@ -115,13 +115,13 @@ public final class PowerDnsProvider implements DnsProvider {
                 .addQueryParam("rrset_name", DnsNames.canonical(name)),
             null,
             "read " + name)
-        .map(r -> parse(r.bodyAsJsonObject()));
+        .map(r -> parse(r.bodyAsJsonObject(), DnsNames.canonical(name)));
   }
 
   @Override
   public Future<List<RecordSet>> recordSets(DnsZone zone) {
     return send(request(HttpMethod.GET, "/zones/" + encode(zone.id())), null, "read " + zone.name())
-        .map(r -> parse(r.bodyAsJsonObject()));
+        .map(r -> parse(r.bodyAsJsonObject(), null));
   }
 
   @Override
@@ -163,14 +163,24 @@ public final class PowerDnsProvider implements DnsProvider {
     return new JsonObject().put("rrsets", rrsets);
   }
 
-  /** The rrsets of a zone response, with the owner read from Pier's comment. */
-  static List<RecordSet> parse(JsonObject zone) {
+  /**
+   * The rrsets of a zone response, with the owner read from Pier's comment.
+   *
+   * @param name only this canonical name, or null for all
+   */
+  static List<RecordSet> parse(JsonObject zone, String name) {
     List<RecordSet> out = new ArrayList<>();
     JsonArray rrsets = zone.getJsonArray("rrsets", new JsonArray());
     for (Object o : rrsets) {
       JsonObject r = (JsonObject) o;
+      JsonArray raw = r.getJsonArray("records", new JsonArray());
+      // PowerDNS 4.7 lists the comments of every name of the zone even with ?rrset_name=, as
+      // entries without records: those are no rrsets.
+      if (raw.isEmpty() || (name != null && !DnsNames.canonical(r.getString("name")).equals(name))) {
+        continue;
+      }
       List<String> records = new ArrayList<>();
-      for (Object rec : r.getJsonArray("records", new JsonArray())) {
+      for (Object rec : raw) {
         JsonObject ro = (JsonObject) rec;
         if (!ro.getBoolean("disabled", false)) {
           records.add(ro.getString("content"));

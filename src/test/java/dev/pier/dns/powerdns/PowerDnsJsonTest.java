@@ -43,10 +43,13 @@ class PowerDnsJsonTest {
                "records":[{"content":"10.0.0.2","disabled":false},{"content":"10.0.0.9","disabled":true}],
                "comments":[{"content":"pier-owner=me","account":"pier"}]},
               {"name":"y.example.com.","type":"TXT","ttl":60,
-               "records":[{"content":"\\"hi\\"","disabled":false}],"comments":[]}
+               "records":[{"content":"\\"hi\\"","disabled":false}],"comments":[]},
+              {"name":"z.example.com.","type":"A","ttl":0,"records":[],
+               "comments":[{"content":"pier-owner=me","account":"pier"}]}
             ]}
             """);
-    List<RecordSet> sets = PowerDnsProvider.parse(zone);
+    List<RecordSet> sets = PowerDnsProvider.parse(zone, null);
+    assertThat(PowerDnsProvider.parse(zone, "y.example.com.")).hasSize(1);
     assertThat(sets)
         .containsExactly(
             new RecordSet("x.example.com.", "A", 180, List.of("10.0.0.2"), "me"),
