@@ -16,8 +16,14 @@ public final class HostnameResolver {
 
   private final DnsClient client;
 
+  /** Resolves through the system's name servers. */
   public HostnameResolver(Vertx vertx) {
     this.client = vertx.createDnsClient();
+  }
+
+  /** Resolves through the name server at {@code host:port}. */
+  public HostnameResolver(Vertx vertx, String host, int port) {
+    this.client = vertx.createDnsClient(port, host);
   }
 
   public Future<Resolved> resolve(String hostname) {

@@ -168,6 +168,17 @@ class DnsLifecycleTest {
             .toList();
   }
 
+  private static long serial() {
+    return new io.vertx.core.json.JsonObject(pdns.zoneJson(ZONE + ".")).getLong("serial");
+  }
+
+  private static double successfulRuns(InProcessPier pier) {
+    return pier.pier().metrics().registry().find("pier.reconciles").tag("result", "success")
+        .counters().stream()
+        .mapToDouble(c -> c.count())
+        .sum();
+  }
+
   private static List<Event> events(String ns, String name) {
     return client.v1().events().inNamespace(ns).list().getItems().stream()
         .filter(e -> name.equals(e.getInvolvedObject().getName()))
@@ -195,6 +206,24 @@ class DnsLifecycleTest {
       awaitA(zone(ns, "web", "zone-b"), ip);
       assertThat(pdns.dig(zone(ns, "web", "zone-a"), "CNAME")).isEmpty();
       assertThat(pdns.zoneJson(ZONE + ".")).contains("pier-owner=" + OWNER);
+
+      // A reconcile that finds DNS as it should be sends nothing: the zone's serial stays.
+      long serial = serial();
+      double runs = successfulRuns(pier);
+      client
+          .services()
+          .inNamespace(ns)
+          .withName("web")
+          .edit(
+              s ->
+                  new ServiceBuilder(s)
+                      .editMetadata()
+                      .addToAnnotations("touched", "yes")
+                      .endMetadata()
+                      .build());
+      await().atMost(InProcessPier.CONVERGE).until(() -> successfulRuns(pier) > runs);
+      assertThat(serial()).isEqualTo(serial);
+      assertThat(pdns.dig(global(ns, "web"), "A")).containsExactly(ip);
 
       // Endpoints go away (A becomes CNAME) and come back.
       endpoints(ns, "web", false);

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.pier.dns.ChangeSet;
 import dev.pier.dns.DnsException;
 import dev.pier.dns.DnsZone;
+import dev.pier.dns.HostnameResolver;
 import dev.pier.dns.RecordSet;
 import dev.pier.dns.ZoneBootstrap;
 import dev.pier.testkit.PowerDnsServer;
@@ -107,6 +108,30 @@ class PowerDnsProviderTest {
     assertThat(await(provider.recordSets(zone, "y.names.example."))).containsExactly(y);
     assertThat(await(provider.recordSets(zone, "z.names.example."))).isEmpty();
     assertThat(await(provider.recordSets(zone))).contains(x, y);
+  }
+
+  @Test
+  void loadBalancerHostnamesResolveWithTheNonBlockingClient() throws Exception {
+    DnsZone zone = await(ZoneBootstrap.findOrCreate(provider, "elb.example", ""));
+    String host = "lb-1.elb.example.";
+    await(
+        provider.apply(
+            zone,
+            new ChangeSet(
+                List.of(),
+                List.of(
+                    new RecordSet(host, "A", 60, List.of("198.51.100.20"), null),
+                    new RecordSet(host, "AAAA", 60, List.of("2001:db8::20"), null)))));
+    HostnameResolver resolver = new HostnameResolver(vertx, "127.0.0.1", pdns.dnsPort());
+    HostnameResolver.Resolved r = await(resolver.resolve("lb-1.elb.example"));
+    assertThat(r.ipv4()).containsExactly("198.51.100.20");
+    assertThat(r.ipv6()).hasSize(1);
+    assertThat(java.net.InetAddress.getByName(r.ipv6().get(0)))
+        .isEqualTo(java.net.InetAddress.getByName("2001:db8::20"));
+    assertThatThrownBy(() -> await(resolver.resolve("missing.elb.example")))
+        .isInstanceOf(DnsException.class)
+        .hasMessageContaining("missing.elb.example");
+    await(resolver.close());
   }
 
   @Test
