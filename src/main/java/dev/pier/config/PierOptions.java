@@ -158,7 +158,11 @@ public final class PierOptions {
           "Federation name in <svc>.<ns>.<federation>.svc.<suffix>.");
   public static final Option<String> DNS_SUFFIX =
       Option.string(
-          "dns.suffix", "", PierOptions::emptyOrDomain, "a domain name", "Name suffix; empty: the zone name.");
+          "dns.suffix",
+          "",
+          PierOptions::emptyOrDomain,
+          "a domain name",
+          "Name suffix; empty: the zone name.");
   public static final Option<String> DNS_ZONE_NAME =
       Option.string(
           "dns.zone.name", "", PierOptions::emptyOrDomain, "a domain name", "Zone to publish in.");
@@ -204,7 +208,11 @@ public final class PierOptions {
           "PowerDNS webserver URL.");
   public static final Option<String> DNS_POWERDNS_SERVER_ID =
       Option.string(
-          "dns.powerdns.serverId", "localhost", s -> !s.isBlank(), "a server id", "PowerDNS server id.");
+          "dns.powerdns.serverId",
+          "localhost",
+          s -> !s.isBlank(),
+          "a server id",
+          "PowerDNS server id.");
   public static final Option<String> DNS_POWERDNS_API_KEY_FILE =
       Option.string(
           "dns.powerdns.apiKeyFile",
@@ -221,7 +229,11 @@ public final class PierOptions {
           "Environment variable holding the API key.");
   public static final Option<Duration> DNS_POWERDNS_TIMEOUT =
       Option.duration(
-          "dns.powerdns.timeout", Duration.ofSeconds(10), MS, Duration.ofMinutes(10), "API call timeout.");
+          "dns.powerdns.timeout",
+          Duration.ofSeconds(10),
+          MS,
+          Duration.ofMinutes(10),
+          "API call timeout.");
 
   public static final List<Option<?>> ALL =
       List.of(
@@ -265,7 +277,8 @@ public final class PierOptions {
           DNS_POWERDNS_TIMEOUT);
 
   private static final Pattern DOMAIN =
-      Pattern.compile("([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\\.)*[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\\.?");
+      Pattern.compile(
+          "([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\\.)*[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\\.?");
 
   private static boolean emptyOrDomain(String s) {
     return s.isEmpty() || DOMAIN.matcher(s).matches();

@@ -9,10 +9,10 @@ import java.util.function.Predicate;
 
 /**
  * The records a Service's names should have, from the clusters serving it. Each level gets A
- * records for the IPv4 and AAAA records for the IPv6 ingress addresses of the clusters at that level
- * with ready endpoints; a zone or region level without any becomes a CNAME to the level above; the
- * global name without any has no records. Region and zone names exist for every region and zone of
- * a serving cluster.
+ * records for the IPv4 and AAAA records for the IPv6 ingress addresses of the clusters at that
+ * level with ready endpoints; a zone or region level without any becomes a CNAME to the level
+ * above; the global name without any has no records. Region and zone names exist for every region
+ * and zone of a serving cluster.
  */
 public final class DesiredRecords {
   private DesiredRecords() {}

@@ -1,6 +1,5 @@
 package dev.pier.dns;
 
-import dev.pier.events.EventSink;
 import dev.pier.events.ObjectRef;
 import dev.pier.kube.Cluster;
 import dev.pier.kube.Views;
@@ -34,6 +33,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class DnsPublisher implements DnsSync {
   private static final Logger log = LoggerFactory.getLogger(DnsPublisher.class);
+
   /** {@code "false"} keeps a Service out of DNS; {@code "true"} lets it in when opt-in is on. */
   public static final String ANNOTATION = "pier.dev/dns";
 
@@ -83,7 +83,8 @@ public final class DnsPublisher implements DnsSync {
               if (e instanceof DnsException d && !d.retryable()) {
                 return Future.failedFuture(e);
               }
-              log.warn("DNS not ready yet, Services get their names once it is: {}", e.getMessage());
+              log.warn(
+                  "DNS not ready yet, Services get their names once it is: {}", e.getMessage());
               return Future.succeededFuture();
             });
   }
@@ -213,12 +214,7 @@ public final class DnsPublisher implements DnsSync {
     String objectKey = key.objectKey();
     Map<String, List<RecordSet>> desired = new LinkedHashMap<>();
     DesiredRecords.compute(
-            names,
-            key.namespace(),
-            key.name(),
-            serving,
-            options.getTtl(),
-            options.getOwnerId())
+            names, key.namespace(), key.name(), serving, options.getTtl(), options.getOwnerId())
         .forEach(
             (name, sets) -> {
               if (manages(zone, name)) {
@@ -304,9 +300,7 @@ public final class DnsPublisher implements DnsSync {
   static String summary(ChangeSet changes) {
     List<String> parts = new ArrayList<>();
     changes.deletes().forEach(d -> parts.add("-" + d.label()));
-    changes
-        .replaces()
-        .forEach(r -> parts.add(r.label() + " " + String.join(",", r.records())));
+    changes.replaces().forEach(r -> parts.add(r.label() + " " + String.join(",", r.records())));
     return parts.stream().collect(Collectors.joining("; "));
   }
 

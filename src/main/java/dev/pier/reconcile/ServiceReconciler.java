@@ -129,12 +129,13 @@ public final class ServiceReconciler {
   }
 
   /**
-   * DNS after the load balancer work of the same run, so both share the key's serialization. A
-   * DNS failure retries only the DNS work: load balancers never wait for the DNS server.
+   * DNS after the load balancer work of the same run, so both share the key's serialization. A DNS
+   * failure retries only the DNS work: load balancers never wait for the DNS server.
    */
   private Future<WorkResult> syncDns(
       WorkItem<ServiceKey> item, Cluster cluster, ServiceKey key, WorkResult lb) {
-    boolean asked = item.kinds().contains(WorkKind.RECONCILE) || item.kinds().contains(WorkKind.DNS);
+    boolean asked =
+        item.kinds().contains(WorkKind.RECONCILE) || item.kinds().contains(WorkKind.DNS);
     if (!asked || lb.outcome() != WorkResult.Outcome.SUCCESS) {
       return Future.succeededFuture(lb);
     }

@@ -45,7 +45,8 @@ public final class EndpointsWatchVerticle extends VerticleBase {
       informer.addEventHandler(new Handler(cluster, context));
       informer.exceptionHandler(
           (isStarted, t) -> {
-            log.warn("Cluster {}: Endpoints informer error, retrying: {}", cluster.name(), t.toString());
+            log.warn(
+                "Cluster {}: Endpoints informer error, retrying: {}", cluster.name(), t.toString());
             return true;
           });
       started.add(Future.fromCompletionStage(informer.start(), context));
@@ -90,7 +91,10 @@ public final class EndpointsWatchVerticle extends VerticleBase {
             if (svc != null && hasNames.test(svc)) {
               vertx
                   .eventBus()
-                  .send(Addresses.RECONCILE, new ServiceKey(cluster.name(), ns, name).toString(), DNS);
+                  .send(
+                      Addresses.RECONCILE,
+                      new ServiceKey(cluster.name(), ns, name).toString(),
+                      DNS);
             }
           });
     }

@@ -42,9 +42,7 @@ class DnsLifecycleTest {
     kube = server;
     client = kube.client();
     kube.createReadyNode(
-        "node-a",
-        "127.0.0.1",
-        Map.of(Topology.REGION, "region-1", Topology.ZONE, "zone-a"));
+        "node-a", "127.0.0.1", Map.of(Topology.REGION, "region-1", Topology.ZONE, "zone-a"));
     kube.createReadyNode(
         "node-b",
         "127.0.0.1",
@@ -147,8 +145,7 @@ class DnsLifecycleTest {
   private static void awaitCname(String name, String target) {
     await()
         .atMost(InProcessPier.CONVERGE)
-        .untilAsserted(
-            () -> assertThat(pdns.dig(name, "CNAME")).as(name).containsExactly(target));
+        .untilAsserted(() -> assertThat(pdns.dig(name, "CNAME")).as(name).containsExactly(target));
   }
 
   private static void awaitGone(String name) {
@@ -173,8 +170,14 @@ class DnsLifecycleTest {
   }
 
   private static double successfulRuns(InProcessPier pier) {
-    return pier.pier().metrics().registry().find("pier.reconciles").tag("result", "success")
-        .counters().stream()
+    return pier
+        .pier()
+        .metrics()
+        .registry()
+        .find("pier.reconciles")
+        .tag("result", "success")
+        .counters()
+        .stream()
         .mapToDouble(c -> c.count())
         .sum();
   }
@@ -235,7 +238,8 @@ class DnsLifecycleTest {
       awaitA(zone(ns, "web", "zone-b"), ip);
       await()
           .atMost(InProcessPier.CONVERGE)
-          .until(() -> events(ns, "web").stream().anyMatch(e -> "UpdatedDNS".equals(e.getReason())));
+          .until(
+              () -> events(ns, "web").stream().anyMatch(e -> "UpdatedDNS".equals(e.getReason())));
 
       // Deleted: every name goes, zone and region CNAMEs included.
       endpoints(ns, "web", false);
@@ -250,7 +254,8 @@ class DnsLifecycleTest {
   @Test
   void aForeignRecordIsLeftAloneAndReported() {
     String ns = kube.createNamespace("dnsforeign");
-    pdns.api("POST", "/zones", "{\"name\":\"" + ZONE + ".\",\"kind\":\"Native\",\"nameservers\":[]}");
+    pdns.api(
+        "POST", "/zones", "{\"name\":\"" + ZONE + ".\",\"kind\":\"Native\",\"nameservers\":[]}");
     pdns.putForeign(ZONE + ".", global(ns, "taken"), "A", "192.0.2.1");
     try (InProcessPier pier = startPier("127.244.0.0/24")) {
       client.services().inNamespace(ns).resource(lbService(ns, "taken", Map.of())).create();

@@ -59,8 +59,7 @@ class DnsSetupTest {
         .hasMessageContaining("dns.powerdns.apiKeyFile")
         .hasMessageContaining("PDNS_API_KEY");
     env.put(PierOptions.DNS_POWERDNS_API_KEY_FILE.envName(), "no/such/key-file");
-    assertThatThrownBy(() -> create(env, Map.of()))
-        .hasMessageContaining("no/such/key-file");
+    assertThatThrownBy(() -> create(env, Map.of())).hasMessageContaining("no/such/key-file");
   }
 
   @Test

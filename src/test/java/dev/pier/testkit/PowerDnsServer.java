@@ -71,7 +71,8 @@ public final class PowerDnsServer implements AutoCloseable {
               .start();
       if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
         throw new IllegalStateException(
-            "creating the PowerDNS database failed: " + Files.readString(dir.resolve("sqlite3.log")));
+            "creating the PowerDNS database failed: "
+                + Files.readString(dir.resolve("sqlite3.log")));
       }
       int dnsPort = freeUdpAndTcpPort();
       int webPort = freeUdpAndTcpPort();
@@ -137,7 +138,8 @@ public final class PowerDnsServer implements AutoCloseable {
       }
       sleep(100);
     }
-    throw new IllegalStateException("pdns_server did not answer within " + READY_TIMEOUT + ": " + log());
+    throw new IllegalStateException(
+        "pdns_server did not answer within " + READY_TIMEOUT + ": " + log());
   }
 
   /** Stops the server; the data stays for {@link #start()}. */
@@ -199,12 +201,10 @@ public final class PowerDnsServer implements AutoCloseable {
   /** Creates a zone; returns its id. */
   public String createZone(String name) {
     HttpResponse<String> r =
-        api(
-            "POST",
-            "/zones",
-            "{\"name\":\"" + name + "\",\"kind\":\"Native\",\"nameservers\":[]}");
+        api("POST", "/zones", "{\"name\":\"" + name + "\",\"kind\":\"Native\",\"nameservers\":[]}");
     if (r.statusCode() != 201) {
-      throw new IllegalStateException("creating zone " + name + ": " + r.statusCode() + " " + r.body());
+      throw new IllegalStateException(
+          "creating zone " + name + ": " + r.statusCode() + " " + r.body());
     }
     return name;
   }
@@ -254,7 +254,9 @@ public final class PowerDnsServer implements AutoCloseable {
   }
 
   private List<String> digRaw(String style, String name, String type, String... more) {
-    List<String> cmd = new ArrayList<>(List.of(binary("dig"), "@127.0.0.1", "-p", "" + dnsPort, "+time=2", "+tries=1", style));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(binary("dig"), "@127.0.0.1", "-p", "" + dnsPort, "+time=2", "+tries=1", style));
     cmd.addAll(List.of(more));
     cmd.add(name);
     cmd.add(type);
@@ -298,7 +300,8 @@ public final class PowerDnsServer implements AutoCloseable {
       }
     }
     throw new IllegalStateException(
-        name + " not found (Debian packages pdns-server, pdns-backend-sqlite3, dnsutils, sqlite3):"
+        name
+            + " not found (Debian packages pdns-server, pdns-backend-sqlite3, dnsutils, sqlite3):"
             + " run scripts/provision.sh");
   }
 

@@ -37,9 +37,7 @@ public final class ApiKey {
     String v = envName == null || envName.isEmpty() ? null : env.apply(envName);
     if (v == null || v.trim().isEmpty()) {
       throw new IllegalArgumentException(
-          "no API key: set dns.powerdns.apiKeyFile, or the environment variable '"
-              + envName
-              + "'");
+          "no API key: set dns.powerdns.apiKeyFile, or the environment variable '" + envName + "'");
     }
     return new ApiKey(v.trim(), "environment variable " + envName);
   }

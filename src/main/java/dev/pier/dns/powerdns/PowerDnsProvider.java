@@ -47,8 +47,11 @@ public final class PowerDnsProvider implements DnsProvider {
                 .setConnectTimeout((int) options.getTimeout().toMillis())
                 .setUserAgent("pier"));
     this.base = options.getUrl() + "/api/v1/servers/" + encode(options.getServerId());
-    log.info("PowerDNS API at {} (server {}), API key from {}", options.getUrl(),
-        options.getServerId(), options.getApiKey().source());
+    log.info(
+        "PowerDNS API at {} (server {}), API key from {}",
+        options.getUrl(),
+        options.getServerId(),
+        options.getApiKey().source());
   }
 
   @Override
@@ -149,7 +152,8 @@ public final class PowerDnsProvider implements DnsProvider {
           .forEach(c -> records.add(new JsonObject().put("content", c).put("disabled", false)));
       JsonArray comments = new JsonArray();
       if (r.owner() != null) {
-        comments.add(new JsonObject().put("content", OWNER_PREFIX + r.owner()).put("account", ACCOUNT));
+        comments.add(
+            new JsonObject().put("content", OWNER_PREFIX + r.owner()).put("account", ACCOUNT));
       }
       rrsets.add(
           new JsonObject()
@@ -176,7 +180,8 @@ public final class PowerDnsProvider implements DnsProvider {
       JsonArray raw = r.getJsonArray("records", new JsonArray());
       // PowerDNS 4.7 lists the comments of every name of the zone even with ?rrset_name=, as
       // entries without records: those are no rrsets.
-      if (raw.isEmpty() || (name != null && !DnsNames.canonical(r.getString("name")).equals(name))) {
+      if (raw.isEmpty()
+          || (name != null && !DnsNames.canonical(r.getString("name")).equals(name))) {
         continue;
       }
       List<String> records = new ArrayList<>();
@@ -225,7 +230,8 @@ public final class PowerDnsProvider implements DnsProvider {
       return Future.succeededFuture();
     }
     String error = errorText(r);
-    String msg = "PowerDNS: cannot " + what + ": HTTP " + code + (error.isEmpty() ? "" : ": " + error);
+    String msg =
+        "PowerDNS: cannot " + what + ": HTTP " + code + (error.isEmpty() ? "" : ": " + error);
     if (code == 401 || code == 403) {
       return Future.failedFuture(DnsException.retry(msg + " (check the API key)"));
     }
