@@ -9,6 +9,7 @@ import dev.pier.config.ConfigValues;
 import dev.pier.config.PierOptions;
 import dev.pier.dns.DnsPublisher;
 import dev.pier.dns.DnsSetup;
+import dev.pier.dns.TopologyWatchVerticle;
 import dev.pier.kube.Cluster;
 import dev.pier.kube.Clusters;
 import dev.pier.kube.KubeClients;
@@ -152,7 +153,10 @@ public final class Pier {
             id ->
                 dns == null
                     ? Future.succeededFuture()
-                    : vertx.deployVerticle(new EndpointsWatchVerticle(clusters, dns::wantsDns)))
+                    : vertx
+                        .deployVerticle(new EndpointsWatchVerticle(clusters, dns::wantsDns))
+                        .compose(
+                            v -> vertx.deployVerticle(new TopologyWatchVerticle(clusters, dns))))
         .compose(id -> vertx.eventBus().request(Addresses.RECONCILE_CONTROL, "start"))
         .map(
             reply -> {

@@ -174,14 +174,18 @@ public final class DnsPublisher implements DnsSync {
             });
   }
 
+  /** The cluster's region and zones, from its nodes or the configuration. */
+  public ClusterLocation locate(Cluster cluster) {
+    return Topology.locate(
+        cluster.name(),
+        cluster.nodes().stream().map(Views::node).toList(),
+        options.getRegion(),
+        options.getZones());
+  }
+
   /** The clusters serving the Service: today the one it lives in, when it has an ingress. */
   private Future<List<ServingCluster>> serving(Cluster cluster, ServiceKey key, LbStatus status) {
-    ClusterLocation location =
-        Topology.locate(
-            cluster.name(),
-            cluster.nodes().stream().map(Views::node).toList(),
-            options.getRegion(),
-            options.getZones());
+    ClusterLocation location = locate(cluster);
     boolean healthy = EndpointsWatchVerticle.ready(cluster.endpoints(key.namespace(), key.name()));
     List<String> v4 = new ArrayList<>();
     List<String> v6 = new ArrayList<>();

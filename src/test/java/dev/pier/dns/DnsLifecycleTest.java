@@ -332,4 +332,40 @@ class DnsLifecycleTest {
       await().atMost(InProcessPier.CONVERGE).until(() -> namesOf(ns).isEmpty());
     }
   }
+
+  private static void relabel(String node, String zoneLabel, String zone) {
+    client
+        .nodes()
+        .withName(node)
+        .edit(
+            n ->
+                new io.fabric8.kubernetes.api.model.NodeBuilder(n)
+                    .editMetadata()
+                    .addToLabels(zoneLabel, zone)
+                    .endMetadata()
+                    .build());
+  }
+
+  @Test
+  void zoneNamesFollowTheNodesZones() {
+    String ns = kube.createNamespace("dnsmove");
+    try (InProcessPier pier = startPier("127.246.0.0/24")) {
+      client.services().inNamespace(ns).resource(lbService(ns, "app", Map.of())).create();
+      endpoints(ns, "app", true);
+      String ip = awaitIngress(ns, "app");
+      awaitA(zone(ns, "app", "zone-b"), ip);
+      try {
+        relabel("node-b", Topology.BETA_ZONE, "zone-c");
+        awaitA(zone(ns, "app", "zone-c"), ip);
+        awaitGone(zone(ns, "app", "zone-b"));
+        assertThat(pdns.dig(zone(ns, "app", "zone-a"), "A")).containsExactly(ip);
+      } finally {
+        relabel("node-b", Topology.BETA_ZONE, "zone-b");
+      }
+      awaitA(zone(ns, "app", "zone-b"), ip);
+      awaitGone(zone(ns, "app", "zone-c"));
+      client.services().inNamespace(ns).withName("app").delete();
+      await().atMost(InProcessPier.CONVERGE).until(() -> namesOf(ns).isEmpty());
+    }
+  }
 }

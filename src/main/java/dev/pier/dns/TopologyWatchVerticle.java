@@ -1,0 +1,72 @@
+package dev.pier.dns;
+
+import dev.pier.kube.Cluster;
+import dev.pier.kube.Clusters;
+import dev.pier.kube.Views;
+import dev.pier.model.Addresses;
+import dev.pier.model.ServiceKey;
+import dev.pier.queue.WorkKind;
+import io.fabric8.kubernetes.api.model.Service;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.json.JsonObject;
+import java.util.HashMap;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Follows node changes and, when a cluster's region or set of zones changes (a node joins a new
+ * zone, the last node of a zone goes), sends DNS work for every Service with names in it, so that
+ * new zone names appear and names of zones left behind are removed.
+ */
+public final class TopologyWatchVerticle extends VerticleBase {
+  private static final Logger log = LoggerFactory.getLogger(TopologyWatchVerticle.class);
+  private static final DeliveryOptions DNS =
+      new DeliveryOptions().addHeader(Addresses.KIND, WorkKind.DNS.name());
+
+  private final Clusters clusters;
+  private final DnsPublisher publisher;
+  private final Map<String, ClusterLocation> last = new HashMap<>();
+
+  public TopologyWatchVerticle(Clusters clusters, DnsPublisher publisher) {
+    this.clusters = clusters;
+    this.publisher = publisher;
+  }
+
+  @Override
+  public Future<?> start() {
+    clusters.all().forEach(c -> last.put(c.name(), publisher.locate(c)));
+    vertx
+        .eventBus()
+        .<JsonObject>consumer(
+            Addresses.NODES_CHANGED, msg -> onNodeChanged(msg.body().getString("cluster")));
+    return Future.succeededFuture();
+  }
+
+  private void onNodeChanged(String name) {
+    Cluster cluster = clusters.get(name);
+    if (cluster == null) {
+      return;
+    }
+    ClusterLocation now = publisher.locate(cluster);
+    ClusterLocation before = last.put(name, now);
+    if (now.equals(before)) {
+      return;
+    }
+    log.info(
+        "Cluster {}: region {} zones {} (was {} {}); updating DNS names",
+        name,
+        now.region(),
+        now.zones(),
+        before == null ? null : before.region(),
+        before == null ? null : before.zones());
+    for (Service svc : cluster.services()) {
+      if (publisher.wantsDns(svc)) {
+        ServiceKey key = Views.key(name, svc);
+        vertx.eventBus().send(Addresses.RECONCILE, key.toString(), DNS);
+      }
+    }
+  }
+}
