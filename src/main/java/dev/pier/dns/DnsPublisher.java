@@ -19,6 +19,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,6 +46,7 @@ public final class DnsPublisher implements DnsSync {
   private final HostnameResolver resolver;
   private final DnsNames names;
   private Future<DnsZone> ready;
+  private Consumer<Set<String>> holders = keys -> {};
   // Names holding Pier's records, by namespace/name: read from the zone once, then kept current.
   private final Map<String, Set<String>> published = new HashMap<>();
 
@@ -75,7 +77,8 @@ public final class DnsPublisher implements DnsSync {
   }
 
   @Override
-  public Future<Void> start() {
+  public Future<Void> start(Consumer<Set<String>> holders) {
+    this.holders = holders;
     return initialize()
         .<Void>mapEmpty()
         .recover(
@@ -128,6 +131,7 @@ public final class DnsPublisher implements DnsSync {
                   zone.name(),
                   published.size(),
                   options.getOwnerId());
+              holders.accept(Set.copyOf(published.keySet()));
               return null;
             });
   }

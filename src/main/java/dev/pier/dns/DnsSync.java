@@ -6,14 +6,20 @@ import dev.pier.model.ServiceKey;
 import dev.pier.queue.WorkResult;
 import io.fabric8.kubernetes.api.model.Service;
 import io.vertx.core.Future;
+import java.util.Set;
+import java.util.function.Consumer;
 
 /** Brings a Service's DNS names in line with its load balancer; run by the per-key queue. */
 public interface DnsSync {
   /**
    * Called once before the first sync, on the context syncs run on. Fails only for what retrying
    * cannot fix (an ambiguous zone); an unreachable DNS server is retried by the syncs.
+   *
+   * @param holders told, whenever the DNS server's state is read in full, the {@code
+   *     namespace/name} of every Service that holds names, so that names of Services deleted while
+   *     Pier was not running get their cleanup too
    */
-  default Future<Void> start() {
+  default Future<Void> start(Consumer<Set<String>> holders) {
     return Future.succeededFuture();
   }
 

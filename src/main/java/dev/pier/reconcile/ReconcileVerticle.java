@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -181,6 +182,17 @@ public final class ReconcileVerticle extends VerticleBase {
     }
   }
 
+  /** Services holding DNS names get a DNS run: those deleted meanwhile lose their names. */
+  private void dnsHolders(Set<String> objectKeys) {
+    for (Cluster c : clusters.all()) {
+      for (String k : objectKeys) {
+        int slash = k.indexOf('/');
+        queue.add(
+            new ServiceKey(c.name(), k.substring(0, slash), k.substring(slash + 1)), WorkKind.DNS);
+      }
+    }
+  }
+
   /** Gives the provider every Service that has or wants a load balancer, once. */
   private Future<Void> initialize() {
     if (initialized) {
@@ -198,7 +210,7 @@ public final class ReconcileVerticle extends VerticleBase {
       all.add(provider.initialize(c.name(), services));
     }
     return Future.all(all)
-        .compose(v -> dns == null ? Future.succeededFuture() : dns.start())
+        .compose(v -> dns == null ? Future.succeededFuture() : dns.start(this::dnsHolders))
         .onSuccess(v -> initialized = true)
         .mapEmpty();
   }

@@ -368,4 +368,43 @@ class DnsLifecycleTest {
       await().atMost(InProcessPier.CONVERGE).until(() -> namesOf(ns).isEmpty());
     }
   }
+
+  @Test
+  void namesOfAServiceDeletedWhilePierWasStoppedGoAfterTheRestart() {
+    String ns = kube.createNamespace("dnsgone");
+    String ip;
+    try (InProcessPier pier = startPier("127.247.0.0/24")) {
+      client.services().inNamespace(ns).resource(lbService(ns, "gone", Map.of())).create();
+      client.services().inNamespace(ns).resource(lbService(ns, "kept", Map.of())).create();
+      endpoints(ns, "gone", true);
+      endpoints(ns, "kept", true);
+      ip = awaitIngress(ns, "gone");
+      awaitA(global(ns, "gone"), ip);
+      awaitA(global(ns, "kept"), awaitIngress(ns, "kept"));
+    }
+    client
+        .services()
+        .inNamespace(ns)
+        .withName("gone")
+        .edit(
+            s ->
+                new ServiceBuilder(s)
+                    .editMetadata()
+                    .withFinalizers(List.of())
+                    .endMetadata()
+                    .build());
+    client.services().inNamespace(ns).withName("gone").delete();
+    await()
+        .atMost(InProcessPier.CONVERGE)
+        .until(() -> client.services().inNamespace(ns).withName("gone").get() == null);
+    assertThat(pdns.dig(global(ns, "gone"), "A")).containsExactly(ip);
+    try (InProcessPier pier = startPier("127.247.0.0/24")) {
+      await()
+          .atMost(InProcessPier.CONVERGE)
+          .until(() -> namesOf(ns).stream().noneMatch(n -> n.startsWith("gone.")));
+      assertThat(namesOf(ns)).hasSize(4).allMatch(n -> n.startsWith("kept."));
+      client.services().inNamespace(ns).withName("kept").delete();
+      await().atMost(InProcessPier.CONVERGE).until(() -> namesOf(ns).isEmpty());
+    }
+  }
 }
