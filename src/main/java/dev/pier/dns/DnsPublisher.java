@@ -298,11 +298,14 @@ public final class DnsPublisher implements DnsSync {
 
   /** Inside the zone and the domain filter. */
   private boolean manages(DnsZone zone, String name) {
-    if (!DnsNames.within(name, zone.name())) {
+    return manages(zone.name(), options.getDomainFilter(), name);
+  }
+
+  static boolean manages(String zone, List<String> domainFilter, String name) {
+    if (!DnsNames.within(name, zone)) {
       return false;
     }
-    List<String> domains = options.getDomainFilter();
-    return domains.isEmpty() || domains.stream().anyMatch(d -> DnsNames.within(name, d));
+    return domainFilter.isEmpty() || domainFilter.stream().anyMatch(d -> DnsNames.within(name, d));
   }
 
   static String summary(ChangeSet changes) {
