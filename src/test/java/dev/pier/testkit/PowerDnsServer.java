@@ -49,6 +49,8 @@ public final class PowerDnsServer implements AutoCloseable {
     this.dnsPort = dnsPort;
     this.webPort = webPort;
     this.apiKey = apiKey;
+    // A killed test run must not leave pdns_server running.
+    Runtime.getRuntime().addShutdownHook(new Thread(this::stop, "pdns-shutdown"));
   }
 
   /** Creates the database and config, and starts the server. */
