@@ -6,13 +6,17 @@ import dev.pier.kube.Views;
 import dev.pier.model.Addresses;
 import dev.pier.model.ServiceKey;
 import dev.pier.queue.WorkKind;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
-import io.vertx.core.json.JsonObject;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,12 +41,56 @@ public final class TopologyWatchVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    clusters.all().forEach(c -> last.put(c.name(), publisher.locate(c)));
-    vertx
-        .eventBus()
-        .<JsonObject>consumer(
-            Addresses.NODES_CHANGED, msg -> onNodeChanged(msg.body().getString("cluster")));
+    for (Cluster c : clusters.all()) {
+      last.put(c.name(), publisher.locate(c));
+      // Its own handler: node events for load balancers leave out label-only changes.
+      c.nodeInformer().addEventHandler(new NodeHandler(c.name(), context));
+    }
     return Future.succeededFuture();
+  }
+
+  private static boolean sameTopology(Node a, Node b) {
+    Map<String, String> la = labels(a);
+    Map<String, String> lb = labels(b);
+    for (String k :
+        List.of(Topology.REGION, Topology.ZONE, Topology.BETA_REGION, Topology.BETA_ZONE)) {
+      if (!Objects.equals(la.get(k), lb.get(k))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static Map<String, String> labels(Node n) {
+    Map<String, String> l = n.getMetadata().getLabels();
+    return l == null ? Map.of() : l;
+  }
+
+  private final class NodeHandler implements ResourceEventHandler<Node> {
+    private final String cluster;
+    private final Context ctx;
+
+    NodeHandler(String cluster, Context ctx) {
+      this.cluster = cluster;
+      this.ctx = ctx;
+    }
+
+    @Override
+    public void onAdd(Node node) {
+      ctx.runOnContext(v -> onNodeChanged(cluster));
+    }
+
+    @Override
+    public void onUpdate(Node oldNode, Node newNode) {
+      if (!sameTopology(oldNode, newNode)) {
+        ctx.runOnContext(v -> onNodeChanged(cluster));
+      }
+    }
+
+    @Override
+    public void onDelete(Node node, boolean finalStateUnknown) {
+      ctx.runOnContext(v -> onNodeChanged(cluster));
+    }
   }
 
   private void onNodeChanged(String name) {
