@@ -157,7 +157,7 @@ public final class DnsPublisher implements DnsSync {
         .compose(
             zone ->
                 (wanted
-                        ? serving(cluster, key, status)
+                        ? serving(cluster, key, ref, status)
                         : Future.succeededFuture(List.<ServingCluster>of()))
                     .compose(serving -> apply(cluster, zone, key, ref, serving, prefix)))
         .map(v -> WorkResult.success())
@@ -188,8 +188,28 @@ public final class DnsPublisher implements DnsSync {
   }
 
   /** The clusters serving the Service: today the one it lives in, when it has an ingress. */
-  private Future<List<ServingCluster>> serving(Cluster cluster, ServiceKey key, LbStatus status) {
+  private Future<List<ServingCluster>> serving(
+      Cluster cluster, ServiceKey key, ObjectRef ref, LbStatus status) {
     ClusterLocation location = locate(cluster);
+    List<String> bad = new ArrayList<>();
+    if (location.region() != null && !DnsNames.isLabel(location.region())) {
+      bad.add("region '" + location.region() + "'");
+    }
+    location.zones().stream()
+        .filter(z -> !DnsNames.isLabel(z))
+        .forEach(z -> bad.add("zone '" + z + "'"));
+    if (!bad.isEmpty()) {
+      String msg =
+          "No DNS name for node label "
+              + String.join(", ", bad)
+              + " of "
+              + Topology.REGION
+              + "/"
+              + Topology.ZONE
+              + " (or the failure-domain.beta labels): not a DNS label; set dns.topology.*";
+      log.warn("Service {}: {}", key.objectKey(), msg);
+      cluster.events().warning(ref, "InvalidDNSLabel", msg);
+    }
     boolean healthy = EndpointsWatchVerticle.ready(cluster.endpoints(key.namespace(), key.name()));
     List<String> v4 = new ArrayList<>();
     List<String> v6 = new ArrayList<>();

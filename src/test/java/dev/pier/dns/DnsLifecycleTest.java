@@ -359,6 +359,19 @@ class DnsLifecycleTest {
         awaitA(zone(ns, "app", "zone-c"), ip);
         awaitGone(zone(ns, "app", "zone-b"));
         assertThat(pdns.dig(zone(ns, "app", "zone-a"), "A")).containsExactly(ip);
+        // A zone label that is no DNS label: no name for it, and a Warning that names the value.
+        relabel("node-b", Topology.BETA_ZONE, "Zone_C");
+        await()
+            .atMost(InProcessPier.CONVERGE)
+            .until(
+                () ->
+                    events(ns, "app").stream()
+                        .anyMatch(
+                            e ->
+                                "InvalidDNSLabel".equals(e.getReason())
+                                    && e.getMessage().contains("'zone_c'")));
+        awaitGone(zone(ns, "app", "zone-c"));
+        assertThat(pdns.dig(zone(ns, "app", "zone-a"), "A")).containsExactly(ip);
       } finally {
         relabel("node-b", Topology.BETA_ZONE, "zone-b");
       }
