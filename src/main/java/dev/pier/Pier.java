@@ -9,6 +9,9 @@ import dev.pier.cloud.webhook.WebhookProviders;
 import dev.pier.config.ConfigException;
 import dev.pier.config.ConfigValues;
 import dev.pier.config.PierOptions;
+import dev.pier.dns.DnsPublisher;
+import dev.pier.dns.DnsSetup;
+import dev.pier.dns.TopologyWatchVerticle;
 import dev.pier.kube.Cluster;
 import dev.pier.kube.Clusters;
 import dev.pier.kube.KubeClients;
@@ -21,6 +24,7 @@ import dev.pier.nodesync.NodeSyncVerticle;
 import dev.pier.orphans.OrphanSweeper;
 import dev.pier.reconcile.ReconcileOptions;
 import dev.pier.reconcile.ReconcileVerticle;
+import dev.pier.watch.EndpointsWatchVerticle;
 import dev.pier.watch.ServiceFilter;
 import dev.pier.watch.WatchVerticle;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -48,6 +52,7 @@ public final class Pier {
   private final Clusters clusters;
   private final LoadBalancerProvider provider;
   private final PierMetrics metrics;
+  private DnsPublisher dns;
   private volatile boolean reconciling;
   private AdminServer admin;
 
@@ -84,6 +89,7 @@ public final class Pier {
     PierMetrics metrics = new PierMetrics(registry);
     Clusters clusters;
     LoadBalancerProvider provider;
+    DnsPublisher dns;
     try {
       provider = new MeteredProvider(wrap.apply(createProvider(vertx, config)), metrics);
       KubernetesClient client =
@@ -100,6 +106,12 @@ public final class Pier {
                       client,
                       config.get(PierOptions.WATCH_SERVICE_RESYNC),
                       instanceId())));
+      dns =
+          DnsSetup.create(
+              vertx,
+              config,
+              new ServiceFilter(new HashSet<>(config.get(PierOptions.LOAD_BALANCER_CLASSES))),
+              System::getenv);
     } catch (RuntimeException e) {
       vertx.close();
       return Future.failedFuture(e);
@@ -113,8 +125,9 @@ public final class Pier {
             .setNodePredicates(config.get(PierOptions.NODES_PREDICATES));
     PushedNodeSets pushed = new PushedNodeSets();
     Pier pier = new Pier(vertx, clusters, provider, metrics);
+    pier.dns = dns;
     ReconcileVerticle reconciler =
-        new ReconcileVerticle(clusters, provider, reconcile, pushed, metrics);
+        new ReconcileVerticle(clusters, provider, reconcile, pushed, metrics, dns);
     metrics.bindQueue(reconciler::queueStats);
     int adminPort = config.get(PierOptions.ADMIN_PORT);
     Future<?> adminStarted = Future.succeededFuture();
@@ -139,6 +152,14 @@ public final class Pier {
                         pushed,
                         config.get(PierOptions.NODE_SYNC_PERIOD),
                         metrics)))
+        .compose(
+            id ->
+                dns == null
+                    ? Future.succeededFuture()
+                    : vertx
+                        .deployVerticle(new EndpointsWatchVerticle(clusters, dns::wantsDns))
+                        .compose(
+                            v -> vertx.deployVerticle(new TopologyWatchVerticle(clusters, dns))))
         .compose(id -> vertx.eventBus().request(Addresses.RECONCILE_CONTROL, "start"))
         .compose(
             reply -> {
@@ -219,8 +240,8 @@ public final class Pier {
   public Future<Void> stop() {
     log.info("Stopping");
     reconciling = false;
-    return provider
-        .close()
+    return (dns == null ? Future.<Void>succeededFuture() : dns.close().otherwiseEmpty())
+        .compose(v -> provider.close())
         .otherwiseEmpty()
         .compose(
             v -> {

@@ -293,6 +293,106 @@ public final class PierOptions {
   public static final Option<String> LOG_FORMAT =
       Option.choice("log.format", "text", List.of("text", "json"), "Log line format.");
 
+  public static final Option<Boolean> DNS_ENABLED =
+      Option.bool("dns.enabled", false, "Publish DNS names for load-balanced Services.");
+  public static final Option<String> DNS_PROVIDER =
+      Option.choice(
+          "dns.provider",
+          "powerdns",
+          List.of("powerdns"),
+          "DNS provider. powerdns: the PowerDNS Authoritative HTTP API.");
+  public static final Option<Boolean> DNS_OPT_IN =
+      Option.bool(
+          "dns.optIn",
+          false,
+          "true: only Services annotated pier.dev/dns: \"true\" get names; false: all but those"
+              + " annotated \"false\".");
+  public static final Option<String> DNS_FEDERATION =
+      Option.string(
+          "dns.federation",
+          "pier",
+          s -> s.length() <= 63 && DNS_LABEL.matcher(s).matches(),
+          "a DNS label (lower case letters, digits, '-')",
+          "Federation name in <svc>.<ns>.<federation>.svc.<suffix>.");
+  public static final Option<String> DNS_SUFFIX =
+      Option.string(
+          "dns.suffix",
+          "",
+          PierOptions::emptyOrDomain,
+          "a domain name",
+          "Name suffix; empty: the zone name.");
+  public static final Option<String> DNS_ZONE_NAME =
+      Option.string(
+          "dns.zone.name", "", PierOptions::emptyOrDomain, "a domain name", "Zone to publish in.");
+  public static final Option<String> DNS_ZONE_ID =
+      Option.string(
+          "dns.zone.id", "", s -> true, "a zone id", "Zone id, when the name is not unique.");
+  public static final Option<Integer> DNS_TTL =
+      Option.integer("dns.ttl", 180, 1, 604_800, "TTL of every record, in seconds.");
+  public static final Option<String> DNS_OWNER_ID =
+      Option.string(
+          "dns.ownerId",
+          "pier",
+          s -> !s.isBlank() && s.length() <= 100 && s.chars().allMatch(c -> c > 32 && c < 127),
+          "a non-empty printable ASCII word without spaces",
+          "Owner id marked on Pier's records; the same for all replicas.");
+  public static final Option<List<String>> DNS_DOMAIN_FILTER =
+      Option.list(
+          "dns.domainFilter",
+          List.of(),
+          l -> l.stream().allMatch(PierOptions::emptyOrDomain),
+          "a list of domain names",
+          "Domains names are published in; empty: the whole zone.");
+  public static final Option<String> DNS_TOPOLOGY_REGION =
+      Option.string(
+          "dns.topology.region",
+          "",
+          s -> s.isEmpty() || DNS_LABEL.matcher(s).matches(),
+          "a DNS label",
+          "Region of the cluster; empty: from node labels.");
+  public static final Option<List<String>> DNS_TOPOLOGY_ZONES =
+      Option.list(
+          "dns.topology.zones",
+          List.of(),
+          l -> l.stream().allMatch(s -> DNS_LABEL.matcher(s).matches()),
+          "a list of DNS labels",
+          "Zones of the cluster; empty: from node labels.");
+  public static final Option<String> DNS_POWERDNS_URL =
+      Option.string(
+          "dns.powerdns.url",
+          "http://127.0.0.1:8081",
+          s -> s.matches("https?://[^/\\s]+/?"),
+          "an http:// or https:// URL without a path",
+          "PowerDNS webserver URL.");
+  public static final Option<String> DNS_POWERDNS_SERVER_ID =
+      Option.string(
+          "dns.powerdns.serverId",
+          "localhost",
+          s -> !s.isBlank(),
+          "a server id",
+          "PowerDNS server id.");
+  public static final Option<String> DNS_POWERDNS_API_KEY_FILE =
+      Option.string(
+          "dns.powerdns.apiKeyFile",
+          "",
+          s -> true,
+          "a file path",
+          "File holding the API key; empty: the variable named by apiKeyEnv.");
+  public static final Option<String> DNS_POWERDNS_API_KEY_ENV =
+      Option.string(
+          "dns.powerdns.apiKeyEnv",
+          "PDNS_API_KEY",
+          s -> s.matches("[A-Za-z_][A-Za-z0-9_]*"),
+          "an environment variable name",
+          "Environment variable holding the API key.");
+  public static final Option<Duration> DNS_POWERDNS_TIMEOUT =
+      Option.duration(
+          "dns.powerdns.timeout",
+          Duration.ofSeconds(10),
+          MS,
+          Duration.ofMinutes(10),
+          "API call timeout.");
+
   public static final List<Option<?>> ALL =
       List.of(
           CLUSTER_NAME,
@@ -340,7 +440,32 @@ public final class PierOptions {
           WEBHOOK_TLS_KEY_FILE,
           ADMIN_HOST,
           ADMIN_PORT,
-          LOG_FORMAT);
+          LOG_FORMAT,
+          DNS_ENABLED,
+          DNS_PROVIDER,
+          DNS_OPT_IN,
+          DNS_FEDERATION,
+          DNS_SUFFIX,
+          DNS_ZONE_NAME,
+          DNS_ZONE_ID,
+          DNS_TTL,
+          DNS_OWNER_ID,
+          DNS_DOMAIN_FILTER,
+          DNS_TOPOLOGY_REGION,
+          DNS_TOPOLOGY_ZONES,
+          DNS_POWERDNS_URL,
+          DNS_POWERDNS_SERVER_ID,
+          DNS_POWERDNS_API_KEY_FILE,
+          DNS_POWERDNS_API_KEY_ENV,
+          DNS_POWERDNS_TIMEOUT);
+
+  private static final Pattern DOMAIN =
+      Pattern.compile(
+          "([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\\.)*[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\\.?");
+
+  private static boolean emptyOrDomain(String s) {
+    return s.isEmpty() || DOMAIN.matcher(s).matches();
+  }
 
   private PierOptions() {}
 }

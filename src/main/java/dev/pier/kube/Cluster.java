@@ -2,6 +2,7 @@ package dev.pier.kube;
 
 import dev.pier.events.EventSink;
 import dev.pier.events.KubeEventRecorder;
+import io.fabric8.kubernetes.api.model.Endpoints;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -25,6 +26,8 @@ public final class Cluster implements AutoCloseable {
   private final ServiceWriter writer;
   private final EventSink events;
   private final Map<String, Service> deletedServices = new ConcurrentHashMap<>();
+  // Only DNS publishing needs Endpoints: created on first use, started by its watcher.
+  private volatile SharedIndexInformer<Endpoints> endpoints;
 
   /**
    * @param instance this Pier process's identity, reported on Events
@@ -69,6 +72,20 @@ public final class Cluster implements AutoCloseable {
     return nodes.getStore().list();
   }
 
+  /** The Endpoints informer, created on first call (not started). */
+  public synchronized SharedIndexInformer<Endpoints> endpointsInformer() {
+    if (endpoints == null) {
+      endpoints = client.endpoints().inAnyNamespace().runnableInformer(0);
+    }
+    return endpoints;
+  }
+
+  /** The cached Endpoints of a Service, or null (also when no Endpoints informer runs). */
+  public Endpoints endpoints(String namespace, String name) {
+    SharedIndexInformer<Endpoints> e = endpoints;
+    return e == null ? null : e.getStore().getByKey(namespace + "/" + name);
+  }
+
   public ServiceWriter writer() {
     return writer;
   }
@@ -90,6 +107,9 @@ public final class Cluster implements AutoCloseable {
   public void close() {
     services.stop();
     nodes.stop();
+    if (endpoints != null) {
+      endpoints.stop();
+    }
     client.close();
   }
 }

@@ -1,6 +1,7 @@
 package dev.pier.reconcile;
 
 import dev.pier.cloud.LoadBalancerProvider;
+import dev.pier.dns.DnsSync;
 import dev.pier.kube.Cluster;
 import dev.pier.kube.Clusters;
 import dev.pier.kube.Views;
@@ -24,6 +25,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,6 +44,7 @@ public final class ReconcileVerticle extends VerticleBase {
   private final ReconcileOptions options;
   private final PushedNodeSets pushed;
   private final WorkQueue.Listener<ServiceKey> listener;
+  private final DnsSync dns;
   private WorkQueue<ServiceKey> queue;
   private boolean initialized;
   // Requests (rather than one-way sends) are answered when the run that covers them ends.
@@ -54,6 +57,20 @@ public final class ReconcileVerticle extends VerticleBase {
       ReconcileOptions options,
       PushedNodeSets pushed,
       WorkQueue.Listener<ServiceKey> listener) {
+    this(clusters, provider, options, pushed, listener, null);
+  }
+
+  /**
+   * @param dns publishes DNS names in the same runs as the load balancer work, or null for none
+   */
+  public ReconcileVerticle(
+      Clusters clusters,
+      LoadBalancerProvider provider,
+      ReconcileOptions options,
+      PushedNodeSets pushed,
+      WorkQueue.Listener<ServiceKey> listener,
+      DnsSync dns) {
+    this.dns = dns;
     this.clusters = clusters;
     this.provider = provider;
     this.options = options;
@@ -71,7 +88,8 @@ public final class ReconcileVerticle extends VerticleBase {
             provider,
             filter,
             NodeEligibility.of(options.getNodePredicates()),
-            pushed);
+            pushed,
+            dns);
     queue =
         new WorkQueue<>(
             vertx,
@@ -164,6 +182,17 @@ public final class ReconcileVerticle extends VerticleBase {
     }
   }
 
+  /** Services holding DNS names get a DNS run: those deleted meanwhile lose their names. */
+  private void dnsHolders(Set<String> objectKeys) {
+    for (Cluster c : clusters.all()) {
+      for (String k : objectKeys) {
+        int slash = k.indexOf('/');
+        queue.add(
+            new ServiceKey(c.name(), k.substring(0, slash), k.substring(slash + 1)), WorkKind.DNS);
+      }
+    }
+  }
+
   /** Gives the provider every Service that has or wants a load balancer, once. */
   private Future<Void> initialize() {
     if (initialized) {
@@ -180,6 +209,9 @@ public final class ReconcileVerticle extends VerticleBase {
       }
       all.add(provider.initialize(c.name(), services));
     }
-    return Future.all(all).onSuccess(v -> initialized = true).mapEmpty();
+    return Future.all(all)
+        .compose(v -> dns == null ? Future.succeededFuture() : dns.start(this::dnsHolders))
+        .onSuccess(v -> initialized = true)
+        .mapEmpty();
   }
 }

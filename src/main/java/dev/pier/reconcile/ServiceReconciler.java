@@ -3,6 +3,7 @@ package dev.pier.reconcile;
 import dev.pier.cloud.EnsureResult;
 import dev.pier.cloud.LoadBalancerProvider;
 import dev.pier.cloud.ProviderException;
+import dev.pier.dns.DnsSync;
 import dev.pier.events.EventSink;
 import dev.pier.events.ObjectRef;
 import dev.pier.kube.Cluster;
@@ -50,6 +51,9 @@ public final class ServiceReconciler {
   private final NodeEligibility eligibility;
   private final PushedNodeSets pushed;
   private final Map<ServiceKey, StatusWrite> statusWrites = new HashMap<>();
+  private final DnsSync dns;
+  // The status of each load balancer ensured by this process: what DNS-only runs publish.
+  private final Map<ServiceKey, LbStatus> ensured = new HashMap<>();
 
   public ServiceReconciler(
       Context ctx,
@@ -58,6 +62,21 @@ public final class ServiceReconciler {
       ServiceFilter filter,
       NodeEligibility eligibility,
       PushedNodeSets pushed) {
+    this(ctx, clusters, provider, filter, eligibility, pushed, null);
+  }
+
+  /**
+   * @param dns publishes DNS names after the load balancer work of a run, or null for none
+   */
+  public ServiceReconciler(
+      Context ctx,
+      Clusters clusters,
+      LoadBalancerProvider provider,
+      ServiceFilter filter,
+      NodeEligibility eligibility,
+      PushedNodeSets pushed,
+      DnsSync dns) {
+    this.dns = dns;
     this.ctx = ctx;
     this.clusters = clusters;
     this.provider = provider;
@@ -86,6 +105,10 @@ public final class ServiceReconciler {
                       return cleanup(cluster, key, svc, item.kinds());
                     }
                     if (!filter.wantsLoadBalancer(svc)) {
+                      ensured.remove(key);
+                      return Future.succeededFuture(WorkResult.success());
+                    }
+                    if (onlyDns(item.kinds()) && ensured.containsKey(key)) {
                       return Future.succeededFuture(WorkResult.success());
                     }
                     if (!item.kinds().contains(WorkKind.RECONCILE)
@@ -96,7 +119,29 @@ public final class ServiceReconciler {
                     return ensure(cluster, key, svc, item.kinds());
                   });
     }
-    return result;
+    return dns == null ? result : result.compose(r -> syncDns(item, cluster, key, r));
+  }
+
+  private static boolean onlyDns(Set<WorkKind> kinds) {
+    return kinds.contains(WorkKind.DNS)
+        && !kinds.contains(WorkKind.RECONCILE)
+        && !kinds.contains(WorkKind.UPDATE_HOSTS);
+  }
+
+  /**
+   * DNS after the load balancer work of the same run, so both share the key's serialization. A DNS
+   * failure retries only the DNS work: load balancers never wait for the DNS server.
+   */
+  private Future<WorkResult> syncDns(
+      WorkItem<ServiceKey> item, Cluster cluster, ServiceKey key, WorkResult lb) {
+    boolean asked =
+        item.kinds().contains(WorkKind.RECONCILE) || item.kinds().contains(WorkKind.DNS);
+    if (!asked || lb.outcome() != WorkResult.Outcome.SUCCESS) {
+      return Future.succeededFuture(lb);
+    }
+    Service svc = cluster.service(key.namespace(), key.name());
+    LbStatus status = svc == null ? null : ensured.get(key);
+    return dns.sync(cluster, key, svc, status == null ? LbStatus.EMPTY : status);
   }
 
   private List<LbNode> eligibleNodes(Cluster cluster) {
@@ -138,6 +183,7 @@ public final class ServiceReconciler {
             })
         .map(
             result -> {
+              ensured.put(key, result.status());
               events.normal(ref, "EnsuredLoadBalancer", "Ensured load balancer");
               log.info(
                   "{}: ensured load balancer {} on {} node(s) in {} ms",
@@ -150,6 +196,7 @@ public final class ServiceReconciler {
         .recover(
             e -> {
               if (e instanceof ProviderException.ImplementedElsewhere) {
+                ensured.remove(key);
                 log.info(
                     "{}: load balancer implemented elsewhere: {}", prefix(key), e.getMessage());
                 return Future.succeededFuture(WorkResult.success());
@@ -229,6 +276,7 @@ public final class ServiceReconciler {
             v -> {
               pushed.forget(key);
               statusWrites.remove(key);
+              ensured.remove(key);
               events.normal(ref, "DeletedLoadBalancer", "Deleted load balancer");
               log.info(
                   "{}: deleted load balancer ({})",
@@ -243,6 +291,7 @@ public final class ServiceReconciler {
     Service last = cluster.deletedServices().get(key.objectKey());
     pushed.forget(key);
     statusWrites.remove(key);
+    ensured.remove(key);
     if (last == null) {
       return Future.succeededFuture(WorkResult.success());
     }

@@ -1,0 +1,346 @@
+package dev.pier.dns;
+
+import dev.pier.events.ObjectRef;
+import dev.pier.kube.Cluster;
+import dev.pier.kube.Views;
+import dev.pier.model.LbIngress;
+import dev.pier.model.LbStatus;
+import dev.pier.model.ServiceKey;
+import dev.pier.queue.WorkKind;
+import dev.pier.queue.WorkResult;
+import dev.pier.watch.EndpointsWatchVerticle;
+import dev.pier.watch.ServiceFilter;
+import io.fabric8.kubernetes.api.model.Service;
+import io.vertx.core.Future;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Publishes the global, region and zone names of load-balanced Services in one DNS zone.
+ *
+ * <p>Runs on the reconcile verticle's context, called by the per-key queue, so one Service's names
+ * are never synced twice at once. The first call finds (or creates) the zone and reads which names
+ * Pier owns there, once; afterwards each sync reads only the Service's own names, sends one change
+ * set holding only what differs, and nothing when DNS already matches.
+ */
+public final class DnsPublisher implements DnsSync {
+  private static final Logger log = LoggerFactory.getLogger(DnsPublisher.class);
+
+  /** {@code "false"} keeps a Service out of DNS; {@code "true"} lets it in when opt-in is on. */
+  public static final String ANNOTATION = "pier.dev/dns";
+
+  private static final Set<WorkKind> RETRY = Set.of(WorkKind.DNS);
+
+  private final DnsProvider provider;
+  private final DnsOptions options;
+  private final ServiceFilter filter;
+  private final HostnameResolver resolver;
+  private final DnsNames names;
+  private Future<DnsZone> ready;
+  private Consumer<Set<String>> holders = keys -> {};
+  // Names holding Pier's records, by namespace/name: read from the zone once, then kept current.
+  private final Map<String, Set<String>> published = new HashMap<>();
+
+  public DnsPublisher(
+      DnsProvider provider, DnsOptions options, ServiceFilter filter, HostnameResolver resolver) {
+    this.provider = provider;
+    this.options = options;
+    this.filter = filter;
+    this.resolver = resolver;
+    String suffix = options.getSuffix().isEmpty() ? options.getZoneName() : options.getSuffix();
+    this.names = new DnsNames(options.getFederation(), suffix);
+  }
+
+  public DnsNames names() {
+    return names;
+  }
+
+  /** True when the Service gets names: it wants a load balancer and the annotation lets it. */
+  public boolean wantsDns(Service svc) {
+    if (svc == null
+        || svc.getMetadata().getDeletionTimestamp() != null
+        || !filter.wantsLoadBalancer(svc)) {
+      return false;
+    }
+    Map<String, String> a = svc.getMetadata().getAnnotations();
+    String v = a == null ? null : a.get(ANNOTATION);
+    return options.isOptIn() ? "true".equalsIgnoreCase(v) : !"false".equalsIgnoreCase(v);
+  }
+
+  @Override
+  public Future<Void> start(Consumer<Set<String>> holders) {
+    this.holders = holders;
+    return initialize()
+        .<Void>mapEmpty()
+        .recover(
+            e -> {
+              if (e instanceof DnsException d && !d.retryable()) {
+                return Future.failedFuture(e);
+              }
+              log.warn(
+                  "DNS not ready yet, Services get their names once it is: {}", e.getMessage());
+              return Future.succeededFuture();
+            });
+  }
+
+  /**
+   * Finds or creates the zone and reads Pier's names from it; memoized on success, retried by the
+   * next call after a failure. Call on the reconcile context.
+   */
+  public Future<DnsZone> initialize() {
+    if (ready == null || ready.failed()) {
+      ready =
+          ZoneBootstrap.findOrCreate(provider, options.getZoneName(), options.getZoneId())
+              .compose(zone -> checkSuffix(zone).compose(v -> loadInventory(zone)).map(zone));
+    }
+    return ready;
+  }
+
+  private Future<Void> checkSuffix(DnsZone zone) {
+    if (!DnsNames.within(names.suffix(), zone.name())) {
+      return Future.failedFuture(
+          DnsException.invalid(
+              "dns.suffix '" + names.suffix() + "' is not inside DNS zone " + zone.name()));
+    }
+    return Future.succeededFuture();
+  }
+
+  private Future<Void> loadInventory(DnsZone zone) {
+    return provider
+        .recordSets(zone)
+        .map(
+            sets -> {
+              published.clear();
+              for (RecordSet r : sets) {
+                String owner = serviceOf(r.name());
+                if (owner != null && r.ownedBy(options.getOwnerId())) {
+                  published.computeIfAbsent(owner, k -> new LinkedHashSet<>()).add(r.name());
+                }
+              }
+              log.info(
+                  "DNS zone {}: {} Service(s) hold names owned by '{}'",
+                  zone.name(),
+                  published.size(),
+                  options.getOwnerId());
+              holders.accept(Set.copyOf(published.keySet()));
+              return null;
+            });
+  }
+
+  /** {@code namespace/name} of the Service a name of Pier's form belongs to, or null. */
+  String serviceOf(String name) {
+    String[] labels = name.split("\\.");
+    if (labels.length < 5
+        || !labels[2].equals(names.federation())
+        || !labels[3].equals("svc")
+        || !DnsNames.within(name, names.suffix())) {
+      return null;
+    }
+    return labels[1] + "/" + labels[0];
+  }
+
+  @Override
+  public Future<WorkResult> sync(Cluster cluster, ServiceKey key, Service svc, LbStatus status) {
+    boolean wanted = wantsDns(svc) && !status.isEmpty();
+    ObjectRef ref = svc == null ? null : ref(svc);
+    String prefix = "Service " + key.objectKey();
+    return initialize()
+        .compose(
+            zone ->
+                (wanted
+                        ? serving(cluster, key, ref, status)
+                        : Future.succeededFuture(List.<ServingCluster>of()))
+                    .compose(serving -> apply(cluster, zone, key, ref, serving, prefix)))
+        .map(v -> WorkResult.success())
+        .recover(
+            e -> {
+              String why = e.getMessage() == null ? e.toString() : e.getMessage();
+              if (ref != null) {
+                cluster.events().warning(ref, "SyncDNSFailed", "Error syncing DNS names: " + why);
+              }
+              boolean retry = !(e instanceof DnsException d) || d.retryable();
+              log.warn(
+                  "{}: DNS sync failed{}: {}",
+                  prefix,
+                  retry ? ", retrying with backoff" : " (waiting for a change)",
+                  why);
+              return Future.succeededFuture(
+                  retry ? WorkResult.retry(RETRY) : WorkResult.permanent());
+            });
+  }
+
+  /** The cluster's region and zones, from its nodes or the configuration. */
+  public ClusterLocation locate(Cluster cluster) {
+    return Topology.locate(
+        cluster.name(),
+        cluster.nodes().stream().map(Views::node).toList(),
+        options.getRegion(),
+        options.getZones());
+  }
+
+  /** The clusters serving the Service: today the one it lives in, when it has an ingress. */
+  private Future<List<ServingCluster>> serving(
+      Cluster cluster, ServiceKey key, ObjectRef ref, LbStatus status) {
+    ClusterLocation location = locate(cluster);
+    List<String> bad = new ArrayList<>();
+    if (location.region() != null && !DnsNames.isLabel(location.region())) {
+      bad.add("region '" + location.region() + "'");
+    }
+    location.zones().stream()
+        .filter(z -> !DnsNames.isLabel(z))
+        .forEach(z -> bad.add("zone '" + z + "'"));
+    if (!bad.isEmpty()) {
+      String msg =
+          "No DNS name for node label "
+              + String.join(", ", bad)
+              + " of "
+              + Topology.REGION
+              + "/"
+              + Topology.ZONE
+              + " (or the failure-domain.beta labels): not a DNS label; set dns.topology.*";
+      log.warn("Service {}: {}", key.objectKey(), msg);
+      cluster.events().warning(ref, "InvalidDNSLabel", msg);
+    }
+    boolean healthy = EndpointsWatchVerticle.ready(cluster.endpoints(key.namespace(), key.name()));
+    List<String> v4 = new ArrayList<>();
+    List<String> v6 = new ArrayList<>();
+    List<Future<HostnameResolver.Resolved>> lookups = new ArrayList<>();
+    for (LbIngress i : status.ingress()) {
+      if (i.ip() != null) {
+        (i.ip().contains(":") ? v6 : v4).add(i.ip());
+      } else if (i.hostname() != null) {
+        lookups.add(resolver.resolve(i.hostname()));
+      }
+    }
+    return Future.all(lookups)
+        .map(
+            all -> {
+              for (Future<HostnameResolver.Resolved> f : lookups) {
+                v4.addAll(f.result().ipv4());
+                v6.addAll(f.result().ipv6());
+              }
+              return List.of(new ServingCluster(location, v4, v6, healthy));
+            });
+  }
+
+  private Future<Void> apply(
+      Cluster cluster,
+      DnsZone zone,
+      ServiceKey key,
+      ObjectRef ref,
+      List<ServingCluster> serving,
+      String prefix) {
+    String objectKey = key.objectKey();
+    Map<String, List<RecordSet>> desired = new LinkedHashMap<>();
+    DesiredRecords.compute(
+            names, key.namespace(), key.name(), serving, options.getTtl(), options.getOwnerId())
+        .forEach(
+            (name, sets) -> {
+              if (manages(zone, name)) {
+                desired.put(name, sets);
+              }
+            });
+    Set<String> before = published.getOrDefault(objectKey, Set.of());
+    for (String name : before) {
+      desired.putIfAbsent(name, List.of());
+    }
+    if (desired.values().stream().allMatch(List::isEmpty) && before.isEmpty()) {
+      published.remove(objectKey);
+      return Future.succeededFuture();
+    }
+    List<String> toRead = List.copyOf(desired.keySet());
+    List<Future<List<RecordSet>>> reads =
+        toRead.stream().map(n -> provider.recordSets(zone, n)).toList();
+    return Future.all(reads)
+        .compose(
+            all -> {
+              Map<String, List<RecordSet>> existing = new HashMap<>();
+              for (int i = 0; i < toRead.size(); i++) {
+                existing.put(toRead.get(i), reads.get(i).result());
+              }
+              RecordDiff.Result diff = RecordDiff.compute(desired, existing, options.getOwnerId());
+              for (RecordDiff.Conflict c : diff.conflicts()) {
+                log.warn("{}: DNS name left alone: {}", prefix, c.describe());
+                if (ref != null) {
+                  cluster
+                      .events()
+                      .warning(
+                          ref,
+                          "DNSRecordConflict",
+                          "Not publishing "
+                              + c.describe()
+                              + "; Pier changes only records it created");
+                }
+              }
+              if (diff.changes().isEmpty()) {
+                remember(objectKey, diff.owned());
+                return Future.<Void>succeededFuture();
+              }
+              return provider
+                  .apply(zone, diff.changes())
+                  .onFailure(
+                      e -> {
+                        // The change may have landed even so (a timeout): keep every name in view.
+                        Set<String> maybe = new LinkedHashSet<>(before);
+                        maybe.addAll(diff.owned());
+                        remember(objectKey, maybe);
+                      })
+                  .onSuccess(
+                      v -> {
+                        remember(objectKey, diff.owned());
+                        String summary = summary(diff.changes());
+                        log.info("{}: DNS updated: {}", prefix, summary);
+                        if (ref != null) {
+                          cluster
+                              .events()
+                              .normal(ref, "UpdatedDNS", "Updated DNS names: " + summary);
+                        }
+                      });
+            });
+  }
+
+  private void remember(String objectKey, Set<String> owned) {
+    if (owned.isEmpty()) {
+      published.remove(objectKey);
+    } else {
+      published.put(objectKey, new LinkedHashSet<>(owned));
+    }
+  }
+
+  /** Inside the zone and the domain filter. */
+  private boolean manages(DnsZone zone, String name) {
+    return manages(zone.name(), options.getDomainFilter(), name);
+  }
+
+  static boolean manages(String zone, List<String> domainFilter, String name) {
+    if (!DnsNames.within(name, zone)) {
+      return false;
+    }
+    return domainFilter.isEmpty() || domainFilter.stream().anyMatch(d -> DnsNames.within(name, d));
+  }
+
+  static String summary(ChangeSet changes) {
+    List<String> parts = new ArrayList<>();
+    changes.deletes().forEach(d -> parts.add("-" + d.label()));
+    changes.replaces().forEach(r -> parts.add(r.label() + " " + String.join(",", r.records())));
+    return parts.stream().collect(Collectors.joining("; "));
+  }
+
+  private static ObjectRef ref(Service svc) {
+    return ObjectRef.service(
+        svc.getMetadata().getNamespace(), svc.getMetadata().getName(), svc.getMetadata().getUid());
+  }
+
+  public Future<Void> close() {
+    return resolver.close().otherwiseEmpty().compose(v -> provider.close());
+  }
+}

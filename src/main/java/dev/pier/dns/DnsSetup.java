@@ -1,0 +1,74 @@
+package dev.pier.dns;
+
+import dev.pier.config.ConfigException;
+import dev.pier.config.ConfigValues;
+import dev.pier.config.PierOptions;
+import dev.pier.dns.powerdns.ApiKey;
+import dev.pier.dns.powerdns.PowerDnsOptions;
+import dev.pier.dns.powerdns.PowerDnsProvider;
+import dev.pier.watch.ServiceFilter;
+import io.vertx.core.Vertx;
+import java.util.function.Function;
+
+/** Builds the DNS publisher from Pier's configuration; a bad combination names its option. */
+public final class DnsSetup {
+  private DnsSetup() {}
+
+  /** The publisher, or null when {@code dns.enabled} is false. */
+  public static DnsPublisher create(
+      Vertx vertx, ConfigValues config, ServiceFilter filter, Function<String, String> env) {
+    if (!config.get(PierOptions.DNS_ENABLED)) {
+      return null;
+    }
+    String zoneName = config.get(PierOptions.DNS_ZONE_NAME);
+    String zoneId = config.get(PierOptions.DNS_ZONE_ID);
+    String suffix = config.get(PierOptions.DNS_SUFFIX);
+    if (zoneName.isEmpty() && zoneId.isEmpty()) {
+      throw fail(config, PierOptions.DNS_ZONE_NAME.path(), "set dns.zone.name or dns.zone.id");
+    }
+    if (zoneName.isEmpty() && suffix.isEmpty()) {
+      throw fail(config, PierOptions.DNS_SUFFIX.path(), "required when only dns.zone.id is set");
+    }
+    if (!zoneName.isEmpty() && !suffix.isEmpty() && !DnsNames.within(suffix, zoneName)) {
+      throw fail(
+          config,
+          PierOptions.DNS_SUFFIX.path(),
+          "'" + suffix + "' is not inside dns.zone.name '" + zoneName + "'");
+    }
+    ApiKey key;
+    try {
+      key =
+          ApiKey.load(
+              config.get(PierOptions.DNS_POWERDNS_API_KEY_FILE),
+              config.get(PierOptions.DNS_POWERDNS_API_KEY_ENV),
+              env);
+    } catch (IllegalArgumentException e) {
+      throw fail(config, PierOptions.DNS_POWERDNS_API_KEY_FILE.path(), e.getMessage());
+    }
+    DnsProvider provider =
+        new PowerDnsProvider(
+            vertx,
+            new PowerDnsOptions()
+                .setUrl(config.get(PierOptions.DNS_POWERDNS_URL))
+                .setServerId(config.get(PierOptions.DNS_POWERDNS_SERVER_ID))
+                .setTimeout(config.get(PierOptions.DNS_POWERDNS_TIMEOUT))
+                .setApiKey(key));
+    DnsOptions options =
+        new DnsOptions()
+            .setFederation(config.get(PierOptions.DNS_FEDERATION))
+            .setSuffix(suffix)
+            .setZoneName(zoneName)
+            .setZoneId(zoneId)
+            .setTtl(config.get(PierOptions.DNS_TTL))
+            .setOwnerId(config.get(PierOptions.DNS_OWNER_ID))
+            .setOptIn(config.get(PierOptions.DNS_OPT_IN))
+            .setDomainFilter(config.get(PierOptions.DNS_DOMAIN_FILTER))
+            .setRegion(config.get(PierOptions.DNS_TOPOLOGY_REGION))
+            .setZones(config.get(PierOptions.DNS_TOPOLOGY_ZONES));
+    return new DnsPublisher(provider, options, filter, new HostnameResolver(vertx));
+  }
+
+  private static ConfigException fail(ConfigValues config, String path, String message) {
+    return new ConfigException(config.source() + ": " + path + ": " + message);
+  }
+}

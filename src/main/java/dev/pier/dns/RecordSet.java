@@ -1,0 +1,39 @@
+package dev.pier.dns;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * All records of one name and type (an rrset).
+ *
+ * @param name canonical name, lower case with a trailing dot
+ * @param type A, AAAA, CNAME, or any other type found in the zone
+ * @param ttl seconds
+ * @param records record contents, sorted and without duplicates (CNAME targets end with a dot)
+ * @param owner the owner id marked on the rrset, or null when it carries no owner mark
+ */
+public record RecordSet(String name, String type, long ttl, List<String> records, String owner) {
+  public static final String A = "A";
+  public static final String AAAA = "AAAA";
+  public static final String CNAME = "CNAME";
+
+  public RecordSet {
+    name = DnsNames.canonical(name);
+    Objects.requireNonNull(type, "type");
+    records = records == null ? List.of() : records.stream().distinct().sorted().toList();
+  }
+
+  public boolean ownedBy(String ownerId) {
+    return ownerId.equals(owner);
+  }
+
+  /** A, AAAA or CNAME: the types Pier writes, and so the ones that can be in its way. */
+  public boolean isAddressOrAlias() {
+    return type.equals(A) || type.equals(AAAA) || type.equals(CNAME);
+  }
+
+  /** {@code name TYPE} for messages. */
+  public String label() {
+    return name + " " + type;
+  }
+}

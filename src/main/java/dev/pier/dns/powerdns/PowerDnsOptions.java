@@ -1,0 +1,52 @@
+package dev.pier.dns.powerdns;
+
+import java.time.Duration;
+
+/** Where the PowerDNS Authoritative HTTP API is and how to call it; defaults as constants. */
+public final class PowerDnsOptions {
+  public static final String DEFAULT_URL = "http://127.0.0.1:8081";
+  public static final String DEFAULT_SERVER_ID = "localhost";
+  public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
+
+  private String url = DEFAULT_URL;
+  private String serverId = DEFAULT_SERVER_ID;
+  private ApiKey apiKey;
+  private Duration timeout = DEFAULT_TIMEOUT;
+
+  /** The webserver's base URL, without {@code /api/v1}. */
+  public String getUrl() {
+    return url;
+  }
+
+  public PowerDnsOptions setUrl(String url) {
+    this.url = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+    return this;
+  }
+
+  public String getServerId() {
+    return serverId;
+  }
+
+  public PowerDnsOptions setServerId(String serverId) {
+    this.serverId = serverId;
+    return this;
+  }
+
+  public ApiKey getApiKey() {
+    return apiKey;
+  }
+
+  public PowerDnsOptions setApiKey(ApiKey apiKey) {
+    this.apiKey = apiKey;
+    return this;
+  }
+
+  public Duration getTimeout() {
+    return timeout;
+  }
+
+  public PowerDnsOptions setTimeout(Duration timeout) {
+    this.timeout = timeout;
+    return this;
+  }
+}

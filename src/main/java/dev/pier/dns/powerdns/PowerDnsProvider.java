@@ -1,0 +1,264 @@
+package dev.pier.dns.powerdns;
+
+import dev.pier.dns.ChangeSet;
+import dev.pier.dns.DnsException;
+import dev.pier.dns.DnsNames;
+import dev.pier.dns.DnsProvider;
+import dev.pier.dns.DnsZone;
+import dev.pier.dns.RecordSet;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpRequest;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import io.vertx.ext.web.client.WebClientOptions;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The PowerDNS Authoritative HTTP API (4.x) through vertx-web-client. Ownership is a comment on
+ * each rrset whose content is {@code pier-owner=<id>}; a change set is one PATCH, which PowerDNS
+ * applies in one backend transaction.
+ */
+public final class PowerDnsProvider implements DnsProvider {
+  private static final Logger log = LoggerFactory.getLogger(PowerDnsProvider.class);
+  static final String OWNER_PREFIX = "pier-owner=";
+  static final String ACCOUNT = "pier";
+
+  private final WebClient client;
+  private final PowerDnsOptions options;
+  private final String base;
+
+  public PowerDnsProvider(Vertx vertx, PowerDnsOptions options) {
+    this.options = options;
+    this.client =
+        WebClient.create(
+            vertx,
+            new WebClientOptions()
+                .setConnectTimeout((int) options.getTimeout().toMillis())
+                .setUserAgent("pier"));
+    this.base = options.getUrl() + "/api/v1/servers/" + encode(options.getServerId());
+    log.info(
+        "PowerDNS API at {} (server {}), API key from {}",
+        options.getUrl(),
+        options.getServerId(),
+        options.getApiKey().source());
+  }
+
+  @Override
+  public String name() {
+    return "powerdns";
+  }
+
+  @Override
+  public Future<List<DnsZone>> zones() {
+    return send(request(HttpMethod.GET, "/zones"), null, "list zones")
+        .map(
+            r -> {
+              List<DnsZone> zones = new ArrayList<>();
+              for (Object o : r.bodyAsJsonArray()) {
+                JsonObject z = (JsonObject) o;
+                zones.add(new DnsZone(z.getString("id"), z.getString("name")));
+              }
+              return zones;
+            });
+  }
+
+  @Override
+  public Future<Optional<DnsZone>> zone(String id) {
+    HttpRequest<Buffer> req =
+        request(HttpMethod.GET, "/zones/" + encode(id)).addQueryParam("rrsets", "false");
+    return req.send()
+        .recover(e -> Future.failedFuture(unreachable("get zone " + id, e)))
+        .compose(
+            r -> {
+              if (r.statusCode() == 404 || r.statusCode() == 422) {
+                return Future.succeededFuture(Optional.empty());
+              }
+              return check(r, "get zone " + id)
+                  .map(
+                      ok -> {
+                        JsonObject z = r.bodyAsJsonObject();
+                        return Optional.of(new DnsZone(z.getString("id"), z.getString("name")));
+                      });
+            });
+  }
+
+  @Override
+  public Future<DnsZone> createZone(String name) {
+    JsonObject body =
+        new JsonObject()
+            .put("name", DnsNames.canonical(name))
+            .put("kind", "Native")
+            .put("nameservers", new JsonArray());
+    return send(
+            request(HttpMethod.POST, "/zones").addQueryParam("rrsets", "false"),
+            body,
+            "create zone " + name)
+        .map(
+            r -> {
+              JsonObject z = r.bodyAsJsonObject();
+              return new DnsZone(z.getString("id"), z.getString("name"));
+            });
+  }
+
+  @Override
+  public Future<List<RecordSet>> recordSets(DnsZone zone, String name) {
+    return send(
+            request(HttpMethod.GET, "/zones/" + encode(zone.id()))
+                .addQueryParam("rrset_name", DnsNames.canonical(name)),
+            null,
+            "read " + name)
+        .map(r -> parse(r.bodyAsJsonObject(), DnsNames.canonical(name)));
+  }
+
+  @Override
+  public Future<List<RecordSet>> recordSets(DnsZone zone) {
+    return send(request(HttpMethod.GET, "/zones/" + encode(zone.id())), null, "read " + zone.name())
+        .map(r -> parse(r.bodyAsJsonObject(), null));
+  }
+
+  @Override
+  public Future<Void> apply(DnsZone zone, ChangeSet changes) {
+    if (changes.isEmpty()) {
+      return Future.succeededFuture();
+    }
+    return send(
+            request(HttpMethod.PATCH, "/zones/" + encode(zone.id())),
+            patchBody(changes),
+            "update " + zone.name())
+        .mapEmpty();
+  }
+
+  /** The PATCH body: every delete first, then every replace with Pier's owner comment. */
+  static JsonObject patchBody(ChangeSet changes) {
+    JsonArray rrsets = new JsonArray();
+    for (RecordSet d : changes.deletes()) {
+      rrsets.add(
+          new JsonObject().put("name", d.name()).put("type", d.type()).put("changetype", "DELETE"));
+    }
+    for (RecordSet r : changes.replaces()) {
+      JsonArray records = new JsonArray();
+      r.records()
+          .forEach(c -> records.add(new JsonObject().put("content", c).put("disabled", false)));
+      JsonArray comments = new JsonArray();
+      if (r.owner() != null) {
+        comments.add(
+            new JsonObject().put("content", OWNER_PREFIX + r.owner()).put("account", ACCOUNT));
+      }
+      rrsets.add(
+          new JsonObject()
+              .put("name", r.name())
+              .put("type", r.type())
+              .put("ttl", r.ttl())
+              .put("changetype", "REPLACE")
+              .put("records", records)
+              .put("comments", comments));
+    }
+    return new JsonObject().put("rrsets", rrsets);
+  }
+
+  /**
+   * The rrsets of a zone response, with the owner read from Pier's comment.
+   *
+   * @param name only this canonical name, or null for all
+   */
+  static List<RecordSet> parse(JsonObject zone, String name) {
+    List<RecordSet> out = new ArrayList<>();
+    JsonArray rrsets = zone.getJsonArray("rrsets", new JsonArray());
+    for (Object o : rrsets) {
+      JsonObject r = (JsonObject) o;
+      JsonArray raw = r.getJsonArray("records", new JsonArray());
+      // PowerDNS 4.7 lists the comments of every name of the zone even with ?rrset_name=, as
+      // entries without records: those are no rrsets.
+      if (raw.isEmpty()
+          || (name != null && !DnsNames.canonical(r.getString("name")).equals(name))) {
+        continue;
+      }
+      List<String> records = new ArrayList<>();
+      for (Object rec : raw) {
+        JsonObject ro = (JsonObject) rec;
+        if (!ro.getBoolean("disabled", false)) {
+          records.add(ro.getString("content"));
+        }
+      }
+      String owner = null;
+      for (Object c : r.getJsonArray("comments", new JsonArray())) {
+        String content = ((JsonObject) c).getString("content", "");
+        if (content.startsWith(OWNER_PREFIX)) {
+          owner = content.substring(OWNER_PREFIX.length()).trim();
+        }
+      }
+      out.add(
+          new RecordSet(
+              r.getString("name"), r.getString("type"), r.getLong("ttl", 0L), records, owner));
+    }
+    return out;
+  }
+
+  private HttpRequest<Buffer> request(HttpMethod method, String path) {
+    return client
+        .requestAbs(method, base + path)
+        .putHeader("X-API-Key", options.getApiKey().value())
+        .putHeader("Accept", "application/json")
+        .timeout(options.getTimeout().toMillis());
+  }
+
+  private Future<HttpResponse<Buffer>> send(HttpRequest<Buffer> req, JsonObject body, String what) {
+    Future<HttpResponse<Buffer>> sent = body == null ? req.send() : req.sendJsonObject(body);
+    return sent.recover(e -> Future.failedFuture(unreachable(what, e)))
+        .compose(r -> check(r, what).map(r));
+  }
+
+  private DnsException unreachable(String what, Throwable e) {
+    return DnsException.retry(
+        "PowerDNS at " + options.getUrl() + ": cannot " + what + ": " + e.getMessage(), e);
+  }
+
+  private static Future<Void> check(HttpResponse<Buffer> r, String what) {
+    int code = r.statusCode();
+    if (code >= 200 && code < 300) {
+      return Future.succeededFuture();
+    }
+    String error = errorText(r);
+    String msg =
+        "PowerDNS: cannot " + what + ": HTTP " + code + (error.isEmpty() ? "" : ": " + error);
+    if (code == 401 || code == 403) {
+      return Future.failedFuture(DnsException.retry(msg + " (check the API key)"));
+    }
+    // A 422 may be a race with another writer (a record appeared in the way): retried like 5xx.
+    if (code == 400) {
+      return Future.failedFuture(DnsException.invalid(msg));
+    }
+    return Future.failedFuture(DnsException.retry(msg));
+  }
+
+  private static String errorText(HttpResponse<Buffer> r) {
+    try {
+      JsonObject o = r.bodyAsJsonObject();
+      return o == null ? "" : o.getString("error", "");
+    } catch (RuntimeException notJson) {
+      String s = r.bodyAsString();
+      return s == null ? "" : s.length() > 200 ? s.substring(0, 200) : s;
+    }
+  }
+
+  private static String encode(String segment) {
+    return URLEncoder.encode(segment, StandardCharsets.UTF_8).replace("+", "%20");
+  }
+
+  @Override
+  public Future<Void> close() {
+    client.close();
+    return Future.succeededFuture();
+  }
+}

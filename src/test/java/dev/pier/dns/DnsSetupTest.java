@@ -1,0 +1,75 @@
+package dev.pier.dns;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.pier.config.ConfigException;
+import dev.pier.config.ConfigLoader;
+import dev.pier.config.ConfigValues;
+import dev.pier.config.PierOptions;
+import dev.pier.watch.ServiceFilter;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class DnsSetupTest {
+  private static ConfigValues config(Map<String, String> env) {
+    return new ConfigLoader(PierOptions.ALL, env::get).load(null);
+  }
+
+  private static Map<String, String> enabled() {
+    Map<String, String> env = new HashMap<>();
+    env.put(PierOptions.DNS_ENABLED.envName(), "true");
+    return env;
+  }
+
+  private static DnsPublisher create(Map<String, String> env, Map<String, String> process) {
+    return DnsSetup.create(null, config(env), new ServiceFilter(Set.of()), process::get);
+  }
+
+  @Test
+  void offByDefault() {
+    assertThat(create(Map.of(), Map.of())).isNull();
+  }
+
+  @Test
+  void aZoneIsRequired() {
+    assertThatThrownBy(() -> create(enabled(), Map.of()))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("embedded defaults")
+        .hasMessageContaining("dns.zone.name");
+  }
+
+  @Test
+  void theSuffixMustBeInsideTheZone() {
+    Map<String, String> env = enabled();
+    env.put(PierOptions.DNS_ZONE_NAME.envName(), "example.com");
+    env.put(PierOptions.DNS_SUFFIX.envName(), "example.org");
+    assertThatThrownBy(() -> create(env, Map.of()))
+        .hasMessageContaining("dns.suffix")
+        .hasMessageContaining("'example.org'");
+  }
+
+  @Test
+  void aMissingApiKeyNamesTheFileOptionAndTheVariable() {
+    Map<String, String> env = enabled();
+    env.put(PierOptions.DNS_ZONE_NAME.envName(), "example.com");
+    assertThatThrownBy(() -> create(env, Map.of()))
+        .hasMessageContaining("dns.powerdns.apiKeyFile")
+        .hasMessageContaining("PDNS_API_KEY");
+    env.put(PierOptions.DNS_POWERDNS_API_KEY_FILE.envName(), "no/such/key-file");
+    assertThatThrownBy(() -> create(env, Map.of())).hasMessageContaining("no/such/key-file");
+  }
+
+  @Test
+  void badValuesNameTheOption() {
+    assertThatThrownBy(() -> config(Map.of(PierOptions.DNS_TTL.envName(), "0")))
+        .hasMessageContaining("PIER_DNS_TTL")
+        .hasMessageContaining("'0'");
+    assertThatThrownBy(() -> config(Map.of(PierOptions.DNS_ZONE_NAME.envName(), "bad_zone!")))
+        .hasMessageContaining("PIER_DNS_ZONE_NAME");
+    assertThatThrownBy(() -> config(Map.of(PierOptions.DNS_POWERDNS_URL.envName(), "ftp://x")))
+        .hasMessageContaining("PIER_DNS_POWERDNS_URL");
+  }
+}

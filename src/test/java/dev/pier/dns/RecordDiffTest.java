@@ -1,0 +1,139 @@
+package dev.pier.dns;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class RecordDiffTest {
+  private static final String N = "web.ns.pier.svc.example.com.";
+  private static final String R = "web.ns.pier.svc.r.example.com.";
+
+  private static RecordSet rs(String name, String type, String owner, String... data) {
+    return new RecordSet(name, type, 180, List.of(data), owner);
+  }
+
+  private static RecordDiff.Result diff(
+      Map<String, List<RecordSet>> desired, Map<String, List<RecordSet>> existing) {
+    return RecordDiff.compute(desired, existing, "me");
+  }
+
+  @Test
+  void nothingToDoWhenDnsMatches() {
+    var desired = Map.of(N, List.of(rs(N, "A", "me", "10.0.0.2", "10.0.0.1")));
+    var existing = Map.of(N, List.of(rs(N, "A", "me", "10.0.0.1", "10.0.0.2")));
+    RecordDiff.Result r = diff(desired, existing);
+    assertThat(r.changes().isEmpty()).isTrue();
+    assertThat(r.owned()).containsExactly(N);
+  }
+
+  @Test
+  void newNamesAreReplaced() {
+    var r = diff(Map.of(N, List.of(rs(N, "A", "me", "10.0.0.1"))), Map.of());
+    assertThat(r.changes().deletes()).isEmpty();
+    assertThat(r.changes().replaces()).containsExactly(rs(N, "A", "me", "10.0.0.1"));
+  }
+
+  @Test
+  void onlyTheDifferingRrsetIsSent() {
+    var desired =
+        Map.of(N, List.of(rs(N, "A", "me", "10.0.0.1"), rs(N, "AAAA", "me", "2001:db8::1")));
+    var existing =
+        Map.of(N, List.of(rs(N, "A", "me", "10.0.0.1"), rs(N, "AAAA", "me", "2001:db8::2")));
+    var r = diff(desired, existing);
+    assertThat(r.changes().replaces()).containsExactly(rs(N, "AAAA", "me", "2001:db8::1"));
+    assertThat(r.changes().deletes()).isEmpty();
+  }
+
+  @Test
+  void aTtlChangeIsAChange() {
+    var desired = Map.of(N, List.of(rs(N, "A", "me", "10.0.0.1")));
+    var existing = Map.of(N, List.of(new RecordSet(N, "A", 300, List.of("10.0.0.1"), "me")));
+    assertThat(diff(desired, existing).changes().replaces()).hasSize(1);
+  }
+
+  @Test
+  void aToCnameIsDeletePlusReplaceInOneChangeSet() {
+    var desired = Map.of(R, List.of(rs(R, "CNAME", "me", N)));
+    var existing =
+        Map.of(R, List.of(rs(R, "A", "me", "10.0.0.1"), rs(R, "AAAA", "me", "2001:db8::1")));
+    var r = diff(desired, existing);
+    assertThat(r.changes().deletes())
+        .containsExactly(rs(R, "A", "me", "10.0.0.1"), rs(R, "AAAA", "me", "2001:db8::1"));
+    assertThat(r.changes().replaces()).containsExactly(rs(R, "CNAME", "me", N));
+  }
+
+  @Test
+  void cnameBackToA() {
+    var desired = Map.of(R, List.of(rs(R, "A", "me", "10.0.0.1")));
+    var existing = Map.of(R, List.of(rs(R, "CNAME", "me", N)));
+    var r = diff(desired, existing);
+    assertThat(r.changes().deletes()).containsExactly(rs(R, "CNAME", "me", N));
+    assertThat(r.changes().replaces()).containsExactly(rs(R, "A", "me", "10.0.0.1"));
+  }
+
+  @Test
+  void namesNoLongerWantedLoseOnlyPiersRecords() {
+    Map<String, List<RecordSet>> desired = new LinkedHashMap<>();
+    desired.put(N, List.of());
+    var existing =
+        Map.of(N, List.of(rs(N, "A", "me", "10.0.0.1"), rs(N, "TXT", null, "\"hello\"")));
+    var r = diff(desired, existing);
+    assertThat(r.changes().deletes()).containsExactly(rs(N, "A", "me", "10.0.0.1"));
+    assertThat(r.changes().replaces()).isEmpty();
+    assertThat(r.conflicts()).isEmpty();
+    assertThat(r.owned()).isEmpty();
+  }
+
+  @Test
+  void existingNamesMissingFromDesiredAreRemoved() {
+    var existing = Map.of(R, List.of(rs(R, "CNAME", "me", N)));
+    var r = diff(Map.of(), existing);
+    assertThat(r.changes().deletes()).containsExactly(rs(R, "CNAME", "me", N));
+  }
+
+  @Test
+  void aForeignAddressRecordIsAConflictAndUntouched() {
+    var desired = Map.of(N, List.of(rs(N, "A", "me", "10.0.0.1")));
+    var existing = Map.of(N, List.of(rs(N, "A", null, "192.0.2.1")));
+    var r = diff(desired, existing);
+    assertThat(r.changes().isEmpty()).isTrue();
+    assertThat(r.conflicts()).hasSize(1);
+    assertThat(r.conflicts().get(0).name()).isEqualTo(N);
+    assertThat(r.conflicts().get(0).describe()).contains("A not created by Pier");
+  }
+
+  @Test
+  void anotherOwnersRecordIsForeignToo() {
+    var desired = Map.of(N, List.of(rs(N, "A", "me", "10.0.0.1")));
+    var existing = Map.of(N, List.of(rs(N, "A", "other", "10.0.0.1")));
+    var r = diff(desired, existing);
+    assertThat(r.changes().isEmpty()).isTrue();
+    assertThat(r.conflicts().get(0).describe()).contains("owned by other");
+  }
+
+  @Test
+  void aForeignTxtIsInTheWayOfACnameButNotOfAnA() {
+    var existing = Map.of(R, List.of(rs(R, "TXT", null, "\"x\"")));
+    var asCname = diff(Map.of(R, List.of(rs(R, "CNAME", "me", N))), existing);
+    assertThat(asCname.conflicts()).hasSize(1);
+    assertThat(asCname.changes().isEmpty()).isTrue();
+    var asA = diff(Map.of(R, List.of(rs(R, "A", "me", "10.0.0.1"))), existing);
+    assertThat(asA.conflicts()).isEmpty();
+    assertThat(asA.changes().replaces()).containsExactly(rs(R, "A", "me", "10.0.0.1"));
+  }
+
+  @Test
+  void aConflictAtOneNameLeavesTheOthersWorking() {
+    Map<String, List<RecordSet>> desired = new LinkedHashMap<>();
+    desired.put(R, List.of(rs(R, "A", "me", "10.0.0.1")));
+    desired.put(N, List.of(rs(N, "A", "me", "10.0.0.1")));
+    var existing = Map.of(N, List.of(rs(N, "CNAME", null, "elsewhere.example.org.")));
+    var r = diff(desired, existing);
+    assertThat(r.conflicts()).extracting(RecordDiff.Conflict::name).containsExactly(N);
+    assertThat(r.changes().replaces()).containsExactly(rs(R, "A", "me", "10.0.0.1"));
+    assertThat(r.owned()).containsExactly(R);
+  }
+}
