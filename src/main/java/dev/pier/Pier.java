@@ -213,7 +213,7 @@ public final class Pier {
 
       @Override
       public void onNewLeader(String identity) {
-        if (!identity.equals(election.identity())) {
+        if (identity != null && !identity.isEmpty() && !identity.equals(election.identity())) {
           log.info("The leader is {}; standing by", identity);
         }
       }

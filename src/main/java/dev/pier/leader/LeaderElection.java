@@ -1,5 +1,6 @@
 package dev.pier.leader;
 
+import dev.pier.config.Durations;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
@@ -8,6 +9,7 @@ import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectorBuilder
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.concurrent.CompletableFuture;
@@ -114,9 +116,9 @@ public final class LeaderElection {
         namespace,
         options.getLeaseName(),
         options.getIdentity(),
-        options.getLeaseDuration(),
-        options.getRenewDeadline(),
-        options.getRetryPeriod());
+        Durations.format(options.getLeaseDuration()),
+        Durations.format(options.getRenewDeadline()),
+        Durations.format(options.getRetryPeriod()));
     running = elector.start();
     return Future.succeededFuture();
   }
@@ -132,18 +134,26 @@ public final class LeaderElection {
       return Future.succeededFuture();
     }
     running.cancel(true);
-    return context
-        .owner()
-        .executeBlocking(
-            () -> {
-              boolean released = elector.release();
-              if (released) {
-                log.info("Released the Lease {}/{}", namespace, options.getLeaseName());
-              }
-              return released;
-            },
-            false)
-        .<Void>mapEmpty()
-        .onComplete(ar -> executor.shutdown());
+    // Completed from the election's own thread, with no Vert.x context: the caller may be closing
+    // Vert.x next.
+    Promise<Void> done = Promise.promise();
+    executor.execute(
+        () -> {
+          try {
+            if (elector.release()) {
+              log.info("Released the Lease {}/{}", namespace, options.getLeaseName());
+            }
+          } catch (RuntimeException e) {
+            log.warn(
+                "Could not release the Lease {}/{}: {}",
+                namespace,
+                options.getLeaseName(),
+                e.getMessage());
+          } finally {
+            done.complete();
+          }
+        });
+    executor.shutdown();
+    return done.future();
   }
 }
