@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Provisions what Pier's run and test commands need on a Debian/Ubuntu machine, idempotently:
-# Debian packages (etcd, Go, openssl, curl, kubectl) and a kube-apiserver 1.20.2 built from Debian's
-# `kubernetes` source package. The build takes about ten minutes once; the binary is cached under
+# Debian packages (etcd, Go, openssl, curl, kubectl, prometheus) and a kube-apiserver 1.20.2 built
+# from Debian's `kubernetes` source package. The build takes about ten minutes once; the binary is cached under
 # ${XDG_CACHE_HOME:-$HOME/.cache}/pier/ and guarded by a lock so parallel runs build it only once.
 # Prints the cache directory's bin path on its last line.
 set -euo pipefail
@@ -25,6 +25,8 @@ command -v openssl >/dev/null || need_packages+=(openssl)
 command -v curl >/dev/null || need_packages+=(curl)
 command -v kubectl >/dev/null || need_packages+=(kubernetes-client)
 command -v flock >/dev/null || need_packages+=(util-linux)
+# The monitoring tests run the shipped dashboard and alert expressions on a real Prometheus.
+command -v prometheus >/dev/null || need_packages+=(prometheus)
 if [ ! -x "$BIN_DIR/kube-apiserver" ]; then
   command -v go >/dev/null || need_packages+=(golang-go)
   command -v rsync >/dev/null || need_packages+=(rsync)
