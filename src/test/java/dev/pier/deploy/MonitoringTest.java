@@ -72,7 +72,7 @@ class MonitoringTest {
       System.gc();
 
       Map<String, String> panels = dashboardExpressions();
-      assertThat(panels).hasSizeGreaterThan(15);
+      assertThat(panels).hasSizeGreaterThan(20);
       await()
           .atMost(Duration.ofSeconds(90))
           .pollInterval(Duration.ofSeconds(2))
@@ -113,7 +113,10 @@ class MonitoringTest {
                 assertThat(loaded)
                     .allSatisfy(r -> assertThat(r.getString("health")).as(r.encode()).isEqualTo("ok"));
               });
-      assertThat(prometheus.result(alerts.get("PierReconcileFailures"))).isNotEmpty();
+      // rate() is 0 between two retries that fall into the same few scrapes: wait for an increase.
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> !prometheus.result(alerts.get("PierReconcileFailures")).isEmpty());
       assertThat(prometheus.result(alerts.get("PierNoLeader"))).isEmpty();
     }
   }
