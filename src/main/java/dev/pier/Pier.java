@@ -75,8 +75,8 @@ public final class Pier {
   }
 
   /**
-   * Starts Pier; {@code onLeaseLost} runs after a leader lost its Lease and stopped reconciling
-   * (in production: exit, so that the pod restarts and campaigns again).
+   * Starts Pier; {@code onLeaseLost} runs after a leader lost its Lease and stopped reconciling (in
+   * production: exit, so that the pod restarts and campaigns again).
    */
   public static Future<Pier> start(
       ConfigValues config, UnaryOperator<LoadBalancerProvider> wrap, Runnable onLeaseLost) {
@@ -135,7 +135,9 @@ public final class Pier {
       pier.electing = true;
       pier.election =
           new LeaderElection(
-              clusters.all().iterator().next().client(), electionOptions, vertx.getOrCreateContext());
+              clusters.all().iterator().next().client(),
+              electionOptions,
+              vertx.getOrCreateContext());
     }
     ReconcileVerticle reconciler =
         new ReconcileVerticle(clusters, provider, reconcile, pushed, metrics);

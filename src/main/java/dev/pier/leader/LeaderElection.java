@@ -20,8 +20,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Campaigns for a coordination.k8s.io Lease with fabric8's {@link LeaderElector}. The elector's
- * blocking API calls run on a thread of their own; its callbacks hop onto the given Vert.x
- * context, so listeners may touch verticle state.
+ * blocking API calls run on a thread of their own; its callbacks hop onto the given Vert.x context,
+ * so listeners may touch verticle state.
  */
 public final class LeaderElection {
   private static final Logger log = LoggerFactory.getLogger(LeaderElection.class);

@@ -77,8 +77,8 @@ public final class LeaderElectionOptions {
   }
 
   /**
-   * Why these durations cannot work together (the lease must outlast the renew deadline, which
-   * must outlast a jittered retry period), or null when they can.
+   * Why these durations cannot work together (the lease must outlast the renew deadline, which must
+   * outlast a jittered retry period), or null when they can.
    */
   public String problem() {
     if (leaseDuration.compareTo(renewDeadline) <= 0) {

@@ -84,12 +84,12 @@ class ManifestsTest {
                 .getData())
         .containsExactly(
             Map.entry(
-                "pier-rules.yaml", Manifests.read(Manifests.MONITORING.resolve("pier-rules.yaml"))));
+                "pier-rules.yaml",
+                Manifests.read(Manifests.MONITORING.resolve("pier-rules.yaml"))));
   }
 
   @Test
-  void shippedConfigIsValidElectsALeaderAndNamesItsProvider(@TempDir Path dir)
-      throws IOException {
+  void shippedConfigIsValidElectsALeaderAndNamesItsProvider(@TempDir Path dir) throws IOException {
     ConfigMap cm = Manifests.configMap(Manifests.DIR.resolve("configmap.yaml"));
     String yaml = cm.getData().get("pier.yaml");
     assertThat(yaml).containsPattern("(?m)^provider: \\w+");
@@ -117,7 +117,6 @@ class ManifestsTest {
     assertThat(c.getResources().getRequests()).containsKeys("cpu", "memory");
     assertThat(c.getResources().getLimits()).containsKey("memory");
     assertThat(c.getEnv()).extracting(EnvVar::getName).contains("POD_NAME", "JAVA_TOOL_OPTIONS");
-    assertThat(c.getVolumeMounts())
-        .anySatisfy(m -> assertThat(m.getMountPath()).isEqualTo("/tmp"));
+    assertThat(c.getVolumeMounts()).anySatisfy(m -> assertThat(m.getMountPath()).isEqualTo("/tmp"));
   }
 }

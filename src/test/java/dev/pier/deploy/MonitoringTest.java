@@ -38,8 +38,8 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
 /**
  * The shipped Grafana dashboard and Prometheus rules, evaluated by a real Prometheus scraping a
  * running Pier: every expression is valid, and every dashboard panel shows data. Failure-only
- * panels get data from failures caused here: a provider double that refuses some Services, a
- * paused event-bus consumer that discards messages, a request nobody answers.
+ * panels get data from failures caused here: a provider double that refuses some Services, a paused
+ * event-bus consumer that discards messages, a request nobody answers.
  */
 @RealKubeApiServer
 class MonitoringTest {
@@ -93,8 +93,7 @@ class MonitoringTest {
           .contains("pier.reconcile", "pier.reconcile.control", "pier.nodes.changed");
       assertThat(
               addresses(
-                  prometheus.result(
-                      "sum by (address) (rate(vertx_eventbus_discarded_total[5m]))")))
+                  prometheus.result("sum by (address) (rate(vertx_eventbus_discarded_total[5m]))")))
           .contains(DISCARD_ADDRESS);
 
       // Alerts: every expression is valid, the rules load and evaluate without error, and the
@@ -111,7 +110,8 @@ class MonitoringTest {
                 List<JsonObject> loaded = loadedRules(prometheus);
                 assertThat(loaded).hasSize(alerts.size());
                 assertThat(loaded)
-                    .allSatisfy(r -> assertThat(r.getString("health")).as(r.encode()).isEqualTo("ok"));
+                    .allSatisfy(
+                        r -> assertThat(r.getString("health")).as(r.encode()).isEqualTo("ok"));
               });
       // rate() is 0 between two retries that fall into the same few scrapes: wait for an increase.
       await()
@@ -188,9 +188,7 @@ class MonitoringTest {
         vertx
             .eventBus()
             .consumer(
-                new MessageConsumerOptions()
-                    .setAddress(DISCARD_ADDRESS)
-                    .setMaxBufferedMessages(1));
+                new MessageConsumerOptions().setAddress(DISCARD_ADDRESS).setMaxBufferedMessages(1));
     consumer.handler(m -> {});
     consumer.pause();
     for (int i = 0; i < 5; i++) {

@@ -10,7 +10,6 @@ import dev.pier.testkit.Kubectl;
 import dev.pier.testkit.RealKubeApiServer;
 import dev.pier.testkit.TestBackend;
 import dev.pier.testkit.Traffic;
-
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
@@ -115,8 +114,10 @@ class RbacTest {
 
     List<JsonObject> denied =
         audit(kube)
-            .filter(e -> e.getJsonObject("responseStatus", new JsonObject()).getInteger("code", 0)
-                == 403)
+            .filter(
+                e ->
+                    e.getJsonObject("responseStatus", new JsonObject()).getInteger("code", 0)
+                        == 403)
             .toList();
     assertThat(denied).as("requests RBAC denied to Pier").isEmpty();
     assertThat(used(kube)).as("what Pier did").containsAll(granted());

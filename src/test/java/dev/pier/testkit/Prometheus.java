@@ -43,7 +43,9 @@ public final class Prometheus implements AutoCloseable {
     Path binary = Path.of("/usr/bin/prometheus");
     if (!Files.isExecutable(binary)) {
       throw new IllegalStateException(
-          "no Prometheus at " + binary + ": run scripts/provision.sh (installs Debian's prometheus)");
+          "no Prometheus at "
+              + binary
+              + ": run scripts/provision.sh (installs Debian's prometheus)");
     }
     try {
       int port = freePort();
