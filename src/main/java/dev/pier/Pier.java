@@ -180,8 +180,9 @@ public final class Pier {
         .request(Addresses.RECONCILE_CONTROL, "start")
         .map(
             reply -> {
-              reconciling = true;
-              metrics.setLeader(true);
+              // The Lease may have been lost while the workers started.
+              reconciling = election == null || leading;
+              metrics.setLeader(reconciling);
               return null;
             });
   }

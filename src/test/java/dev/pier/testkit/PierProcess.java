@@ -38,16 +38,31 @@ public final class PierProcess implements AutoCloseable {
     this.log = log;
   }
 
-  /** Starts Pier with short retry delays, the admin endpoints on a free port, and overrides. */
+  /** Starts {@code dev.pier.Main} from the test class path, configured by the environment. */
   public static PierProcess start(KubeApiServer kube, String name, Map<String, String> overrides) {
+    return launch(
+        kube,
+        name,
+        List.of("-cp", System.getProperty("java.class.path"), "dev.pier.Main"),
+        overrides);
+  }
+
+  /** Starts the fat jar as users run it, {@code java -jar pier.jar --config FILE}. */
+  public static PierProcess startJar(
+      KubeApiServer kube, String name, Path jar, Path config, Map<String, String> overrides) {
+    return launch(
+        kube, name, List.of("-jar", jar.toString(), "--config", config.toString()), overrides);
+  }
+
+  /** Short retry delays, the admin endpoints on a free loopback port, then the overrides. */
+  private static PierProcess launch(
+      KubeApiServer kube, String name, List<String> args, Map<String, String> overrides) {
     int port = freePort();
     Path log = kube.directory().resolve("pier-" + name + ".log");
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-Xmx256m");
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add("dev.pier.Main");
+    command.addAll(args);
     ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
     pb.redirectOutput(log.toFile());
     Map<String, String> env = pb.environment();
