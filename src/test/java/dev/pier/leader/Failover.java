@@ -75,8 +75,12 @@ final class Failover {
         PierProcess two = launcher.start(prefix + "-two", electing(leaseNs))) {
       // Both are ready: the leader with workers running, the standby with synced informers.
       await()
-          .atMost(InProcessPier.CONVERGE)
-          .until(() -> one.status("/readyz") == 200 && two.status("/readyz") == 200);
+          .atMost(PierProcess.STARTUP)
+          .untilAsserted(
+              () ->
+                  assertThat(one.status("/readyz") == 200 && two.status("/readyz") == 200)
+                      .as("both ready\n%s\n%s", one.log(), two.log())
+                      .isTrue());
       await().atMost(InProcessPier.CONVERGE).until(() -> leads(one) ^ leads(two));
       PierProcess leader = leads(one) ? one : two;
       PierProcess standby = leader == one ? two : one;

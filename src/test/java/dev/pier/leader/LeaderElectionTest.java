@@ -42,7 +42,9 @@ class LeaderElectionTest {
   void aLeaderThatLosesItsLeaseStopsReconcilingAndExits() {
     String leaseNs = kube.createNamespace("lease");
     try (PierProcess pier = PierProcess.start(kube, "lone", Failover.electing(leaseNs))) {
-      await().atMost(InProcessPier.CONVERGE).until(() -> Failover.leads(pier));
+      await()
+          .atMost(PierProcess.STARTUP)
+          .untilAsserted(() -> assertThat(Failover.leads(pier)).as(pier.log()).isTrue());
       // Another holder takes the Lease for a long time (as after a partition): Pier cannot renew.
       client
           .leases()

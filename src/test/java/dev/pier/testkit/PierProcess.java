@@ -28,6 +28,9 @@ public final class PierProcess implements AutoCloseable {
   private static final HttpClient HTTP =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
+  /** How long tests wait for a process to start: a JVM start on a loaded machine is slow. */
+  public static final Duration STARTUP = Duration.ofSeconds(90);
+
   private final Process process;
   private final int adminPort;
   private final Path log;
