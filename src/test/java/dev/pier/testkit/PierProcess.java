@@ -25,8 +25,12 @@ import java.util.regex.Pattern;
  * Its output goes to a log file in the API server's directory.
  */
 public final class PierProcess implements AutoCloseable {
-  private static final HttpClient HTTP =
-      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+  // Plain HTTP/1.1: no h2c upgrade dance with a server that may be killed mid-test.
+  private final HttpClient http =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(2))
+          .build();
 
   /** How long tests wait for a process to start: a JVM start on a loaded machine is slow. */
   public static final Duration STARTUP = Duration.ofSeconds(90);
@@ -130,7 +134,7 @@ public final class PierProcess implements AutoCloseable {
   /** HTTP status of an admin endpoint, or -1 when nothing answers. */
   public int status(String path) {
     try {
-      return HTTP.send(request(path), HttpResponse.BodyHandlers.discarding()).statusCode();
+      return http.send(request(path), HttpResponse.BodyHandlers.discarding()).statusCode();
     } catch (IOException e) {
       return -1;
     } catch (InterruptedException e) {
@@ -142,7 +146,7 @@ public final class PierProcess implements AutoCloseable {
   /** The /metrics text, or empty when nothing answers. */
   public String metrics() {
     try {
-      return HTTP.send(request("/metrics"), HttpResponse.BodyHandlers.ofString()).body();
+      return http.send(request("/metrics"), HttpResponse.BodyHandlers.ofString()).body();
     } catch (IOException e) {
       return "";
     } catch (InterruptedException e) {

@@ -26,8 +26,12 @@ import java.util.stream.Collectors;
  */
 public final class Prometheus implements AutoCloseable {
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
-  private static final HttpClient HTTP =
-      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+  // Plain HTTP/1.1: no h2c upgrade dance with a server that may be killed mid-test.
+  private final HttpClient http =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(2))
+          .build();
 
   private final Process process;
   private final int port;
@@ -148,7 +152,7 @@ public final class Prometheus implements AutoCloseable {
 
   private HttpResponse<String> get(String path) throws IOException {
     try {
-      return HTTP.send(
+      return http.send(
           HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
               .timeout(Duration.ofSeconds(10))
               .build(),
