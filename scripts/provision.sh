@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Provisions what Pier's run and test commands need on a Debian/Ubuntu machine, idempotently:
-# Debian packages (etcd, Go, openssl, curl, kubectl, PowerDNS with sqlite3, dig) and a kube-apiserver 1.20.2 built from Debian's
-# `kubernetes` source package. The build takes about ten minutes once; the binary is cached under
+# Debian packages (etcd, Go, openssl, curl, kubectl, PowerDNS with sqlite3, dig, prometheus) and a
+# kube-apiserver 1.20.2 built from Debian's `kubernetes` source package. The build takes about ten
+# minutes once; the binary is cached under
 # ${XDG_CACHE_HOME:-$HOME/.cache}/pier/ and guarded by a lock so parallel runs build it only once.
 # Prints the cache directory's bin path on its last line.
 set -euo pipefail
@@ -33,6 +34,8 @@ command -v pdns_server >/dev/null || need_packages+=(pdns-server)
 [ -f /usr/share/pdns-backend-sqlite3/schema/schema.sqlite3.sql ] || need_packages+=(pdns-backend-sqlite3)
 command -v dig >/dev/null || need_packages+=(dnsutils)
 command -v sqlite3 >/dev/null || need_packages+=(sqlite3)
+# The monitoring tests run the shipped dashboard and alert expressions on a real Prometheus.
+command -v prometheus >/dev/null || need_packages+=(prometheus)
 if [ ! -x "$BIN_DIR/kube-apiserver" ]; then
   command -v go >/dev/null || need_packages+=(golang-go)
   command -v rsync >/dev/null || need_packages+=(rsync)

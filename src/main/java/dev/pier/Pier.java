@@ -15,6 +15,8 @@ import dev.pier.dns.TopologyWatchVerticle;
 import dev.pier.kube.Cluster;
 import dev.pier.kube.Clusters;
 import dev.pier.kube.KubeClients;
+import dev.pier.leader.LeaderElection;
+import dev.pier.leader.LeaderElectionOptions;
 import dev.pier.metrics.MeteredProvider;
 import dev.pier.metrics.PierMetrics;
 import dev.pier.model.Addresses;
@@ -54,7 +56,12 @@ public final class Pier {
   private final PierMetrics metrics;
   private DnsPublisher dns;
   private volatile boolean reconciling;
+  private volatile boolean electing;
+  private volatile boolean leading;
+  private volatile boolean stopping;
   private AdminServer admin;
+  private LeaderElection election;
+  private OrphanSweeper orphanSweeper;
 
   private Pier(Vertx vertx, Clusters clusters, LoadBalancerProvider provider, PierMetrics metrics) {
     this.vertx = vertx;
@@ -73,6 +80,21 @@ public final class Pier {
    * that inject delays or faults into Pier's own provider.
    */
   public static Future<Pier> start(ConfigValues config, UnaryOperator<LoadBalancerProvider> wrap) {
+    return start(config, wrap, Pier::exitAfterLosingLease);
+  }
+
+  /**
+   * Starts Pier; {@code onLeaseLost} runs after a leader lost its Lease and stopped reconciling (in
+   * production: exit, so that the pod restarts and campaigns again).
+   */
+  public static Future<Pier> start(
+      ConfigValues config, UnaryOperator<LoadBalancerProvider> wrap, Runnable onLeaseLost) {
+    LeaderElectionOptions electionOptions;
+    try {
+      electionOptions = leaderElectionOptions(config);
+    } catch (ConfigException e) {
+      return Future.failedFuture(e);
+    }
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     Vertx vertx =
         Vertx.builder()
@@ -126,6 +148,17 @@ public final class Pier {
     PushedNodeSets pushed = new PushedNodeSets();
     Pier pier = new Pier(vertx, clusters, provider, metrics);
     pier.dns = dns;
+    pier.orphanSweeper =
+        OrphanSweeper.forProvider(
+            clusters, provider, config.get(PierOptions.HETZNER_ORPHAN_CLEANUP_PERIOD), registry);
+    if (electionOptions != null) {
+      pier.electing = true;
+      pier.election =
+          new LeaderElection(
+              clusters.all().iterator().next().client(),
+              electionOptions,
+              vertx.getOrCreateContext());
+    }
     ReconcileVerticle reconciler =
         new ReconcileVerticle(clusters, provider, reconcile, pushed, metrics, dns);
     metrics.bindQueue(reconciler::queueStats);
@@ -160,26 +193,103 @@ public final class Pier {
                         .deployVerticle(new EndpointsWatchVerticle(clusters, dns::wantsDns))
                         .compose(
                             v -> vertx.deployVerticle(new TopologyWatchVerticle(clusters, dns))))
-        .compose(id -> vertx.eventBus().request(Addresses.RECONCILE_CONTROL, "start"))
+        .compose(
+            id ->
+                pier.election == null
+                    ? pier.startReconciling()
+                    : pier.election.start(pier.leaderListener(onLeaseLost)))
+        .map(pier)
+        .recover(e -> pier.stop().transform(ar -> Future.failedFuture(e)));
+  }
+
+  private Future<Void> startReconciling() {
+    return vertx
+        .eventBus()
+        .request(Addresses.RECONCILE_CONTROL, "start")
         .compose(
             reply -> {
-              OrphanSweeper sweeper =
-                  OrphanSweeper.forProvider(
-                      clusters,
-                      provider,
-                      config.get(PierOptions.HETZNER_ORPHAN_CLEANUP_PERIOD),
-                      registry);
+              // Only the process that reconciles sweeps orphans, and it deploys the sweeper once.
+              OrphanSweeper sweeper = orphanSweeper;
+              orphanSweeper = null;
               return sweeper == null
                   ? Future.succeededFuture(reply)
                   : vertx.deployVerticle(sweeper).map(reply);
             })
         .map(
             reply -> {
-              pier.reconciling = true;
-              metrics.setLeader(true);
-              return pier;
-            })
-        .recover(e -> pier.stop().transform(ar -> Future.failedFuture(e)));
+              // The Lease may have been lost while the workers started.
+              reconciling = election == null || leading;
+              metrics.setLeader(reconciling);
+              return null;
+            });
+  }
+
+  private LeaderElection.Listener leaderListener(Runnable onLeaseLost) {
+    return new LeaderElection.Listener() {
+      @Override
+      public void onStartLeading() {
+        if (stopping) {
+          return;
+        }
+        leading = true;
+        log.info("Became the leader ({}): starting to reconcile", election.identity());
+        startReconciling()
+            .onFailure(
+                e -> {
+                  log.error("Could not start reconciling as the leader: {}", e.getMessage());
+                  loseLease(onLeaseLost);
+                });
+      }
+
+      @Override
+      public void onStopLeading() {
+        log.error(
+            "Lost the Lease {}/{} as {}: stopped reconciling; exiting so that the pod restarts",
+            election.namespace(),
+            election.leaseName(),
+            election.identity());
+        loseLease(onLeaseLost);
+      }
+
+      @Override
+      public void onNewLeader(String identity) {
+        if (identity != null && !identity.isEmpty() && !identity.equals(election.identity())) {
+          log.info("The leader is {}; standing by", identity);
+        }
+      }
+    };
+  }
+
+  private void loseLease(Runnable onLeaseLost) {
+    reconciling = false;
+    leading = false;
+    metrics.setLeader(false);
+    vertx.eventBus().request(Addresses.RECONCILE_CONTROL, "stop");
+    onLeaseLost.run();
+  }
+
+  // Exits from a thread of its own: the shutdown hook needs the event loop this may be called on.
+  private static void exitAfterLosingLease() {
+    Thread exit = new Thread(() -> System.exit(1), "pier-exit");
+    exit.start();
+  }
+
+  static LeaderElectionOptions leaderElectionOptions(ConfigValues config) {
+    if (!config.get(PierOptions.LEADER_ELECTION_ENABLED)) {
+      return null;
+    }
+    LeaderElectionOptions options =
+        new LeaderElectionOptions()
+            .setLeaseName(config.get(PierOptions.LEADER_ELECTION_LEASE_NAME))
+            .setNamespace(config.get(PierOptions.LEADER_ELECTION_NAMESPACE))
+            .setLeaseDuration(config.get(PierOptions.LEADER_ELECTION_LEASE_DURATION))
+            .setRenewDeadline(config.get(PierOptions.LEADER_ELECTION_RENEW_DEADLINE))
+            .setRetryPeriod(config.get(PierOptions.LEADER_ELECTION_RETRY_PERIOD));
+    String problem = options.problem();
+    if (problem != null) {
+      throw new ConfigException(config.source() + ": leaderElection: " + problem);
+    }
+    return options;
   }
 
   static LoadBalancerProvider createProvider(Vertx vertx, ConfigValues config) {
@@ -214,9 +324,15 @@ public final class Pier {
     return ManagementFactory.getRuntimeMXBean().getName();
   }
 
-  /** Informers synced and workers running. */
+  /** Informers synced and, unless this process is a standby, workers running. */
   public boolean ready() {
-    return reconciling && clusters.all().stream().allMatch(Cluster::synced);
+    boolean standby = electing && !leading;
+    return (standby || reconciling) && clusters.all().stream().allMatch(Cluster::synced);
+  }
+
+  /** True while this process reconciles (always, without leader election). */
+  public boolean reconciling() {
+    return reconciling;
   }
 
   public Vertx vertx() {
@@ -239,8 +355,12 @@ public final class Pier {
   /** Stops reconciling, closes listeners and clients. Load balancers stay as they are. */
   public Future<Void> stop() {
     log.info("Stopping");
+    stopping = true;
     reconciling = false;
-    return (dns == null ? Future.<Void>succeededFuture() : dns.close().otherwiseEmpty())
+    Future<Void> released = election == null ? Future.succeededFuture() : election.stop();
+    return released
+        .otherwiseEmpty()
+        .compose(v -> dns == null ? Future.<Void>succeededFuture() : dns.close().otherwiseEmpty())
         .compose(v -> provider.close())
         .otherwiseEmpty()
         .compose(

@@ -276,6 +276,46 @@ public final class PierOptions {
           s -> true,
           "a PEM file path",
           "Private key of webhook.tls.certFile.");
+  public static final Option<Boolean> LEADER_ELECTION_ENABLED =
+      Option.bool(
+          "leaderElection.enabled",
+          false,
+          "Campaign for a Lease and reconcile only while holding it (run several replicas).");
+  public static final Option<String> LEADER_ELECTION_LEASE_NAME =
+      Option.string(
+          "leaderElection.leaseName",
+          "pier",
+          s -> s.length() <= 253 && DNS_LABEL.matcher(s).matches(),
+          "a DNS label (lower case letters, digits, '-')",
+          "Name of the coordination.k8s.io Lease.");
+  public static final Option<String> LEADER_ELECTION_NAMESPACE =
+      Option.string(
+          "leaderElection.namespace",
+          "",
+          s -> s.isEmpty() || (s.length() <= 63 && DNS_LABEL.matcher(s).matches()),
+          "empty or a namespace name",
+          "Namespace of the Lease; empty: the client's namespace (in a pod, its own).");
+  public static final Option<Duration> LEADER_ELECTION_LEASE_DURATION =
+      Option.duration(
+          "leaderElection.leaseDuration",
+          Duration.ofSeconds(15),
+          MS,
+          DAY,
+          "How long a standby waits after the leader's last renewal before taking over.");
+  public static final Option<Duration> LEADER_ELECTION_RENEW_DEADLINE =
+      Option.duration(
+          "leaderElection.renewDeadline",
+          Duration.ofSeconds(10),
+          MS,
+          DAY,
+          "How long the leader tries to renew before it stops reconciling and exits.");
+  public static final Option<Duration> LEADER_ELECTION_RETRY_PERIOD =
+      Option.duration(
+          "leaderElection.retryPeriod",
+          Duration.ofSeconds(2),
+          MS,
+          DAY,
+          "Time between attempts to acquire or renew the Lease.");
   public static final Option<String> ADMIN_HOST =
       Option.string(
           "admin.host",
@@ -438,6 +478,12 @@ public final class PierOptions {
           WEBHOOK_TLS_CA_FILE,
           WEBHOOK_TLS_CERT_FILE,
           WEBHOOK_TLS_KEY_FILE,
+          LEADER_ELECTION_ENABLED,
+          LEADER_ELECTION_LEASE_NAME,
+          LEADER_ELECTION_NAMESPACE,
+          LEADER_ELECTION_LEASE_DURATION,
+          LEADER_ELECTION_RENEW_DEADLINE,
+          LEADER_ELECTION_RETRY_PERIOD,
           ADMIN_HOST,
           ADMIN_PORT,
           LOG_FORMAT,

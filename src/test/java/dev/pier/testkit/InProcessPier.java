@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs Pier in the test's JVM against a test API server, configured as a user would configure it:
@@ -46,7 +47,10 @@ public final class InProcessPier implements AutoCloseable {
     ConfigValues config = new ConfigLoader(PierOptions.ALL, env::get).load(null);
     try {
       return new InProcessPier(
-          Pier.start(config, wrap)
+          Pier.start(
+                  config,
+                  wrap,
+                  () -> LoggerFactory.getLogger(InProcessPier.class).error("Pier lost its Lease"))
               .toCompletionStage()
               .toCompletableFuture()
               .get(60, TimeUnit.SECONDS));

@@ -1,0 +1,63 @@
+package dev.pier.deploy;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Stream;
+
+/** The shipped manifests under {@code k8s/}, read as a user's kubectl would read them. */
+final class Manifests {
+  static final Path DIR = Path.of("k8s");
+  static final Path MONITORING = DIR.resolve("monitoring");
+  private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
+
+  private Manifests() {}
+
+  /** Every Kubernetes manifest under k8s/ (the rules file is Prometheus', not Kubernetes'). */
+  static List<Path> all() {
+    try (Stream<Path> files = Files.walk(DIR)) {
+      return files
+          .filter(p -> p.toString().endsWith(".yaml"))
+          .filter(p -> !p.getFileName().toString().equals("pier-rules.yaml"))
+          .sorted()
+          .toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  static String read(Path file) {
+    try {
+      return Files.readString(file);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The objects of a (multi-document) manifest file. */
+  static List<HasMetadata> objects(Path file) {
+    return Arrays.stream(read(file).split("(?m)^---\\s*$"))
+        .filter(doc -> doc.lines().anyMatch(l -> l.startsWith("kind:")))
+        .map(doc -> (HasMetadata) SERIALIZATION.unmarshal(doc))
+        .toList();
+  }
+
+  @SuppressWarnings("unchecked")
+  static <T extends HasMetadata> T one(Path file, Class<T> type) {
+    return (T)
+        objects(file).stream()
+            .filter(type::isInstance)
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no " + type.getSimpleName() + " in " + file));
+  }
+
+  static ConfigMap configMap(Path file) {
+    return one(file, ConfigMap.class);
+  }
+}

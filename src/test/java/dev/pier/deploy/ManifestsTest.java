@@ -1,0 +1,122 @@
+package dev.pier.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pier.config.ConfigLoader;
+import dev.pier.config.ConfigValues;
+import dev.pier.config.PierOptions;
+import dev.pier.testkit.KubeApiServer;
+import dev.pier.testkit.Kubectl;
+import dev.pier.testkit.RealKubeApiServer;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Every shipped manifest is accepted by a real API server with strict validation (1.20 drops
+ * unknown fields silently otherwise), and says what the documentation promises.
+ */
+@RealKubeApiServer
+class ManifestsTest {
+  private static Kubectl kubectl;
+
+  @BeforeAll
+  static void setUp(KubeApiServer kube) {
+    kubectl = new Kubectl(kube);
+    // Namespaced objects can be dry-run only in an existing namespace.
+    kubectl.check("apply", "-f", Manifests.DIR.resolve("namespace.yaml").toString());
+  }
+
+  @Test
+  void everyManifestIsAcceptedWithStrictValidation() {
+    List<Path> files = Manifests.all();
+    assertThat(files)
+        .extracting(p -> Manifests.DIR.relativize(p).toString())
+        .contains(
+            "namespace.yaml",
+            "rbac.yaml",
+            "configmap.yaml",
+            "deployment.yaml",
+            "service.yaml",
+            "monitoring/pier-grafana-dashboard.yaml",
+            "monitoring/pier-prometheus-rules.yaml");
+    for (Path file : files) {
+      Kubectl.Result r =
+          kubectl.run("apply", "--dry-run=server", "--validate=strict", "-f", file.toString());
+      assertThat(r.ok()).as(file + ":\n" + r.output()).isTrue();
+    }
+  }
+
+  @Test
+  void strictValidationRejectsAnUnknownField(@TempDir Path dir) throws IOException {
+    Path bad = dir.resolve("bad.yaml");
+    Files.writeString(
+        bad,
+        Manifests.read(Manifests.DIR.resolve("service.yaml"))
+            .replace("  type: ClusterIP", "  type: ClusterIP\n  sessionAfinity: None"));
+    Kubectl.Result r =
+        kubectl.run("apply", "--dry-run=server", "--validate=strict", "-f", bad.toString());
+    assertThat(r.ok()).isFalse();
+    assertThat(r.output()).contains("sessionAfinity");
+  }
+
+  @Test
+  void monitoringConfigMapsHoldTheFilesTheyWrap() {
+    assertThat(
+            Manifests.configMap(Manifests.MONITORING.resolve("pier-grafana-dashboard.yaml"))
+                .getData())
+        .containsExactly(
+            Map.entry(
+                "pier-dashboard.json",
+                Manifests.read(Manifests.MONITORING.resolve("pier-dashboard.json"))));
+    assertThat(
+            Manifests.configMap(Manifests.MONITORING.resolve("pier-prometheus-rules.yaml"))
+                .getData())
+        .containsExactly(
+            Map.entry(
+                "pier-rules.yaml",
+                Manifests.read(Manifests.MONITORING.resolve("pier-rules.yaml"))));
+  }
+
+  @Test
+  void shippedConfigIsValidElectsALeaderAndNamesItsProvider(@TempDir Path dir) throws IOException {
+    ConfigMap cm = Manifests.configMap(Manifests.DIR.resolve("configmap.yaml"));
+    String yaml = cm.getData().get("pier.yaml");
+    assertThat(yaml).containsPattern("(?m)^provider: \\w+");
+    Path file = dir.resolve("pier.yaml");
+    Files.writeString(file, yaml);
+    ConfigValues config = new ConfigLoader(PierOptions.ALL, name -> null).load(file);
+    assertThat(config.get(PierOptions.LEADER_ELECTION_ENABLED)).isTrue();
+    assertThat(config.get(PierOptions.LOG_FORMAT)).isEqualTo("json");
+    assertThat(config.get(PierOptions.ADMIN_PORT)).isEqualTo(9080);
+  }
+
+  @Test
+  void deploymentRunsTwoLockedDownReplicasProbedOnTheAdminEndpoints() {
+    Deployment d = Manifests.one(Manifests.DIR.resolve("deployment.yaml"), Deployment.class);
+    assertThat(d.getSpec().getReplicas()).isEqualTo(2);
+    PodSpec pod = d.getSpec().getTemplate().getSpec();
+    assertThat(pod.getServiceAccountName()).isEqualTo("pier");
+    assertThat(pod.getSecurityContext().getRunAsNonRoot()).isTrue();
+    Container c = pod.getContainers().get(0);
+    assertThat(c.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+    assertThat(c.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
+    assertThat(c.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/healthz");
+    assertThat(c.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
+    assertThat(c.getPorts().get(0).getContainerPort()).isEqualTo(9080);
+    assertThat(c.getResources().getRequests()).containsKeys("cpu", "memory");
+    assertThat(c.getResources().getLimits()).containsKey("memory");
+    assertThat(c.getEnv()).extracting(EnvVar::getName).contains("POD_NAME", "JAVA_TOOL_OPTIONS");
+    assertThat(c.getVolumeMounts()).anySatisfy(m -> assertThat(m.getMountPath()).isEqualTo("/tmp"));
+  }
+}

@@ -1,0 +1,274 @@
+package dev.pier.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.pier.cloud.EnsureResult;
+import dev.pier.cloud.LoadBalancerProvider;
+import dev.pier.cloud.ProviderException;
+import dev.pier.config.PierOptions;
+import dev.pier.model.LbNode;
+import dev.pier.model.LbService;
+import dev.pier.model.LbStatus;
+import dev.pier.testkit.InProcessPier;
+import dev.pier.testkit.KubeApiServer;
+import dev.pier.testkit.Prometheus;
+import dev.pier.testkit.RealKubeApiServer;
+import dev.pier.testkit.TestBackend;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.eventbus.MessageConsumerOptions;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.dataformat.yaml.YAMLMapper;
+
+/**
+ * The shipped Grafana dashboard and Prometheus rules, evaluated by a real Prometheus scraping a
+ * running Pier: every expression is valid, and every dashboard panel shows data. Failure-only
+ * panels get data from failures caused here: a provider double that refuses some Services, a paused
+ * event-bus consumer that discards messages, a request nobody answers.
+ */
+@RealKubeApiServer
+class MonitoringTest {
+  private static final String POOL = "127.245.0.0/24";
+  private static final String DISCARD_ADDRESS = "pier.test.discarding";
+  private static final String NOBODY_ADDRESS = "pier.test.nobody";
+
+  @Test
+  void everyPanelAndAlertExpressionIsValidAndEveryPanelShowsData(
+      KubeApiServer kube, @TempDir Path dir) throws Exception {
+    kube.createReadyNode("node-mon", "127.0.0.1", Map.of());
+    KubernetesClient client = kube.client();
+    String ns = kube.createNamespace("mon");
+    int nodePort = InProcessPier.freeNodePort();
+    Path rules = Manifests.MONITORING.resolve("pier-rules.yaml");
+    try (TestBackend backend = TestBackend.start("node-mon", "127.0.0.1", nodePort);
+        InProcessPier pier =
+            InProcessPier.start(
+                kube, Map.of(PierOptions.LOCAL_POOLS.envName(), POOL), RefusingProvider::new);
+        Prometheus prometheus =
+            Prometheus.start(
+                dir, List.of("127.0.0.1:" + pier.pier().adminPort()), List.of(rules))) {
+      client.services().inNamespace(ns).resource(service(ns, "ok", nodePort)).create();
+      client
+          .services()
+          .inNamespace(ns)
+          .resource(service(ns, RefusingProvider.PREFIX + "1", InProcessPier.freeNodePort()))
+          .create();
+      causeEventBusFailures(pier.pier().vertx());
+      System.gc();
+
+      Map<String, String> panels = dashboardExpressions();
+      assertThat(panels).hasSizeGreaterThan(20);
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .pollInterval(Duration.ofSeconds(2))
+          .untilAsserted(
+              () -> {
+                List<String> empty = new ArrayList<>();
+                panels.forEach(
+                    (title, expr) -> {
+                      if (prometheus.result(expr).isEmpty()) {
+                        empty.add(title + ": " + expr);
+                      }
+                    });
+                assertThat(empty).as("panels without data").isEmpty();
+              });
+
+      // Event-bus panels show Pier's own addresses, by address.
+      assertThat(addresses(prometheus.result("sum by (address) (vertx_eventbus_handlers)")))
+          .contains("pier.reconcile", "pier.reconcile.control", "pier.nodes.changed");
+      assertThat(
+              addresses(
+                  prometheus.result("sum by (address) (rate(vertx_eventbus_discarded_total[5m]))")))
+          .contains(DISCARD_ADDRESS);
+
+      // Alerts: every expression is valid, the rules load and evaluate without error, and the
+      // failure alert's condition holds while the provider double refuses a Service.
+      Map<String, String> alerts = alertExpressions(rules);
+      assertThat(alerts).containsKeys("PierReconcileFailures", "PierQueueStuck", "PierNoLeader");
+      alerts.forEach(
+          (name, expr) ->
+              assertThat(prometheus.query(expr).getString("status")).as(name).isEqualTo("success"));
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(
+              () -> {
+                List<JsonObject> loaded = loadedRules(prometheus);
+                assertThat(loaded).hasSize(alerts.size());
+                assertThat(loaded)
+                    .allSatisfy(
+                        r -> assertThat(r.getString("health")).as(r.encode()).isEqualTo("ok"));
+              });
+      // rate() is 0 between two retries that fall into the same few scrapes: wait for an increase.
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> !prometheus.result(alerts.get("PierReconcileFailures")).isEmpty());
+      assertThat(prometheus.result(alerts.get("PierNoLeader"))).isEmpty();
+    }
+  }
+
+  @Test
+  void anInvalidExpressionIsReportedAsSuch(@TempDir Path dir) {
+    try (Prometheus prometheus = Prometheus.start(dir, List.of("127.0.0.1:9"), List.of())) {
+      JsonObject answer = prometheus.query("sum by (address (vertx_eventbus_handlers)");
+      assertThat(answer.getString("status")).isEqualTo("error");
+      assertThat(answer.getString("errorType")).isEqualTo("bad_data");
+    }
+  }
+
+  /** Every panel target of the dashboard, keyed by panel title and target. */
+  static Map<String, String> dashboardExpressions() throws Exception {
+    JsonObject dashboard =
+        new JsonObject(Files.readString(Manifests.MONITORING.resolve("pier-dashboard.json")));
+    Map<String, String> out = new LinkedHashMap<>();
+    for (Object p : dashboard.getJsonArray("panels")) {
+      JsonObject panel = (JsonObject) p;
+      if ("row".equals(panel.getString("type"))) {
+        continue;
+      }
+      JsonArray targets = panel.getJsonArray("targets");
+      assertThat(targets).as(panel.getString("title")).isNotEmpty();
+      for (Object t : targets) {
+        JsonObject target = (JsonObject) t;
+        out.put(
+            panel.getString("title") + " [" + target.getString("refId") + "]",
+            target.getString("expr"));
+      }
+    }
+    return out;
+  }
+
+  @SuppressWarnings("unchecked")
+  static Map<String, String> alertExpressions(Path rules) throws Exception {
+    Map<String, Object> doc = new YAMLMapper().readValue(Files.readString(rules), Map.class);
+    Map<String, String> out = new LinkedHashMap<>();
+    for (Map<String, Object> group : (List<Map<String, Object>>) doc.get("groups")) {
+      for (Map<String, Object> rule : (List<Map<String, Object>>) group.get("rules")) {
+        out.put((String) rule.get("alert"), (String) rule.get("expr"));
+      }
+    }
+    return out;
+  }
+
+  private static List<JsonObject> loadedRules(Prometheus prometheus) {
+    List<JsonObject> out = new ArrayList<>();
+    for (Object g : prometheus.rules().getJsonObject("data").getJsonArray("groups")) {
+      for (Object r : ((JsonObject) g).getJsonArray("rules")) {
+        out.add((JsonObject) r);
+      }
+    }
+    return out;
+  }
+
+  private static List<String> addresses(JsonArray result) {
+    List<String> out = new ArrayList<>();
+    for (Object s : result) {
+      out.add(((JsonObject) s).getJsonObject("metric").getString("address"));
+    }
+    return out;
+  }
+
+  /** A message discarded by a paused consumer whose buffer is full, and a request nobody takes. */
+  private static void causeEventBusFailures(Vertx vertx) {
+    MessageConsumer<String> consumer =
+        vertx
+            .eventBus()
+            .consumer(
+                new MessageConsumerOptions().setAddress(DISCARD_ADDRESS).setMaxBufferedMessages(1));
+    consumer.handler(m -> {});
+    consumer.pause();
+    for (int i = 0; i < 5; i++) {
+      vertx.eventBus().send(DISCARD_ADDRESS, "message " + i);
+    }
+    vertx.eventBus().request(NOBODY_ADDRESS, "anyone?");
+  }
+
+  private static io.fabric8.kubernetes.api.model.Service service(
+      String ns, String name, int nodePort) {
+    return new ServiceBuilder()
+        .withNewMetadata()
+        .withNamespace(ns)
+        .withName(name)
+        .endMetadata()
+        .withNewSpec()
+        .withType("LoadBalancer")
+        .withSelector(Map.of("app", name))
+        .addNewPort()
+        .withName("http")
+        .withProtocol("TCP")
+        .withPort(8086)
+        .withNodePort(nodePort)
+        .endPort()
+        .endSpec()
+        .build();
+  }
+
+  /** A provider double that refuses to ensure load balancers for Services named {@code fail-*}. */
+  static final class RefusingProvider implements LoadBalancerProvider {
+    static final String PREFIX = "fail-";
+    private final LoadBalancerProvider delegate;
+
+    RefusingProvider(LoadBalancerProvider delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public String name() {
+      return delegate.name();
+    }
+
+    @Override
+    public Future<Void> initialize(String clusterName, List<LbService> services) {
+      return delegate.initialize(clusterName, services);
+    }
+
+    @Override
+    public Future<Optional<LbStatus>> getLoadBalancer(String clusterName, LbService service) {
+      return delegate.getLoadBalancer(clusterName, service);
+    }
+
+    @Override
+    public String loadBalancerName(String clusterName, LbService service) {
+      return delegate.loadBalancerName(clusterName, service);
+    }
+
+    @Override
+    public Future<EnsureResult> ensureLoadBalancer(
+        String clusterName, LbService service, List<LbNode> nodes) {
+      if (service.key().name().startsWith(PREFIX)) {
+        return Future.failedFuture(new ProviderException.Retry("injected provider failure"));
+      }
+      return delegate.ensureLoadBalancer(clusterName, service, nodes);
+    }
+
+    @Override
+    public Future<Void> updateLoadBalancerHosts(
+        String clusterName, LbService service, List<LbNode> nodes) {
+      return delegate.updateLoadBalancerHosts(clusterName, service, nodes);
+    }
+
+    @Override
+    public Future<Void> ensureLoadBalancerDeleted(String clusterName, LbService service) {
+      return delegate.ensureLoadBalancerDeleted(clusterName, service);
+    }
+
+    @Override
+    public Future<Void> close() {
+      return delegate.close();
+    }
+  }
+}

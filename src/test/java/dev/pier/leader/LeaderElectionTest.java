@@ -1,0 +1,68 @@
+package dev.pier.leader;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.pier.testkit.InProcessPier;
+import dev.pier.testkit.KubeApiServer;
+import dev.pier.testkit.PierProcess;
+import dev.pier.testkit.RealKubeApiServer;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.ZonedDateTime;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two Pier processes against one API server: exactly one reconciles; when it is killed the other
+ * takes over within the lease duration and converges Services created afterwards; a leader that
+ * loses its Lease stops and exits.
+ */
+@RealKubeApiServer
+class LeaderElectionTest {
+  private static KubeApiServer kube;
+  private static KubernetesClient client;
+  private static Failover failover;
+
+  @BeforeAll
+  static void setUp(KubeApiServer server) {
+    kube = server;
+    client = kube.client();
+    kube.createReadyNode(Failover.NODE, "127.0.0.1", Map.of());
+    failover = new Failover(kube);
+  }
+
+  @Test
+  void exactlyOneReconcilesAndTheStandbyTakesOverWhenTheLeaderIsKilled() {
+    failover.run((name, env) -> PierProcess.start(kube, name, env), "le");
+  }
+
+  @Test
+  void aLeaderThatLosesItsLeaseStopsReconcilingAndExits() {
+    String leaseNs = kube.createNamespace("lease");
+    try (PierProcess pier = PierProcess.start(kube, "lone", Failover.electing(leaseNs))) {
+      await()
+          .atMost(PierProcess.STARTUP)
+          .untilAsserted(() -> assertThat(Failover.leads(pier)).as(pier.log()).isTrue());
+      // Another holder takes the Lease for a long time (as after a partition): Pier cannot renew.
+      client
+          .leases()
+          .inNamespace(leaseNs)
+          .withName(LeaderElectionOptions.DEFAULT_LEASE_NAME)
+          .edit(
+              l ->
+                  new LeaseBuilder(l)
+                      .editSpec()
+                      .withHolderIdentity("someone-else")
+                      .withLeaseDurationSeconds(3600)
+                      .withRenewTime(ZonedDateTime.now())
+                      .endSpec()
+                      .build());
+      int exit = pier.waitForExit(InProcessPier.CONVERGE);
+      assertThat(exit).as(pier.log()).isEqualTo(1);
+      assertThat(pier.log()).contains("Lost the Lease " + leaseNs + "/pier");
+      assertThat(failover.holder(leaseNs)).isEqualTo("someone-else");
+    }
+  }
+}

@@ -1,0 +1,195 @@
+package dev.pier.testkit;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalDouble;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Pier as a separate process ({@code dev.pier.Main} on the test class path, configured through
+ * {@code PIER_*} environment variables like a pod), so that tests can kill it like a crashed pod.
+ * Its output goes to a log file in the API server's directory.
+ */
+public final class PierProcess implements AutoCloseable {
+  // Plain HTTP/1.1: no h2c upgrade dance with a server that may be killed mid-test.
+  private final HttpClient http =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(2))
+          .build();
+
+  /** How long tests wait for a process to start: a JVM start on a loaded machine is slow. */
+  public static final Duration STARTUP = Duration.ofSeconds(90);
+
+  private final Process process;
+  private final int adminPort;
+  private final Path log;
+
+  private PierProcess(Process process, int adminPort, Path log) {
+    this.process = process;
+    this.adminPort = adminPort;
+    this.log = log;
+  }
+
+  /** Starts {@code dev.pier.Main} from the test class path, configured by the environment. */
+  public static PierProcess start(KubeApiServer kube, String name, Map<String, String> overrides) {
+    return launch(
+        kube,
+        name,
+        List.of("-cp", System.getProperty("java.class.path"), "dev.pier.Main"),
+        overrides);
+  }
+
+  /** Starts the fat jar as users run it, {@code java -jar pier.jar --config FILE}. */
+  public static PierProcess startJar(
+      KubeApiServer kube, String name, Path jar, Path config, Map<String, String> overrides) {
+    return launch(
+        kube, name, List.of("-jar", jar.toString(), "--config", config.toString()), overrides);
+  }
+
+  /** Short retry delays, the admin endpoints on a free loopback port, then the overrides. */
+  private static PierProcess launch(
+      KubeApiServer kube, String name, List<String> args, Map<String, String> overrides) {
+    int port = freePort();
+    Path log = kube.directory().resolve("pier-" + name + ".log");
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-Xmx256m");
+    command.addAll(args);
+    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+    pb.redirectOutput(log.toFile());
+    Map<String, String> env = pb.environment();
+    env.keySet().removeIf(k -> k.startsWith("PIER_"));
+    env.put("PIER_CLUSTER_KUBECONFIG", kube.kubeconfigPath().toString());
+    env.put("PIER_RECONCILE_MIN_RETRY_DELAY", "200ms");
+    env.put("PIER_RECONCILE_MAX_RETRY_DELAY", "2s");
+    env.put("PIER_LOCAL_HEALTH_CHECK_INTERVAL", "300ms");
+    env.put("PIER_LOCAL_HEALTH_CHECK_TIMEOUT", "300ms");
+    env.put("PIER_ADMIN_HOST", "127.0.0.1");
+    env.put("PIER_ADMIN_PORT", Integer.toString(port));
+    env.put("POD_NAME", "pier-" + name);
+    env.putAll(overrides);
+    try {
+      return new PierProcess(pb.start(), port, log);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  public long pid() {
+    return process.pid();
+  }
+
+  public boolean alive() {
+    return process.isAlive();
+  }
+
+  /** The Lease holder identity this process campaigns with. */
+  public String identity(String name) {
+    return "pier-" + name + "_" + process.pid();
+  }
+
+  /** Kills the process at once (SIGKILL), as a node failure would: nothing is released. */
+  public void kill() {
+    process.destroyForcibly();
+    try {
+      process.waitFor(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Waits for the process to exit and returns its exit code, or -1 if it did not. */
+  public int waitForExit(Duration timeout) {
+    try {
+      return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS) ? process.exitValue() : -1;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return -1;
+    }
+  }
+
+  public String log() {
+    try {
+      return Files.readString(log);
+    } catch (IOException e) {
+      return "";
+    }
+  }
+
+  /** HTTP status of an admin endpoint, or -1 when nothing answers. */
+  public int status(String path) {
+    try {
+      return http.send(request(path), HttpResponse.BodyHandlers.discarding()).statusCode();
+    } catch (IOException e) {
+      return -1;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return -1;
+    }
+  }
+
+  /** The /metrics text, or empty when nothing answers. */
+  public String metrics() {
+    try {
+      return http.send(request("/metrics"), HttpResponse.BodyHandlers.ofString()).body();
+    } catch (IOException e) {
+      return "";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "";
+    }
+  }
+
+  /** The sum of a metric's samples whose line starts with {@code prefix}, if any. */
+  public OptionalDouble metric(String prefix) {
+    Matcher m =
+        Pattern.compile("(?m)^" + Pattern.quote(prefix) + "[^ ]* ([-+0-9.eE]+|NaN)$")
+            .matcher(metrics());
+    double sum = 0;
+    boolean found = false;
+    while (m.find()) {
+      sum += Double.parseDouble(m.group(1));
+      found = true;
+    }
+    return found ? OptionalDouble.of(sum) : OptionalDouble.empty();
+  }
+
+  private HttpRequest request(String path) {
+    return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + path))
+        .timeout(Duration.ofSeconds(5))
+        .build();
+  }
+
+  @Override
+  public void close() {
+    if (process.isAlive()) {
+      process.destroy();
+      if (waitForExit(Duration.ofSeconds(15)) == -1) {
+        kill();
+      }
+    }
+  }
+
+  private static int freePort() {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
