@@ -2,6 +2,8 @@ package dev.pier;
 
 import dev.pier.admin.AdminServer;
 import dev.pier.cloud.LoadBalancerProvider;
+import dev.pier.cloud.benchmark.BenchmarkLoadBalancerProvider;
+import dev.pier.cloud.benchmark.BenchmarkProviderOptions;
 import dev.pier.cloud.local.LocalLoadBalancerProvider;
 import dev.pier.cloud.local.LocalProviderOptions;
 import dev.pier.config.ConfigException;
@@ -164,6 +166,10 @@ public final class Pier {
         throw new ConfigException(
             config.source() + ": " + PierOptions.LOCAL_POOLS.path() + ": " + e.getMessage(), e);
       }
+    }
+    if (name.equals("benchmark")) {
+      return new BenchmarkLoadBalancerProvider(
+          vertx, new BenchmarkProviderOptions().setDelay(config.get(PierOptions.BENCHMARK_DELAY)));
     }
     throw new ConfigException(config.source() + ": provider: unknown provider '" + name + "'");
   }

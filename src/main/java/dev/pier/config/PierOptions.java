@@ -35,8 +35,9 @@ public final class PierOptions {
       Option.choice(
           "provider",
           "local",
-          List.of("local"),
-          "Load balancer provider. local: an in-process TCP/UDP load balancer.");
+          List.of("local", "benchmark"),
+          "Load balancer provider. local: an in-process TCP/UDP load balancer; benchmark: no load"
+              + " balancer, every call completes after benchmark.delay (for measuring Pier).");
   public static final Option<List<String>> LOAD_BALANCER_CLASSES =
       Option.list(
           "loadBalancerClasses",
@@ -118,6 +119,13 @@ public final class PierOptions {
           MS,
           DAY,
           "Idle time after which a UDP client's backend session closes.");
+  public static final Option<Duration> BENCHMARK_DELAY =
+      Option.duration(
+          "benchmark.delay",
+          Duration.ofMillis(100),
+          Duration.ZERO,
+          Duration.ofMinutes(10),
+          "Time every call of the benchmark provider takes (0: at once).");
   public static final Option<String> ADMIN_HOST =
       Option.string(
           "admin.host",
@@ -155,6 +163,7 @@ public final class PierOptions {
           LOCAL_HEALTHY_THRESHOLD,
           LOCAL_CONNECT_TIMEOUT,
           LOCAL_UDP_SESSION_TIMEOUT,
+          BENCHMARK_DELAY,
           ADMIN_HOST,
           ADMIN_PORT,
           LOG_FORMAT);
