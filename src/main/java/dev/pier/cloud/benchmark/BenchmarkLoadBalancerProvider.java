@@ -19,8 +19,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A cloud without sockets, for measuring Pier itself: every call completes after a fixed delay on a
- * Vert.x timer (never blocking a thread), like a remote cloud API whose round trip takes that
- * long. Each Service gets its own address from 10.0.0.1 upwards (16 million of them), kept for the
+ * Vert.x timer (never blocking a thread), like a remote cloud API whose round trip takes that long.
+ * Each Service gets its own address from 10.0.0.1 upwards (16 million of them), kept for the
  * Service's life. Calls are counted per operation.
  */
 public final class BenchmarkLoadBalancerProvider implements LoadBalancerProvider {
@@ -67,7 +67,8 @@ public final class BenchmarkLoadBalancerProvider implements LoadBalancerProvider
     for (String ip : addresses.values()) {
       String[] o = ip.split("\\.");
       if (o.length == 4) {
-        int n = (Integer.parseInt(o[1]) << 16) | (Integer.parseInt(o[2]) << 8) | Integer.parseInt(o[3]);
+        int n =
+            (Integer.parseInt(o[1]) << 16) | (Integer.parseInt(o[2]) << 8) | Integer.parseInt(o[3]);
         nextAddress.accumulateAndGet(n + 1, Math::max);
       }
     }
@@ -88,7 +89,8 @@ public final class BenchmarkLoadBalancerProvider implements LoadBalancerProvider
   @Override
   public Future<EnsureResult> ensureLoadBalancer(
       String clusterName, LbService service, List<LbNode> nodes) {
-    String ip = addresses.computeIfAbsent(service.uid(), uid -> address(nextAddress.getAndIncrement()));
+    String ip =
+        addresses.computeIfAbsent(service.uid(), uid -> address(nextAddress.getAndIncrement()));
     hostCounts.put(service.uid(), nodes.size());
     return after(Operation.ENSURE, EnsureResult.of(status(ip)));
   }

@@ -86,8 +86,10 @@ class BenchmarkLoadBalancerProviderTest {
     var options = new BenchmarkProviderOptions().setDelay(Duration.ZERO);
     var provider = new BenchmarkLoadBalancerProvider(vertx, options);
     LbService a = service("a", LbStatus.EMPTY);
-    String ip = provider.ensureLoadBalancer("k", a, List.of()).await().status().ingress().get(0).ip();
-    assertThat(provider.ensureLoadBalancer("k", a, List.of()).await().status().ingress().get(0).ip())
+    String ip =
+        provider.ensureLoadBalancer("k", a, List.of()).await().status().ingress().get(0).ip();
+    assertThat(
+            provider.ensureLoadBalancer("k", a, List.of()).await().status().ingress().get(0).ip())
         .isEqualTo(ip);
     assertThat(provider.getLoadBalancer("k", a).await()).isPresent();
     provider.updateLoadBalancerHosts("k", a, List.of()).await();
