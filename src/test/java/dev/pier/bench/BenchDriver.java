@@ -166,6 +166,8 @@ public final class BenchDriver {
       IngressWatch watch = new IngressWatch(kube, NS, n);
       String before = api.get("/metrics");
       int adminPort = freePort();
+      double[] cpu0 = new double[3];
+      cpuSnapshot(-1, cpu0);
       Process pier = startPier(kube, runDir, delayMs, adminPort);
       watch.startClock();
       long t0 = System.nanoTime();
@@ -194,7 +196,12 @@ public final class BenchDriver {
         }
         double[] sorted = watch.times();
         double coldStart = sorted[n - 1];
+        double[] cpu1 = new double[3];
+        cpuSnapshot(pier.pid(), cpu1);
         log("cold start: %.2f s (ready after %.2f s)", coldStart, ready);
+        log(
+            "CPU during cold start: Pier %.1f s, apiserver+etcd %.1f s, this driver %.1f s",
+            cpu1[1], cpu1[2] - cpu0[2], cpu1[0] - cpu0[0]);
 
         // Events are written off the critical path: let them drain before counting requests.
         String after = quiesce(api);
@@ -259,7 +266,6 @@ public final class BenchDriver {
         double floor = Double.MAX_VALUE;
         for (String protocol : floorProtocols) {
           double f = floor(kube, n, protocol);
-          log("floor over %s: %.2f s (%d in flight)", protocol, f, floorInFlight);
           floor = Math.min(floor, f);
         }
         log(
@@ -299,6 +305,8 @@ public final class BenchDriver {
     api.send(new ApiLoad.Call("POST", "/api/v1/namespaces", "application/json", namespace(ns)))
         .join();
     api.runChains(n, 100, i -> List.of(createService(ns, i)));
+    double[] c0 = new double[3];
+    cpuSnapshot(-1, c0);
     long nanos =
         api.runChains(
             n,
@@ -321,6 +329,11 @@ public final class BenchDriver {
                           + (i & 0xff)
                           + "\"}]}}}"));
             });
+    double[] c1 = new double[3];
+    cpuSnapshot(-1, c1);
+    log(
+        "floor over %s: %.2f s (%d in flight); CPU: apiserver+etcd %.1f s, driver %.1f s",
+        protocol, nanos / 1e9, floorInFlight, c1[2] - c0[2], c1[0] - c0[0]);
     return nanos / 1e9;
   }
 
@@ -423,6 +436,33 @@ public final class BenchDriver {
       throw new IllegalStateException("jcmd " + command + " failed: " + text);
     }
     return text;
+  }
+
+  /** CPU seconds (user + system) a process used so far, from /proc/PID/stat; 0 if it is gone. */
+  static double cpuSeconds(long pid) {
+    try {
+      String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0;
+    } catch (IOException e) {
+      return 0;
+    }
+  }
+
+  /** CPU seconds of this driver, Pier, and the apiserver + etcd processes it started. */
+  static String cpuSnapshot(long pierPid, double[] into) {
+    double apiserver = 0;
+    for (ProcessHandle h : ProcessHandle.current().descendants().toList()) {
+      String cmd = h.info().command().orElse("");
+      if (cmd.endsWith("kube-apiserver") || cmd.endsWith("etcd")) {
+        apiserver += cpuSeconds(h.pid());
+      }
+    }
+    into[0] = cpuSeconds(ProcessHandle.current().pid());
+    into[1] = pierPid > 0 ? cpuSeconds(pierPid) : 0;
+    into[2] = apiserver;
+    return String.format(
+        "driver %.1f s, Pier %.1f s, apiserver+etcd %.1f s", into[0], into[1], into[2]);
   }
 
   private static long kb(String procStatus, String field) {

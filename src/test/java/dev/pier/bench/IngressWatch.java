@@ -27,6 +27,9 @@ final class IngressWatch implements AutoCloseable {
   // Held for the watch's life: an unreferenced JDK HttpClient shuts down and closes its streams.
   private final HttpClient http;
 
+  private final String base;
+  private final String token;
+
   IngressWatch(KubeApiServer kube, String namespace, int n) {
     this.times = new double[n];
     this.http =
@@ -34,24 +37,42 @@ final class IngressWatch implements AutoCloseable {
             .version(HttpClient.Version.HTTP_1_1)
             .sslContext(KubeApiServer.trustAllContext())
             .build();
-    String base = kube.url() + "/api/v1/namespaces/" + namespace + "/services";
-    String token = "Bearer " + kube.adminToken();
+    this.base = kube.url() + "/api/v1/namespaces/" + namespace + "/services";
+    this.token = "Bearer " + kube.adminToken();
+    lines = open(list());
+    reader = new Thread(this::read, "ingress-watch");
+    reader.setDaemon(true);
+    reader.start();
+  }
+
+  /**
+   * Lists the Services, counts those that already have an ingress (a watch that broke may have
+   * missed them; they count as converged now, which can only make Pier look slower), and returns
+   * the list's resourceVersion.
+   */
+  private String list() {
     try {
-      String list =
+      String body =
           http.send(
-                  HttpRequest.newBuilder(URI.create(base + "?limit=1"))
-                      .header("Authorization", token)
-                      .build(),
+                  HttpRequest.newBuilder(URI.create(base)).header("Authorization", token).build(),
                   HttpResponse.BodyHandlers.ofString())
               .body();
-      String rv = new JsonObject(list).getJsonObject("metadata").getString("resourceVersion");
+      JsonObject list = new JsonObject(body);
+      for (Object item : list.getJsonArray("items", new JsonArray())) {
+        seen((JsonObject) item);
+      }
+      return list.getJsonObject("metadata").getString("resourceVersion");
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot list " + base, e);
+    }
+  }
+
+  private Stream<String> open(String rv) {
+    try {
       HttpResponse<Stream<String>> watch =
           http.send(
               HttpRequest.newBuilder(
-                      URI.create(
-                          base
-                              + "?watch=1&timeoutSeconds=3600&allowWatchBookmarks=false&resourceVersion="
-                              + rv))
+                      URI.create(base + "?watch=1&timeoutSeconds=3600&resourceVersion=" + rv))
                   .header("Authorization", token)
                   .timeout(Duration.ofHours(1))
                   .build(),
@@ -59,13 +80,10 @@ final class IngressWatch implements AutoCloseable {
       if (watch.statusCode() != 200) {
         throw new IllegalStateException("watch of " + base + " failed: " + watch.statusCode());
       }
-      lines = watch.body();
+      return watch.body();
     } catch (Exception e) {
       throw new IllegalStateException("cannot watch " + base, e);
     }
-    reader = new Thread(this::read, "ingress-watch");
-    reader.setDaemon(true);
-    reader.start();
   }
 
   void startClock() {
@@ -73,29 +91,43 @@ final class IngressWatch implements AutoCloseable {
   }
 
   private void read() {
-    try {
-      lines.forEach(
-          line -> {
-            if (t0 == 0 || !line.contains("\"ingress\"")) {
-              return;
-            }
-            JsonObject obj = new JsonObject(line).getJsonObject("object");
-            JsonObject lb =
-                obj.getJsonObject("status", new JsonObject()).getJsonObject("loadBalancer");
-            JsonArray ingress = lb == null ? null : lb.getJsonArray("ingress");
-            if (ingress != null && !ingress.isEmpty()) {
-              String name = obj.getJsonObject("metadata").getString("name");
-              synchronized (this) {
-                if (done.add(name) && done.size() <= times.length) {
-                  times[done.size() - 1] = (System.nanoTime() - t0) / 1e9;
-                  notifyAll();
-                }
+    while (!closed) {
+      try {
+        lines.forEach(
+            line -> {
+              if (line.startsWith("{\"type\":\"ERROR\"")) {
+                throw new IllegalStateException("watch error: " + line);
               }
-            }
-          });
-    } catch (RuntimeException e) {
+              if (t0 != 0 && line.contains("\"ingress\"")) {
+                seen(new JsonObject(line).getJsonObject("object"));
+              }
+            });
+      } catch (RuntimeException e) {
+        if (closed) {
+          return;
+        }
+        System.err.println("ingress watch ended, listing again: " + e);
+      }
       if (!closed) {
-        System.err.println("ingress watch ended: " + e);
+        // The apiserver closes watchers that fall behind (on a busy 2-core machine, this one).
+        lines = open(list());
+      }
+    }
+  }
+
+  private void seen(JsonObject svc) {
+    if (t0 == 0) {
+      return;
+    }
+    JsonObject lb = svc.getJsonObject("status", new JsonObject()).getJsonObject("loadBalancer");
+    JsonArray ingress = lb == null ? null : lb.getJsonArray("ingress");
+    if (ingress != null && !ingress.isEmpty()) {
+      String name = svc.getJsonObject("metadata").getString("name");
+      synchronized (this) {
+        if (done.add(name) && done.size() <= times.length) {
+          times[done.size() - 1] = (System.nanoTime() - t0) / 1e9;
+          notifyAll();
+        }
       }
     }
   }
