@@ -99,6 +99,12 @@ public final class BenchDriver {
       }
       a.put(args[i].substring(2), args[i + 1]);
     }
+    if (a.containsKey("replot")) {
+      replot(
+          Path.of(a.get("replot")),
+          Path.of(a.getOrDefault("plot", "docs/benchmarks-convergence.png")));
+      return;
+    }
     List<Integer> sizes = ints(a.getOrDefault("sizes", "1000,10000"));
     List<Integer> delays = ints(a.getOrDefault("delays", "0,100"));
     BenchDriver driver =
@@ -143,6 +149,31 @@ public final class BenchDriver {
     System.exit(0);
   }
 
+  /** Draws the plot again from an earlier run's results.csv and run-N-D/converged.csv files. */
+  private static void replot(Path dir, Path plot) throws IOException {
+    List<ConvergencePlot.Series> series = new ArrayList<>();
+    List<String> rows = Files.readAllLines(dir.resolve("results.csv"));
+    for (String row : rows.subList(1, rows.size())) {
+      String[] f = row.split(",");
+      int n = Integer.parseInt(f[0]);
+      int d = Integer.parseInt(f[1]);
+      List<String> lines =
+          Files.readAllLines(dir.resolve("run-" + n + "-" + d).resolve("converged.csv"));
+      double[] t =
+          lines.subList(1, lines.size()).stream()
+              .mapToDouble(l -> Double.parseDouble(l.split(",")[0]))
+              .toArray();
+      series.add(
+          new ConvergencePlot.Series(
+              String.format("N=%,d  delay=%d ms  (%s s, floor %s s)", n, d, f[3], f[5]),
+              n,
+              t,
+              Double.parseDouble(f[5])));
+    }
+    ConvergencePlot.write(plot, "Services with an ingress after Pier starts (cold start)", series);
+    System.out.println("plot: " + plot);
+  }
+
   private static List<Integer> ints(String csv) {
     return Arrays.stream(csv.split(",")).map(String::trim).map(Integer::parseInt).toList();
   }
@@ -176,6 +207,8 @@ public final class BenchDriver {
         HttpClient local = HttpClient.newHttpClient();
         long deadline = System.nanoTime() + timeout.toNanos();
         long lastLog = System.nanoTime();
+        long lastProgress = System.nanoTime();
+        int lastCount = 0;
         while (watch.converged() < n) {
           if (!pier.isAlive()) {
             throw new IllegalStateException(
@@ -189,6 +222,15 @@ public final class BenchDriver {
                 watch.converged() + " of " + n + " Services converged before the timeout");
           }
           watch.awaitChange(ready < 0 ? 20 : 200);
+          int now = watch.converged();
+          if (now != lastCount) {
+            lastCount = now;
+            lastProgress = System.nanoTime();
+          } else if (System.nanoTime() - lastProgress > 1_000_000_000L) {
+            // Watch streams of the JDK client sometimes go silent under load: list again.
+            watch.restart();
+            lastProgress = System.nanoTime();
+          }
           if (System.nanoTime() - lastLog > 5_000_000_000L) {
             lastLog = System.nanoTime();
             log("converged %d of %d", watch.converged(), n);

@@ -98,9 +98,9 @@ final class ConvergencePlot {
       }
       g.setStroke(new BasicStroke(2f));
       int ly = TOP + ph - 20 - 18 * (runs.size() - 1 - r);
-      g.drawLine(LEFT + pw - 260, ly - 4, LEFT + pw - 235, ly - 4);
+      g.drawLine(LEFT + pw - 390, ly - 4, LEFT + pw - 365, ly - 4);
       g.setColor(Color.BLACK);
-      g.drawString(s.label(), LEFT + pw - 228, ly);
+      g.drawString(s.label(), LEFT + pw - 358, ly);
     }
     g.setColor(Color.DARK_GRAY);
     g.drawString("dashed: the run's floor (the two writes alone)", LEFT + 8, TOP + 16);

@@ -132,6 +132,17 @@ final class IngressWatch implements AutoCloseable {
     }
   }
 
+  /**
+   * Drops the current watch stream: the reader lists again and re-watches. For a stream that went
+   * silent without closing.
+   */
+  void restart() {
+    Stream<String> current = lines;
+    if (current != null) {
+      current.close();
+    }
+  }
+
   synchronized int converged() {
     return done.size();
   }
