@@ -289,6 +289,7 @@ public final class BenchDriver {
         long rssPeak = kb(status, "VmHWM") / 1024;
         String heapInfo = jcmd(pid, "GC.heap_info");
         Files.writeString(runDir.resolve("heap_info.txt"), heapInfo);
+        Files.writeString(runDir.resolve("class_histogram.txt"), jcmd(pid, "GC.class_histogram"));
         long heapUsedKb = 0;
         Matcher m = HEAP_USED.matcher(heapInfo);
         while (m.find()) {
