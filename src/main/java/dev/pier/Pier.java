@@ -3,6 +3,8 @@ package dev.pier;
 import dev.pier.admin.AdminServer;
 import dev.pier.cloud.LoadBalancerProvider;
 import dev.pier.cloud.hetzner.HetznerProviders;
+import dev.pier.cloud.benchmark.BenchmarkLoadBalancerProvider;
+import dev.pier.cloud.benchmark.BenchmarkProviderOptions;
 import dev.pier.cloud.local.LocalLoadBalancerProvider;
 import dev.pier.cloud.local.LocalProviderOptions;
 import dev.pier.cloud.webhook.WebhookProviders;
@@ -316,6 +318,10 @@ public final class Pier {
     }
     if (name.equals("webhook")) {
       return WebhookProviders.create(vertx, config);
+    }
+    if (name.equals("benchmark")) {
+      return new BenchmarkLoadBalancerProvider(
+          vertx, new BenchmarkProviderOptions().setDelay(config.get(PierOptions.BENCHMARK_DELAY)));
     }
     throw new ConfigException(config.source() + ": provider: unknown provider '" + name + "'");
   }

@@ -35,9 +35,11 @@ public final class PierOptions {
       Option.choice(
           "provider",
           "local",
-          List.of("local", "hetzner", "webhook"),
+          List.of("local", "hetzner", "webhook", "benchmark"),
           "Load balancer provider. local: an in-process TCP/UDP load balancer; hetzner: Hetzner"
-              + " Cloud load balancers; webhook: any load balancer behind the webhook contract.");
+              + " Cloud load balancers; webhook: any load balancer behind the webhook contract;"
+              + " benchmark: no load balancer, every call completes after benchmark.delay (for"
+              + " measuring Pier).");
   public static final Option<List<String>> LOAD_BALANCER_CLASSES =
       Option.list(
           "loadBalancerClasses",
@@ -316,6 +318,13 @@ public final class PierOptions {
           MS,
           DAY,
           "Time between attempts to acquire or renew the Lease.");
+  public static final Option<Duration> BENCHMARK_DELAY =
+      Option.duration(
+          "benchmark.delay",
+          Duration.ofMillis(100),
+          Duration.ZERO,
+          Duration.ofMinutes(10),
+          "Time every call of the benchmark provider takes (0: at once).");
   public static final Option<String> ADMIN_HOST =
       Option.string(
           "admin.host",
@@ -484,6 +493,7 @@ public final class PierOptions {
           LEADER_ELECTION_LEASE_DURATION,
           LEADER_ELECTION_RENEW_DEADLINE,
           LEADER_ELECTION_RETRY_PERIOD,
+          BENCHMARK_DELAY,
           ADMIN_HOST,
           ADMIN_PORT,
           LOG_FORMAT,

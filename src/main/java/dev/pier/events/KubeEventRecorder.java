@@ -22,8 +22,12 @@ public final class KubeEventRecorder implements EventSink {
   private static final Logger log = LoggerFactory.getLogger(KubeEventRecorder.class);
   public static final String SOURCE_COMPONENT = "service-controller";
   public static final String REPORTING_CONTROLLER = "pier.dev/service-controller";
-  public static final int DEFAULT_MAX_PENDING = 10_000;
+  // A cold start of 10,000 Services queues two events each before the first is written.
+  public static final int DEFAULT_MAX_PENDING = 50_000;
   public static final int DEFAULT_CONCURRENCY = 8;
+  // While reconciles are writing Services, events take one request slot: they share the API
+  // server's capacity with the writes that make load balancers visible, and must not slow them.
+  public static final int DEFAULT_BUSY_CONCURRENCY = 1;
   private static final int MAX_MESSAGE = 1024;
 
   private record Pending(ObjectRef ref, String type, String reason, String message, long at) {}
@@ -70,7 +74,7 @@ public final class KubeEventRecorder implements EventSink {
   }
 
   private void drain() {
-    while (inFlight < DEFAULT_CONCURRENCY && !pending.isEmpty()) {
+    while (inFlight < concurrencyNow() && !pending.isEmpty()) {
       Pending p = pending.pollFirst();
       String name =
           p.ref().name() + "." + Long.toHexString(System.nanoTime() + p.at() * 1_000_000L);
@@ -99,6 +103,11 @@ public final class KubeEventRecorder implements EventSink {
                 drain();
               });
     }
+  }
+
+  /** Full speed when only events are being written, one at a time while other writes run. */
+  private int concurrencyNow() {
+    return api.inFlight() > inFlight ? DEFAULT_BUSY_CONCURRENCY : DEFAULT_CONCURRENCY;
   }
 
   private Future<?> write(Pending p, EventCorrelator.Decision d) {

@@ -8,6 +8,7 @@ import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The few API writes Pier makes, sent without blocking through the fabric8 client's own HTTP client
@@ -21,6 +22,7 @@ public final class AsyncKubeApi {
 
   private final HttpClient http;
   private final String base;
+  private final AtomicInteger inFlight = new AtomicInteger();
 
   public AsyncKubeApi(KubernetesClient client) {
     this.http = client.getHttpClient();
@@ -45,6 +47,11 @@ public final class AsyncKubeApi {
     return send(ctx, "POST", path, JSON, body);
   }
 
+  /** Requests sent through this API and not answered yet; safe to read from any thread. */
+  public int inFlight() {
+    return inFlight.get();
+  }
+
   private Future<JsonObject> send(
       Context ctx, String method, String path, String contentType, JsonObject body) {
     HttpRequest request =
@@ -52,7 +59,11 @@ public final class AsyncKubeApi {
             .uri(base + path)
             .method(method, contentType, body.encode())
             .build();
-    return Future.fromCompletionStage(http.sendAsync(request, String.class), ctx)
+    inFlight.incrementAndGet();
+    return Future.fromCompletionStage(
+            http.sendAsync(request, String.class)
+                .whenComplete((r, e) -> inFlight.decrementAndGet()),
+            ctx)
         .compose(
             response -> {
               String text = response.body();

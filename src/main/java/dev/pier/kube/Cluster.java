@@ -36,8 +36,13 @@ public final class Cluster implements AutoCloseable {
       Vertx vertx, String name, KubernetesClient client, Duration serviceResync, String instance) {
     this.name = name;
     this.client = client;
-    this.services = client.services().inAnyNamespace().runnableInformer(serviceResync.toMillis());
-    this.nodes = client.nodes().runnableInformer(0);
+    this.services =
+        client
+            .services()
+            .inAnyNamespace()
+            .runnableInformer(serviceResync.toMillis())
+            .itemStore(new TrimmingItemStore<>());
+    this.nodes = client.nodes().runnableInformer(0).itemStore(new TrimmingItemStore<>());
     AsyncKubeApi api = new AsyncKubeApi(client);
     this.writer = new ServiceWriter(api);
     this.events = new KubeEventRecorder(vertx, api, instance);

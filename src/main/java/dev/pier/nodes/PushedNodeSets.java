@@ -11,8 +11,17 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class PushedNodeSets {
   private final Map<ServiceKey, NodeSet> sets = new ConcurrentHashMap<>();
+  // Nearly every load balancer gets the same set: keep one instance of it, not one per Service
+  // (at 10,000 Services and 11 nodes that was 110,000 members on the heap).
+  private volatile NodeSet shared;
 
   public void record(ServiceKey key, NodeSet nodes) {
+    NodeSet common = shared;
+    if (nodes.equals(common)) {
+      nodes = common;
+    } else {
+      shared = nodes;
+    }
     sets.put(key, nodes);
   }
 

@@ -752,7 +752,8 @@ public final class KubeApiServer implements AutoCloseable {
     }
   }
 
-  private static SSLContext trustAllContext() {
+  /** Trusts any certificate: for test clients of the throwaway apiserver only. */
+  public static SSLContext trustAllContext() {
     try {
       SSLContext context = SSLContext.getInstance("TLS");
       context.init(null, new TrustManager[] {new TrustAll()}, new SecureRandom());

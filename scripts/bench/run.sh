@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Pier's benchmark: convergence speed and memory against a fresh real kube-apiserver, compared with
+# the apiserver's own limit (the floor). Not a test: it prints a table, writes
+# $BUILD_DIR/bench/results.{csv,md} and the plot docs/benchmarks-convergence.png.
+#
+#   scripts/bench/run.sh                               # N = 1,000 and 10,000, delays 0 and 100 ms
+#   scripts/bench/run.sh --sizes 1000 --delays 100     # a quick subset
+#
+# Options (all optional): --sizes N[,N..] --delays MS[,MS..] --nodes M (Ready nodes, default 10)
+#   --floor-in-flight C (default 200) --timeout SECONDS (per phase, default 900)
+#   --plot FILE (default docs/benchmarks-convergence.png)
+# Environment: PIER_BUILD_DIR (Maven output directory, default target), PIER_BENCH_JVM (Pier's JVM
+# flags, default below), PIER_BENCH_SKIP_BUILD=1 to reuse an existing build.
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+cd "$root"
+
+build_dir="${PIER_BUILD_DIR:-target}"
+# Pier's JVM flags for the measured process: a small fixed heap with the serial collector (Pier's
+# live set at 10,000 Services is a few tens of MB), the C1 compiler only (a cold start is over before
+# C2 would pay off, and C2 compiling competes with the API server for the CPU), small thread stacks.
+jvm_flags="${PIER_BENCH_JVM:--Xms64m -Xmx160m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:MaxMetaspaceSize=96m -XX:ReservedCodeCacheSize=48m -Xss512k -XX:MaxDirectMemorySize=64m -Dio.netty.allocator.numHeapArenas=2 -Dio.netty.allocator.numDirectArenas=2}"
+
+bin_dir="$(scripts/provision.sh | tail -n 1)"
+if [ ! -x "$bin_dir/kube-apiserver" ]; then
+  echo "scripts/provision.sh did not leave a kube-apiserver in '$bin_dir'" >&2
+  exit 1
+fi
+export PIER_KUBE_BIN_DIR="$bin_dir"
+
+if [ "${PIER_BENCH_SKIP_BUILD:-0}" != 1 ]; then
+  mvn -B -q -Dpier.buildDir="$build_dir" -DskipTests -Dspotless.check.skip=true package
+  mvn -B -q -Dpier.buildDir="$build_dir" dependency:build-classpath \
+    -Dmdep.includeScope=test -Dmdep.outputFile="$build_dir/bench-classpath.txt"
+fi
+
+mkdir -p "$build_dir/bench"
+exec java -Xmx1g -cp "$build_dir/test-classes:$build_dir/classes:$(cat "$build_dir/bench-classpath.txt")" \
+  dev.pier.bench.BenchDriver \
+  --jar "$build_dir/pier.jar" --out "$build_dir/bench" --jvm "$jvm_flags" \
+  --plot docs/benchmarks-convergence.png "$@"
