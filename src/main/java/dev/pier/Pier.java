@@ -2,9 +2,9 @@ package dev.pier;
 
 import dev.pier.admin.AdminServer;
 import dev.pier.cloud.LoadBalancerProvider;
-import dev.pier.cloud.hetzner.HetznerProviders;
 import dev.pier.cloud.benchmark.BenchmarkLoadBalancerProvider;
 import dev.pier.cloud.benchmark.BenchmarkProviderOptions;
+import dev.pier.cloud.hetzner.HetznerProviders;
 import dev.pier.cloud.local.LocalLoadBalancerProvider;
 import dev.pier.cloud.local.LocalProviderOptions;
 import dev.pier.cloud.webhook.WebhookProviders;

@@ -4,18 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.pier.cloud.EnsureResult;
+import dev.pier.cloud.ForwardingLoadBalancerProvider;
 import dev.pier.cloud.LoadBalancerProvider;
 import dev.pier.cloud.ProviderException;
 import dev.pier.config.PierOptions;
 import dev.pier.model.LbNode;
 import dev.pier.model.LbService;
-import dev.pier.model.LbStatus;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.Prometheus;
 import dev.pier.testkit.RealKubeApiServer;
+import dev.pier.testkit.Services;
 import dev.pier.testkit.TestBackend;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -30,7 +30,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.dataformat.yaml.YAMLMapper;
@@ -199,51 +198,15 @@ class MonitoringTest {
 
   private static io.fabric8.kubernetes.api.model.Service service(
       String ns, String name, int nodePort) {
-    return new ServiceBuilder()
-        .withNewMetadata()
-        .withNamespace(ns)
-        .withName(name)
-        .endMetadata()
-        .withNewSpec()
-        .withType("LoadBalancer")
-        .withSelector(Map.of("app", name))
-        .addNewPort()
-        .withName("http")
-        .withProtocol("TCP")
-        .withPort(8086)
-        .withNodePort(nodePort)
-        .endPort()
-        .endSpec()
-        .build();
+    return Services.loadBalancer(ns, name, 8086, nodePort);
   }
 
   /** A provider double that refuses to ensure load balancers for Services named {@code fail-*}. */
-  static final class RefusingProvider implements LoadBalancerProvider {
+  static final class RefusingProvider extends ForwardingLoadBalancerProvider {
     static final String PREFIX = "fail-";
-    private final LoadBalancerProvider delegate;
 
     RefusingProvider(LoadBalancerProvider delegate) {
-      this.delegate = delegate;
-    }
-
-    @Override
-    public String name() {
-      return delegate.name();
-    }
-
-    @Override
-    public Future<Void> initialize(String clusterName, List<LbService> services) {
-      return delegate.initialize(clusterName, services);
-    }
-
-    @Override
-    public Future<Optional<LbStatus>> getLoadBalancer(String clusterName, LbService service) {
-      return delegate.getLoadBalancer(clusterName, service);
-    }
-
-    @Override
-    public String loadBalancerName(String clusterName, LbService service) {
-      return delegate.loadBalancerName(clusterName, service);
+      super(delegate);
     }
 
     @Override
@@ -253,22 +216,6 @@ class MonitoringTest {
         return Future.failedFuture(new ProviderException.Retry("injected provider failure"));
       }
       return delegate.ensureLoadBalancer(clusterName, service, nodes);
-    }
-
-    @Override
-    public Future<Void> updateLoadBalancerHosts(
-        String clusterName, LbService service, List<LbNode> nodes) {
-      return delegate.updateLoadBalancerHosts(clusterName, service, nodes);
-    }
-
-    @Override
-    public Future<Void> ensureLoadBalancerDeleted(String clusterName, LbService service) {
-      return delegate.ensureLoadBalancerDeleted(clusterName, service);
-    }
-
-    @Override
-    public Future<Void> close() {
-      return delegate.close();
     }
   }
 }

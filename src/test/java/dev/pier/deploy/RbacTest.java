@@ -8,6 +8,7 @@ import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.Kubectl;
 import dev.pier.testkit.RealKubeApiServer;
+import dev.pier.testkit.Services;
 import dev.pier.testkit.TestBackend;
 import dev.pier.testkit.Traffic;
 import io.fabric8.kubernetes.api.model.Service;
@@ -170,22 +171,7 @@ class RbacTest {
   }
 
   private static Service service(String ns, String name, int port, int nodePort) {
-    return new ServiceBuilder()
-        .withNewMetadata()
-        .withNamespace(ns)
-        .withName(name)
-        .endMetadata()
-        .withNewSpec()
-        .withType("LoadBalancer")
-        .withSelector(Map.of("app", name))
-        .addNewPort()
-        .withName("http")
-        .withProtocol("TCP")
-        .withPort(port)
-        .withNodePort(nodePort)
-        .endPort()
-        .endSpec()
-        .build();
+    return Services.loadBalancer(ns, name, port, nodePort);
   }
 
   private static String ingressIp(KubernetesClient client, String ns, String name) {

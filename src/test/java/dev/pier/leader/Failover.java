@@ -7,10 +7,10 @@ import dev.pier.config.PierOptions;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.PierProcess;
+import dev.pier.testkit.Services;
 import dev.pier.testkit.TestBackend;
 import dev.pier.testkit.Traffic;
 import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
@@ -129,22 +129,7 @@ final class Failover {
   }
 
   static Service lbService(String ns, String name, int port, int nodePort) {
-    return new ServiceBuilder()
-        .withNewMetadata()
-        .withNamespace(ns)
-        .withName(name)
-        .endMetadata()
-        .withNewSpec()
-        .withType("LoadBalancer")
-        .withSelector(Map.of("app", name))
-        .addNewPort()
-        .withName("http")
-        .withProtocol("TCP")
-        .withPort(port)
-        .withNodePort(nodePort)
-        .endPort()
-        .endSpec()
-        .build();
+    return Services.loadBalancer(ns, name, port, nodePort);
   }
 
   String ingressIp(String ns, String name) {
