@@ -99,6 +99,8 @@ class ManifestsTest {
     assertThat(config.get(PierOptions.LEADER_ELECTION_ENABLED)).isTrue();
     assertThat(config.get(PierOptions.LOG_FORMAT)).isEqualTo("json");
     assertThat(config.get(PierOptions.ADMIN_PORT)).isEqualTo(9080);
+    // Two replicas go with a cloud provider; the local provider would need host networking.
+    assertThat(config.get(PierOptions.PROVIDER)).isIn("hetzner", "webhook");
   }
 
   @Test
@@ -116,7 +118,9 @@ class ManifestsTest {
     assertThat(c.getPorts().get(0).getContainerPort()).isEqualTo(9080);
     assertThat(c.getResources().getRequests()).containsKeys("cpu", "memory");
     assertThat(c.getResources().getLimits()).containsKey("memory");
-    assertThat(c.getEnv()).extracting(EnvVar::getName).contains("POD_NAME", "JAVA_TOOL_OPTIONS");
+    assertThat(c.getEnv())
+        .extracting(EnvVar::getName)
+        .contains("POD_NAME", "JAVA_TOOL_OPTIONS", "HCLOUD_TOKEN");
     assertThat(c.getVolumeMounts()).anySatisfy(m -> assertThat(m.getMountPath()).isEqualTo("/tmp"));
   }
 }

@@ -41,6 +41,8 @@ final class Failover {
   /** Leader election on, with short durations, the Lease in the given namespace. */
   static Map<String, String> electing(String leaseNamespace) {
     Map<String, String> env = new HashMap<>();
+    // The shipped config selects a cloud provider; these processes serve real traffic locally.
+    env.put(PierOptions.PROVIDER.envName(), "local");
     env.put(PierOptions.LOCAL_POOLS.envName(), POOL);
     env.put(PierOptions.LEADER_ELECTION_ENABLED.envName(), "true");
     env.put(PierOptions.LEADER_ELECTION_NAMESPACE.envName(), leaseNamespace);
