@@ -111,6 +111,8 @@ public final class Pier {
             .withMetrics(new MicrometerMetricsFactory(registry))
             .build();
     PierMetrics metrics = new PierMetrics(registry);
+    ServiceFilter filter =
+        new ServiceFilter(new HashSet<>(config.get(PierOptions.LOAD_BALANCER_CLASSES)));
     Clusters clusters;
     LoadBalancerProvider provider;
     DnsPublisher dns;
@@ -130,12 +132,7 @@ public final class Pier {
                       client,
                       config.get(PierOptions.WATCH_SERVICE_RESYNC),
                       instanceId())));
-      dns =
-          DnsSetup.create(
-              vertx,
-              config,
-              new ServiceFilter(new HashSet<>(config.get(PierOptions.LOAD_BALANCER_CLASSES))),
-              System::getenv);
+      dns = DnsSetup.create(vertx, config, filter, System::getenv);
     } catch (RuntimeException e) {
       vertx.close();
       return Future.failedFuture(e);
@@ -173,11 +170,7 @@ public final class Pier {
     }
     return adminStarted
         .compose(v -> vertx.deployVerticle(reconciler))
-        .compose(
-            id ->
-                vertx.deployVerticle(
-                    new WatchVerticle(
-                        clusters, new ServiceFilter(reconcile.getLoadBalancerClasses()))))
+        .compose(id -> vertx.deployVerticle(new WatchVerticle(clusters, filter)))
         .compose(
             id ->
                 vertx.deployVerticle(

@@ -46,19 +46,11 @@ public final class ReconcileVerticle extends VerticleBase {
   private final WorkQueue.Listener<ServiceKey> listener;
   private final DnsSync dns;
   private WorkQueue<ServiceKey> queue;
+  private ServiceFilter filter;
   private boolean initialized;
   // Requests (rather than one-way sends) are answered when the run that covers them ends.
   private final Map<ServiceKey, List<Message<String>>> waitingForRun = new HashMap<>();
   private final Map<ServiceKey, List<Message<String>>> waitingForEnd = new HashMap<>();
-
-  public ReconcileVerticle(
-      Clusters clusters,
-      LoadBalancerProvider provider,
-      ReconcileOptions options,
-      PushedNodeSets pushed,
-      WorkQueue.Listener<ServiceKey> listener) {
-    this(clusters, provider, options, pushed, listener, null);
-  }
 
   /**
    * @param dns publishes DNS names in the same runs as the load balancer work, or null for none
@@ -80,7 +72,7 @@ public final class ReconcileVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    ServiceFilter filter = new ServiceFilter(options.getLoadBalancerClasses());
+    filter = new ServiceFilter(options.getLoadBalancerClasses());
     ServiceReconciler reconciler =
         new ServiceReconciler(
             context,
@@ -198,7 +190,6 @@ public final class ReconcileVerticle extends VerticleBase {
     if (initialized) {
       return Future.succeededFuture();
     }
-    ServiceFilter filter = new ServiceFilter(options.getLoadBalancerClasses());
     List<Future<Void>> all = new ArrayList<>();
     for (Cluster c : clusters.all()) {
       List<LbService> services = new ArrayList<>();

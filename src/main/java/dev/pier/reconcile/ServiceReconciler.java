@@ -55,16 +55,6 @@ public final class ServiceReconciler {
   // The status of each load balancer ensured by this process: what DNS-only runs publish.
   private final Map<ServiceKey, LbStatus> ensured = new HashMap<>();
 
-  public ServiceReconciler(
-      Context ctx,
-      Clusters clusters,
-      LoadBalancerProvider provider,
-      ServiceFilter filter,
-      NodeEligibility eligibility,
-      PushedNodeSets pushed) {
-    this(ctx, clusters, provider, filter, eligibility, pushed, null);
-  }
-
   /**
    * @param dns publishes DNS names after the load balancer work of a run, or null for none
    */
