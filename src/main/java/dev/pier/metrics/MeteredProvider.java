@@ -7,6 +7,7 @@ import dev.pier.cloud.ProviderException;
 import dev.pier.model.LbNode;
 import dev.pier.model.LbService;
 import dev.pier.model.LbStatus;
+import dev.pier.util.Futures;
 import io.vertx.core.Future;
 import java.util.List;
 import java.util.Optional;
@@ -51,14 +52,11 @@ public final class MeteredProvider extends ForwardingLoadBalancerProvider {
 
   private <T> Future<T> timed(String operation, Supplier<Future<T>> call) {
     long start = System.nanoTime();
-    Future<T> f;
-    try {
-      f = call.get();
-    } catch (RuntimeException e) {
-      f = Future.failedFuture(e);
-    }
-    return f.onComplete(
-        ar -> metrics.recordProviderCall(operation, result(ar.cause()), System.nanoTime() - start));
+    return Futures.call(call)
+        .onComplete(
+            ar ->
+                metrics.recordProviderCall(
+                    operation, result(ar.cause()), System.nanoTime() - start));
   }
 
   static String result(Throwable error) {

@@ -36,6 +36,16 @@ public record LbService(
   }
 
   /**
+   * Upstream's {@code cloudprovider.DefaultLoadBalancerName}: {@code "a"} plus the uid without
+   * dashes, at most 32 characters. Cloud controllers (hcloud-cloud-controller-manager among them)
+   * name load balancers this way, which is what lets Pier adopt theirs.
+   */
+  public String defaultLoadBalancerName() {
+    String name = "a" + (uid == null ? "" : uid.replace("-", ""));
+    return name.length() > 32 ? name.substring(0, 32) : name;
+  }
+
+  /**
    * True when the load balancer must health-check {@code /healthz} on the health check node port.
    */
   public boolean needsHealthCheck() {

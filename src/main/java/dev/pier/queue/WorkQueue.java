@@ -1,5 +1,7 @@
 package dev.pier.queue;
 
+import dev.pier.retry.ExponentialBackoff;
+import dev.pier.util.Futures;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.time.Duration;
@@ -208,23 +210,18 @@ public final class WorkQueue<K> {
   private void run(WorkItem<K> item) {
     running.add(item.key());
     long start = System.nanoTime();
-    Future<WorkResult> result;
-    try {
-      result = handler.apply(item);
-    } catch (RuntimeException e) {
-      result = Future.failedFuture(e);
-    }
-    result.onComplete(
-        ar -> {
-          WorkResult r;
-          if (ar.succeeded() && ar.result() != null) {
-            r = ar.result();
-          } else {
-            log.warn("Work on {} failed unexpectedly", item.key(), ar.cause());
-            r = WorkResult.retry(item.kinds());
-          }
-          finish(item, r, System.nanoTime() - start);
-        });
+    Futures.call(() -> handler.apply(item))
+        .onComplete(
+            ar -> {
+              WorkResult r;
+              if (ar.succeeded() && ar.result() != null) {
+                r = ar.result();
+              } else {
+                log.warn("Work on {} failed unexpectedly", item.key(), ar.cause());
+                r = WorkResult.retry(item.kinds());
+              }
+              finish(item, r, System.nanoTime() - start);
+            });
   }
 
   private void finish(WorkItem<K> item, WorkResult result, long nanos) {

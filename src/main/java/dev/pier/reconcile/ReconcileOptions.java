@@ -1,6 +1,6 @@
 package dev.pier.reconcile;
 
-import dev.pier.queue.ExponentialBackoff;
+import dev.pier.retry.ExponentialBackoff;
 import java.time.Duration;
 import java.util.Set;
 

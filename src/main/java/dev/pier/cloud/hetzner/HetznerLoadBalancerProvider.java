@@ -8,6 +8,7 @@ import dev.pier.model.LbNode;
 import dev.pier.model.LbService;
 import dev.pier.model.LbStatus;
 import dev.pier.model.ServiceKey;
+import dev.pier.util.Futures;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
@@ -66,9 +67,7 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
     if (fromAnnotation != null && !fromAnnotation.isBlank()) {
       return fromAnnotation.trim();
     }
-    // Upstream's DefaultLoadBalancerName, which hcloud-ccm uses too.
-    String name = "a" + service.uid().replace("-", "");
-    return name.length() > 32 ? name.substring(0, 32) : name;
+    return service.defaultLoadBalancerName();
   }
 
   @Override
@@ -610,13 +609,7 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
 
   private static <T> Future<T> guarded(
       Supplier<Future<T>> call, Map<String, HetznerErrors.Source> fields) {
-    Future<T> f;
-    try {
-      f = call.get();
-    } catch (RuntimeException e) {
-      f = Future.failedFuture(e);
-    }
-    return f.recover(e -> Future.failedFuture(HetznerErrors.map(e, fields)));
+    return Futures.call(call).recover(e -> Future.failedFuture(HetznerErrors.map(e, fields)));
   }
 
   private static String prefix(LbService service) {

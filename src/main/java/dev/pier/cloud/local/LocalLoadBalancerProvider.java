@@ -9,6 +9,7 @@ import dev.pier.model.LbPort;
 import dev.pier.model.LbService;
 import dev.pier.model.LbStatus;
 import dev.pier.model.ServiceKey;
+import dev.pier.util.Futures;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -111,8 +112,7 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
 
   @Override
   public String loadBalancerName(String clusterName, LbService service) {
-    String name = "a" + (service.uid() == null ? "" : service.uid().replace("-", ""));
-    return name.length() > 32 ? name.substring(0, 32) : name;
+    return service.defaultLoadBalancerName();
   }
 
   @Override
@@ -376,11 +376,7 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
                 Future.failedFuture(
                     new ProviderException.Retry("the local load balancer is closed"));
           } else {
-            try {
-              f = action.get();
-            } catch (RuntimeException e) {
-              f = Future.failedFuture(e);
-            }
+            f = Futures.call(action);
           }
           f.onComplete(ar -> deliver(caller, promise, ar));
         };

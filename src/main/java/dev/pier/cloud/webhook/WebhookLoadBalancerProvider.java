@@ -6,6 +6,7 @@ import dev.pier.cloud.ProviderException;
 import dev.pier.model.LbNode;
 import dev.pier.model.LbService;
 import dev.pier.model.LbStatus;
+import dev.pier.retry.ExponentialBackoff;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -70,8 +71,7 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
 
   @Override
   public String loadBalancerName(String clusterName, LbService service) {
-    String name = "a" + service.uid().replace("-", "");
-    return name.length() > 32 ? name.substring(0, 32) : name;
+    return service.defaultLoadBalancerName();
   }
 
   @Override
@@ -187,7 +187,12 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
                     status >= 500 && !(failure instanceof ProviderException.RetryAfter);
               }
               if (transientFailure && attempt < options.getRetries()) {
-                long delay = options.getRetryDelay().toMillis() << Math.min(attempt, 20);
+                long delay =
+                    ExponentialBackoff.delay(
+                            options.getRetryDelay(),
+                            options.getRetryDelay().multipliedBy(1L << 20),
+                            attempt + 1)
+                        .toMillis();
                 log.debug(
                     "{}: webhook {} failed ({}), retry {} in {} ms",
                     prefix,

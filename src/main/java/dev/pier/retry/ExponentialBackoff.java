@@ -1,4 +1,4 @@
-package dev.pier.queue;
+package dev.pier.retry;
 
 import java.time.Duration;
 import java.util.HashMap;
@@ -33,7 +33,22 @@ public final class ExponentialBackoff<K> {
 
   /** The delay after {@code n} consecutive failures. */
   long delayMillis(int n) {
-    int shift = Math.min(n - 1, 62);
+    return delayMillis(minMillis, maxMillis, n);
+  }
+
+  /**
+   * The backoff formula on its own, for callers that count attempts themselves: {@code min *
+   * 2^(n-1)} after {@code n >= 1} consecutive failures, capped at {@code max}.
+   */
+  public static Duration delay(Duration min, Duration max, int n) {
+    return Duration.ofMillis(delayMillis(min.toMillis(), max.toMillis(), n));
+  }
+
+  private static long delayMillis(long minMillis, long maxMillis, int n) {
+    if (minMillis <= 0) {
+      return 0;
+    }
+    int shift = Math.min(Math.max(n, 1) - 1, 62);
     long factor = 1L << shift;
     if (factor > maxMillis / minMillis) {
       return maxMillis;

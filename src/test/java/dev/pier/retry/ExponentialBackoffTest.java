@@ -1,4 +1,4 @@
-package dev.pier.queue;
+package dev.pier.retry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -45,5 +45,15 @@ class ExponentialBackoffTest {
     assertThatThrownBy(
             () -> new ExponentialBackoff<>(Duration.ofSeconds(10), Duration.ofSeconds(1)))
         .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void theFormulaAloneMatchesThePerKeyDelays() {
+    Duration min = Duration.ofMillis(500);
+    Duration max = Duration.ofSeconds(3);
+    assertThat(ExponentialBackoff.delay(min, max, 1)).isEqualTo(Duration.ofMillis(500));
+    assertThat(ExponentialBackoff.delay(min, max, 3)).isEqualTo(Duration.ofSeconds(2));
+    assertThat(ExponentialBackoff.delay(min, max, 4)).isEqualTo(max);
+    assertThat(ExponentialBackoff.delay(min, max, 100)).isEqualTo(max);
   }
 }
