@@ -1,11 +1,11 @@
 package dev.pier;
 
+import dev.pier.boot.PierOptions;
 import dev.pier.config.ConfigException;
 import dev.pier.config.ConfigLoader;
 import dev.pier.config.ConfigValues;
 import dev.pier.config.Durations;
 import dev.pier.config.Option;
-import dev.pier.config.PierOptions;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

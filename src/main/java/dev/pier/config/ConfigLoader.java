@@ -1,5 +1,6 @@
 package dev.pier.config;
 
+import dev.pier.boot.PierOptions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

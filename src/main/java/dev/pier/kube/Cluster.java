@@ -1,7 +1,6 @@
 package dev.pier.kube;
 
 import dev.pier.events.EventSink;
-import dev.pier.events.KubeEventRecorder;
 import io.fabric8.kubernetes.api.model.Endpoints;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;

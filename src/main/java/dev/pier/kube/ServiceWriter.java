@@ -2,6 +2,7 @@ package dev.pier.kube;
 
 import dev.pier.model.LbStatus;
 import dev.pier.model.ServiceKey;
+import dev.pier.model.Views;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;

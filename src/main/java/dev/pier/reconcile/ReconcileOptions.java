@@ -52,7 +52,7 @@ public final class ReconcileOptions {
     return this;
   }
 
-  /** {@code stable} or {@code legacy}: see {@link dev.pier.nodes.NodeEligibility}. */
+  /** {@code stable} or {@code legacy}: see {@link dev.pier.policy.NodeEligibility}. */
   public String getNodePredicates() {
     return nodePredicates;
   }

@@ -1,21 +1,21 @@
 package dev.pier.reconcile;
 
 import dev.pier.cloud.LoadBalancerProvider;
-import dev.pier.dns.DnsSync;
+import dev.pier.dns.publish.DnsSync;
 import dev.pier.kube.Cluster;
 import dev.pier.kube.Clusters;
-import dev.pier.kube.Views;
 import dev.pier.model.Addresses;
 import dev.pier.model.LbService;
 import dev.pier.model.ServiceKey;
-import dev.pier.nodes.NodeEligibility;
+import dev.pier.model.Views;
 import dev.pier.nodes.PushedNodeSets;
+import dev.pier.policy.NodeEligibility;
+import dev.pier.policy.ServiceFilter;
 import dev.pier.queue.WorkItem;
 import dev.pier.queue.WorkKind;
 import dev.pier.queue.WorkQueue;
 import dev.pier.queue.WorkResult;
 import dev.pier.retry.ExponentialBackoff;
-import dev.pier.watch.ServiceFilter;
 import io.fabric8.kubernetes.api.model.Service;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;

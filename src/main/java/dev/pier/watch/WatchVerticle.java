@@ -2,10 +2,11 @@ package dev.pier.watch;
 
 import dev.pier.kube.Cluster;
 import dev.pier.kube.Clusters;
-import dev.pier.kube.Views;
 import dev.pier.model.Addresses;
 import dev.pier.model.ServiceKey;
-import dev.pier.nodes.NodeChanges;
+import dev.pier.model.Views;
+import dev.pier.policy.NodeChanges;
+import dev.pier.policy.ServiceFilter;
 import dev.pier.queue.WorkKind;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;

@@ -3,6 +3,7 @@ package dev.pier.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.pier.boot.PierOptions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -2,9 +2,9 @@ package dev.pier.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pier.boot.PierOptions;
 import dev.pier.config.ConfigLoader;
 import dev.pier.config.ConfigValues;
-import dev.pier.config.PierOptions;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.Kubectl;
 import dev.pier.testkit.RealKubeApiServer;

@@ -3,11 +3,11 @@ package dev.pier.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.pier.boot.PierOptions;
 import dev.pier.cloud.EnsureResult;
 import dev.pier.cloud.ForwardingLoadBalancerProvider;
 import dev.pier.cloud.LoadBalancerProvider;
 import dev.pier.cloud.ProviderException;
-import dev.pier.config.PierOptions;
 import dev.pier.model.LbNode;
 import dev.pier.model.LbService;
 import dev.pier.testkit.InProcessPier;

@@ -3,7 +3,7 @@ package dev.pier.leader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.pier.config.PierOptions;
+import dev.pier.boot.PierOptions;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.PierProcess;

@@ -3,10 +3,10 @@ package dev.pier.leader;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pier.Pier;
+import dev.pier.boot.PierOptions;
 import dev.pier.config.ConfigException;
 import dev.pier.config.ConfigLoader;
 import dev.pier.config.ConfigValues;
-import dev.pier.config.PierOptions;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -3,7 +3,7 @@ package dev.pier.reconcile;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.pier.config.PierOptions;
+import dev.pier.boot.PierOptions;
 import dev.pier.kube.ServiceWriter;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;

@@ -1,10 +1,10 @@
 package dev.pier.testkit;
 
 import dev.pier.Pier;
+import dev.pier.boot.PierOptions;
 import dev.pier.cloud.LoadBalancerProvider;
 import dev.pier.config.ConfigLoader;
 import dev.pier.config.ConfigValues;
-import dev.pier.config.PierOptions;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;

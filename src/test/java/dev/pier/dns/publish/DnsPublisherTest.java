@@ -1,8 +1,8 @@
-package dev.pier.dns;
+package dev.pier.dns.publish;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pier.watch.ServiceFilter;
+import dev.pier.policy.ServiceFilter;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import java.util.List;

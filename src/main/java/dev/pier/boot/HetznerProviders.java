@@ -1,8 +1,9 @@
-package dev.pier.cloud.hetzner;
+package dev.pier.boot;
 
+import dev.pier.cloud.hetzner.HetznerLoadBalancerProvider;
+import dev.pier.cloud.hetzner.HetznerOptions;
 import dev.pier.config.ConfigException;
 import dev.pier.config.ConfigValues;
-import dev.pier.config.PierOptions;
 import io.vertx.core.Vertx;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,11 +1,5 @@
-package dev.pier.kube;
+package dev.pier.model;
 
-import dev.pier.model.LbIngress;
-import dev.pier.model.LbNode;
-import dev.pier.model.LbPort;
-import dev.pier.model.LbService;
-import dev.pier.model.LbStatus;
-import dev.pier.model.ServiceKey;
 import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
 import io.fabric8.kubernetes.api.model.LoadBalancerStatus;
 import io.fabric8.kubernetes.api.model.Node;

@@ -1,5 +1,6 @@
-package dev.pier.config;
+package dev.pier.boot;
 
+import dev.pier.config.Option;
 import java.time.Duration;
 import java.util.List;
 import java.util.regex.Pattern;

@@ -1,4 +1,4 @@
-package dev.pier.dns;
+package dev.pier.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.pier.config.ConfigException;
 import dev.pier.config.ConfigLoader;
 import dev.pier.config.ConfigValues;
-import dev.pier.config.PierOptions;
-import dev.pier.watch.ServiceFilter;
+import dev.pier.dns.publish.DnsPublisher;
+import dev.pier.policy.ServiceFilter;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;

@@ -1,10 +1,12 @@
-package dev.pier.dns;
+package dev.pier.dns.publish;
 
+import dev.pier.dns.ClusterLocation;
+import dev.pier.dns.Topology;
 import dev.pier.kube.Cluster;
 import dev.pier.kube.Clusters;
-import dev.pier.kube.Views;
 import dev.pier.model.Addresses;
 import dev.pier.model.ServiceKey;
+import dev.pier.model.Views;
 import dev.pier.queue.WorkKind;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;

@@ -1,4 +1,4 @@
-package dev.pier.watch;
+package dev.pier.policy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

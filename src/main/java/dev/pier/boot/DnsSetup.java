@@ -1,12 +1,16 @@
-package dev.pier.dns;
+package dev.pier.boot;
 
 import dev.pier.config.ConfigException;
 import dev.pier.config.ConfigValues;
-import dev.pier.config.PierOptions;
+import dev.pier.dns.DnsNames;
+import dev.pier.dns.DnsProvider;
+import dev.pier.dns.HostnameResolver;
 import dev.pier.dns.powerdns.ApiKey;
 import dev.pier.dns.powerdns.PowerDnsOptions;
 import dev.pier.dns.powerdns.PowerDnsProvider;
-import dev.pier.watch.ServiceFilter;
+import dev.pier.dns.publish.DnsOptions;
+import dev.pier.dns.publish.DnsPublisher;
+import dev.pier.policy.ServiceFilter;
 import io.vertx.core.Vertx;
 import java.util.function.Function;
 

@@ -1,4 +1,4 @@
-package dev.pier.cloud.hetzner;
+package dev.pier.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.pier.config.ConfigException;
 import dev.pier.config.ConfigLoader;
 import dev.pier.config.ConfigValues;
-import dev.pier.config.PierOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;

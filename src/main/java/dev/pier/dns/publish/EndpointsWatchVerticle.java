@@ -1,4 +1,4 @@
-package dev.pier.watch;
+package dev.pier.dns.publish;
 
 import dev.pier.kube.Cluster;
 import dev.pier.kube.Clusters;

@@ -1,4 +1,4 @@
-package dev.pier.dns;
+package dev.pier.dns.publish;
 
 import dev.pier.kube.Cluster;
 import dev.pier.model.LbStatus;

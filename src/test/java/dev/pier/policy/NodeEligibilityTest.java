@@ -1,4 +1,4 @@
-package dev.pier.nodes;
+package dev.pier.policy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

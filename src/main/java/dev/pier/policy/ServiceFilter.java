@@ -1,4 +1,4 @@
-package dev.pier.watch;
+package dev.pier.policy;
 
 import dev.pier.kube.ServiceWriter;
 import io.fabric8.kubernetes.api.model.Service;

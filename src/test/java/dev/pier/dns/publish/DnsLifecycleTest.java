@@ -1,9 +1,10 @@
-package dev.pier.dns;
+package dev.pier.dns.publish;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.pier.config.PierOptions;
+import dev.pier.boot.PierOptions;
+import dev.pier.dns.Topology;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.PowerDnsServer;

@@ -1,7 +1,7 @@
-package dev.pier.nodes;
+package dev.pier.policy;
 
-import dev.pier.kube.Views;
 import dev.pier.model.LbNode;
+import dev.pier.model.Views;
 import io.fabric8.kubernetes.api.model.Node;
 import java.util.Objects;
 

@@ -1,8 +1,9 @@
-package dev.pier.cloud.webhook;
+package dev.pier.boot;
 
+import dev.pier.cloud.webhook.WebhookLoadBalancerProvider;
+import dev.pier.cloud.webhook.WebhookOptions;
 import dev.pier.config.ConfigException;
 import dev.pier.config.ConfigValues;
-import dev.pier.config.PierOptions;
 import io.vertx.core.Vertx;
 import java.io.IOException;
 import java.nio.file.Files;

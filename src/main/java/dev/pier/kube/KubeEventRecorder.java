@@ -1,7 +1,8 @@
-package dev.pier.events;
+package dev.pier.kube;
 
-import dev.pier.kube.AsyncKubeApi;
-import dev.pier.kube.KubeApiException;
+import dev.pier.events.EventCorrelator;
+import dev.pier.events.EventSink;
+import dev.pier.events.ObjectRef;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;

@@ -1,4 +1,4 @@
-package dev.pier.dns;
+package dev.pier.dns.publish;
 
 import java.util.List;
 
