@@ -1,14 +1,11 @@
 package dev.pier;
 
 import dev.pier.boot.PierOptions;
+import dev.pier.boot.Usage;
 import dev.pier.config.ConfigException;
 import dev.pier.config.ConfigLoader;
 import dev.pier.config.ConfigValues;
-import dev.pier.config.Durations;
-import dev.pier.config.Option;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -39,7 +36,7 @@ public final class Main {
     }
     ConfigValues values;
     try {
-      values = ConfigLoader.standard().load(config);
+      values = new ConfigLoader(PierOptions.ALL, System::getenv).load(config);
     } catch (ConfigException e) {
       System.err.println("pier: configuration error: " + e.getMessage());
       System.exit(EXIT_USAGE);
@@ -86,41 +83,6 @@ public final class Main {
   }
 
   static String usage() {
-    StringBuilder out =
-        new StringBuilder(
-            """
-            Usage: java -jar pier.jar [--config FILE] [--help]
-
-            Pier gives Kubernetes Services of type LoadBalancer real load balancers.
-
-              -c, --config FILE  read options from a YAML file (see conf/pier.yaml)
-              -h, --help         print this help
-
-            Every option can also be set with an environment variable, which overrides the file.
-            Options (environment variable, default):
-            """);
-    List<Option<?>> options = PierOptions.ALL;
-    for (Option<?> o : options) {
-      out.append("  ")
-          .append(o.path())
-          .append(" (")
-          .append(o.envName())
-          .append(", ")
-          .append(display(o.defaultValue()))
-          .append(")\n      ")
-          .append(o.description())
-          .append('\n');
-    }
-    return out.toString();
-  }
-
-  private static String display(Object value) {
-    if (value instanceof Duration d) {
-      return Durations.format(d);
-    }
-    if (value instanceof String s && s.isEmpty()) {
-      return "\"\"";
-    }
-    return String.valueOf(value);
+    return Usage.text();
   }
 }

@@ -2,6 +2,7 @@ package dev.pier.boot;
 
 import dev.pier.config.ConfigException;
 import dev.pier.config.ConfigValues;
+import dev.pier.config.Secrets;
 import dev.pier.dns.DnsNames;
 import dev.pier.dns.DnsProvider;
 import dev.pier.dns.HostnameResolver;
@@ -41,11 +42,16 @@ public final class DnsSetup {
     }
     ApiKey key;
     try {
-      key =
-          ApiKey.load(
-              config.get(PierOptions.DNS_POWERDNS_API_KEY_FILE),
-              config.get(PierOptions.DNS_POWERDNS_API_KEY_ENV),
-              env);
+      String var = config.get(PierOptions.DNS_POWERDNS_API_KEY_ENV);
+      Secrets.Secret secret =
+          Secrets.fromFileOrEnv(config.get(PierOptions.DNS_POWERDNS_API_KEY_FILE), var, env)
+              .orElseThrow(
+                  () ->
+                      new IllegalArgumentException(
+                          "no API key: set dns.powerdns.apiKeyFile, or the environment variable '"
+                              + var
+                              + "'"));
+      key = ApiKey.of(secret.value(), secret.source());
     } catch (IllegalArgumentException e) {
       throw fail(config, PierOptions.DNS_POWERDNS_API_KEY_FILE.path(), e.getMessage());
     }

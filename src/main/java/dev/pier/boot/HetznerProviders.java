@@ -4,10 +4,8 @@ import dev.pier.cloud.hetzner.HetznerLoadBalancerProvider;
 import dev.pier.cloud.hetzner.HetznerOptions;
 import dev.pier.config.ConfigException;
 import dev.pier.config.ConfigValues;
+import dev.pier.config.Secrets;
 import io.vertx.core.Vertx;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.function.Function;
 
 /** Builds the Hetzner provider from Pier's configuration; runs once at startup. */
@@ -42,46 +40,24 @@ public final class HetznerProviders {
 
   /** The token from hetzner.tokenFile, else from the variable hetzner.tokenEnv names. */
   static String token(ConfigValues config, Function<String, String> env) {
-    String file = config.get(PierOptions.HETZNER_TOKEN_FILE);
-    if (!file.isEmpty()) {
-      String token;
-      try {
-        token = Files.readString(Path.of(file)).trim();
-      } catch (IOException e) {
-        throw new ConfigException(
-            config.source()
-                + ": "
-                + PierOptions.HETZNER_TOKEN_FILE.path()
-                + ": cannot read "
-                + file
-                + ": "
-                + e.getMessage(),
-            e);
-      }
-      if (token.isEmpty()) {
-        throw new ConfigException(
-            config.source()
-                + ": "
-                + PierOptions.HETZNER_TOKEN_FILE.path()
-                + ": "
-                + file
-                + " is empty");
-      }
-      return token;
-    }
     String var = config.get(PierOptions.HETZNER_TOKEN_ENV);
-    String token = env.apply(var);
-    if (token == null || token.isBlank()) {
+    try {
+      return Secrets.fromFileOrEnv(config.get(PierOptions.HETZNER_TOKEN_FILE), var, env)
+          .orElseThrow(
+              () ->
+                  new ConfigException(
+                      config.source()
+                          + ": "
+                          + PierOptions.HETZNER_TOKEN_FILE.path()
+                          + " is empty and the environment variable "
+                          + var
+                          + " ("
+                          + PierOptions.HETZNER_TOKEN_ENV.path()
+                          + ") is not set: provider hetzner needs an API token"))
+          .value();
+    } catch (IllegalArgumentException e) {
       throw new ConfigException(
-          config.source()
-              + ": "
-              + PierOptions.HETZNER_TOKEN_FILE.path()
-              + " is empty and the environment variable "
-              + var
-              + " ("
-              + PierOptions.HETZNER_TOKEN_ENV.path()
-              + ") is not set: provider hetzner needs an API token");
+          config.describe(PierOptions.HETZNER_TOKEN_FILE) + ": " + e.getMessage(), e);
     }
-    return token.trim();
   }
 }

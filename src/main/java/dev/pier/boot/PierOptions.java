@@ -1,11 +1,25 @@
 package dev.pier.boot;
 
+import dev.pier.cloud.benchmark.BenchmarkProviderOptions;
+import dev.pier.cloud.hetzner.HetznerOptions;
+import dev.pier.cloud.local.LocalProviderOptions;
+import dev.pier.cloud.webhook.WebhookOptions;
 import dev.pier.config.Option;
+import dev.pier.dns.powerdns.PowerDnsOptions;
+import dev.pier.dns.publish.DnsOptions;
+import dev.pier.leader.LeaderElectionOptions;
+import dev.pier.policy.NodeEligibility;
+import dev.pier.reconcile.ReconcileOptions;
+import dev.pier.retry.ExponentialBackoff;
 import java.time.Duration;
 import java.util.List;
 import java.util.regex.Pattern;
 
-/** Every option Pier reads, with its default. {@code conf/pier.yaml} documents the same list. */
+/**
+ * Every option Pier reads: its path, environment variable, check and help text. Defaults that an
+ * options class also has are taken from its {@code DEFAULT_*} constant, so each is written once;
+ * {@code conf/pier.yaml} and {@code --help} are tested against this table.
+ */
 public final class PierOptions {
   private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
   private static final Duration MS = Duration.ofMillis(1);
@@ -49,18 +63,23 @@ public final class PierOptions {
           "a list of class names",
           "spec.loadBalancerClass values Pier owns; Services without a class are always Pier's.");
   public static final Option<Integer> RECONCILE_CONCURRENCY =
-      Option.integer("reconcile.concurrency", 200, 1, 100_000, "Keys reconciled at the same time.");
+      Option.integer(
+          "reconcile.concurrency",
+          ReconcileOptions.DEFAULT_CONCURRENCY,
+          1,
+          100_000,
+          "Keys reconciled at the same time.");
   public static final Option<Duration> RECONCILE_MIN_RETRY_DELAY =
       Option.duration(
           "reconcile.minRetryDelay",
-          Duration.ofSeconds(5),
+          ExponentialBackoff.DEFAULT_MIN,
           MS,
           DAY,
           "First retry delay of a failed key; doubles per failure.");
   public static final Option<Duration> RECONCILE_MAX_RETRY_DELAY =
       Option.duration(
           "reconcile.maxRetryDelay",
-          Duration.ofSeconds(300),
+          ExponentialBackoff.DEFAULT_MAX,
           MS,
           DAY,
           "Longest retry delay of a failed key.");
@@ -74,7 +93,7 @@ public final class PierOptions {
   public static final Option<String> NODES_PREDICATES =
       Option.choice(
           "nodes.predicates",
-          "stable",
+          NodeEligibility.DEFAULT_NAME,
           List.of("stable", "legacy"),
           "stable: every node not being deleted, excluded or autoscaler-tainted; legacy: also"
               + " Ready, schedulable and without the master role label.");
@@ -88,44 +107,56 @@ public final class PierOptions {
   public static final Option<List<String>> LOCAL_POOLS =
       Option.list(
           "local.pools",
-          List.of("127.240.0.0/16"),
+          LocalProviderOptions.DEFAULT_POOLS,
           l -> !l.isEmpty(),
           "a non-empty list of CIDRs (10.0.0.0/24) or ranges (10.0.0.10-10.0.0.20)",
           "Addresses the local provider gives to Services.");
   public static final Option<Duration> LOCAL_HEALTH_CHECK_INTERVAL =
       Option.duration(
-          "local.healthCheck.interval", Duration.ofSeconds(2), MS, DAY, "Backend check period.");
+          "local.healthCheck.interval",
+          LocalProviderOptions.DEFAULT_HEALTH_CHECK_INTERVAL,
+          MS,
+          DAY,
+          "Backend check period.");
   public static final Option<Duration> LOCAL_HEALTH_CHECK_TIMEOUT =
       Option.duration(
-          "local.healthCheck.timeout", Duration.ofSeconds(1), MS, DAY, "Backend check timeout.");
+          "local.healthCheck.timeout",
+          LocalProviderOptions.DEFAULT_HEALTH_CHECK_TIMEOUT,
+          MS,
+          DAY,
+          "Backend check timeout.");
   public static final Option<Integer> LOCAL_UNHEALTHY_THRESHOLD =
       Option.integer(
           "local.healthCheck.unhealthyThreshold",
-          2,
+          LocalProviderOptions.DEFAULT_UNHEALTHY_THRESHOLD,
           1,
           100,
           "Failed checks before a backend gets no traffic.");
   public static final Option<Integer> LOCAL_HEALTHY_THRESHOLD =
       Option.integer(
           "local.healthCheck.healthyThreshold",
-          1,
+          LocalProviderOptions.DEFAULT_HEALTHY_THRESHOLD,
           1,
           100,
           "Passed checks before a backend gets traffic again.");
   public static final Option<Duration> LOCAL_CONNECT_TIMEOUT =
       Option.duration(
-          "local.connectTimeout", Duration.ofSeconds(2), MS, DAY, "TCP connect timeout to nodes.");
+          "local.connectTimeout",
+          LocalProviderOptions.DEFAULT_CONNECT_TIMEOUT,
+          MS,
+          DAY,
+          "TCP connect timeout to nodes.");
   public static final Option<Duration> LOCAL_UDP_SESSION_TIMEOUT =
       Option.duration(
           "local.udpSessionTimeout",
-          Duration.ofSeconds(60),
+          LocalProviderOptions.DEFAULT_UDP_SESSION_TIMEOUT,
           MS,
           DAY,
           "Idle time after which a UDP client's backend session closes.");
   public static final Option<String> HETZNER_ENDPOINT =
       Option.string(
           "hetzner.endpoint",
-          "https://api.hetzner.cloud/v1",
+          HetznerOptions.DEFAULT_ENDPOINT,
           s -> s.startsWith("http://") || s.startsWith("https://"),
           "an http:// or https:// URL",
           "Hetzner Cloud API base URL.");
@@ -146,79 +177,88 @@ public final class PierOptions {
   public static final Option<String> HETZNER_LOCATION =
       Option.string(
           "hetzner.location",
-          "",
+          HetznerOptions.DEFAULT_LOCATION,
           s -> true,
           "a location name (fsn1, nbg1, hel1, ...)",
           "Default location of new load balancers; empty: hetzner.networkZone.");
   public static final Option<String> HETZNER_NETWORK_ZONE =
       Option.string(
           "hetzner.networkZone",
-          "eu-central",
+          HetznerOptions.DEFAULT_NETWORK_ZONE,
           s -> true,
           "a network zone (eu-central, us-east, ...)",
           "Default network zone of new load balancers when no location is given.");
   public static final Option<String> HETZNER_TYPE =
       Option.string(
           "hetzner.type",
-          "lb11",
+          HetznerOptions.DEFAULT_TYPE,
           s -> !s.isBlank(),
           "a load balancer type name",
           "Default load balancer type.");
   public static final Option<String> HETZNER_ALGORITHM =
       Option.choice(
           "hetzner.algorithm",
-          "round_robin",
+          HetznerOptions.DEFAULT_ALGORITHM,
           List.of("round_robin", "least_connections"),
           "Default balancing algorithm.");
   public static final Option<Duration> HETZNER_HEALTH_CHECK_INTERVAL =
       Option.duration(
           "hetzner.healthCheck.interval",
-          Duration.ofSeconds(10),
+          HetznerOptions.DEFAULT_HEALTH_CHECK_INTERVAL,
           Duration.ofSeconds(1),
           DAY,
           "Default health check interval (whole seconds).");
   public static final Option<Duration> HETZNER_HEALTH_CHECK_TIMEOUT =
       Option.duration(
           "hetzner.healthCheck.timeout",
-          Duration.ofSeconds(15),
+          HetznerOptions.DEFAULT_HEALTH_CHECK_TIMEOUT,
           Duration.ofSeconds(1),
           DAY,
           "Default health check timeout (whole seconds).");
   public static final Option<Integer> HETZNER_HEALTH_CHECK_RETRIES =
-      Option.integer("hetzner.healthCheck.retries", 3, 0, 100, "Default health check retries.");
+      Option.integer(
+          "hetzner.healthCheck.retries",
+          HetznerOptions.DEFAULT_HEALTH_CHECK_RETRIES,
+          0,
+          100,
+          "Default health check retries.");
   public static final Option<Boolean> HETZNER_USE_PRIVATE_IP =
       Option.bool(
           "hetzner.usePrivateIp",
-          false,
+          HetznerOptions.DEFAULT_USE_PRIVATE_IP,
           "Send traffic to the servers' private network addresses by default.");
   public static final Option<Duration> HETZNER_REQUEST_TIMEOUT =
       Option.duration(
-          "hetzner.requestTimeout", Duration.ofSeconds(30), MS, DAY, "Timeout of one API call.");
+          "hetzner.requestTimeout",
+          HetznerOptions.DEFAULT_REQUEST_TIMEOUT,
+          MS,
+          DAY,
+          "Timeout of one API call.");
   public static final Option<Duration> HETZNER_ACTION_POLL_INTERVAL =
       Option.duration(
           "hetzner.actionPollInterval",
-          Duration.ofSeconds(1),
+          HetznerOptions.DEFAULT_ACTION_POLL_INTERVAL,
           MS,
           DAY,
           "How often a running Action is polled.");
   public static final Option<Duration> HETZNER_ACTION_TIMEOUT =
       Option.duration(
           "hetzner.actionTimeout",
-          Duration.ofMinutes(5),
+          HetznerOptions.DEFAULT_ACTION_TIMEOUT,
           MS,
           DAY,
           "How long an Action may run before the step is retried.");
   public static final Option<Duration> HETZNER_RATE_LIMIT_MAX_WAIT =
       Option.duration(
           "hetzner.rateLimitMaxWait",
-          Duration.ofSeconds(60),
+          HetznerOptions.DEFAULT_RATE_LIMIT_MAX_WAIT,
           Duration.ZERO,
           DAY,
           "Longest wait for the rate limit inside one call; longer waits reschedule the Service.");
   public static final Option<Boolean> HETZNER_ORPHAN_CLEANUP =
       Option.bool(
           "hetzner.orphanCleanup",
-          false,
+          HetznerOptions.DEFAULT_ORPHAN_CLEANUP,
           "Delete load balancers labelled as Pier's whose Service no longer exists.");
   public static final Option<Duration> HETZNER_ORPHAN_CLEANUP_PERIOD =
       Option.duration(
@@ -236,18 +276,22 @@ public final class PierOptions {
           "Base URL of the webhook provider (required with provider: webhook).");
   public static final Option<Duration> WEBHOOK_TIMEOUT =
       Option.duration(
-          "webhook.timeout", Duration.ofSeconds(10), MS, DAY, "Timeout of one webhook call.");
+          "webhook.timeout",
+          WebhookOptions.DEFAULT_TIMEOUT,
+          MS,
+          DAY,
+          "Timeout of one webhook call.");
   public static final Option<Integer> WEBHOOK_RETRIES =
       Option.integer(
           "webhook.retries",
-          3,
+          WebhookOptions.DEFAULT_RETRIES,
           0,
           100,
           "Retries of a call that failed with a network error, a timeout or a 5xx answer.");
   public static final Option<Duration> WEBHOOK_RETRY_DELAY =
       Option.duration(
           "webhook.retryDelay",
-          Duration.ofMillis(500),
+          WebhookOptions.DEFAULT_RETRY_DELAY,
           MS,
           DAY,
           "First delay between retries; doubles per retry.");
@@ -287,7 +331,7 @@ public final class PierOptions {
   public static final Option<String> LEADER_ELECTION_LEASE_NAME =
       Option.string(
           "leaderElection.leaseName",
-          "pier",
+          LeaderElectionOptions.DEFAULT_LEASE_NAME,
           s -> s.length() <= 253 && DNS_LABEL.matcher(s).matches(),
           "a DNS label (lower case letters, digits, '-')",
           "Name of the coordination.k8s.io Lease.");
@@ -301,28 +345,28 @@ public final class PierOptions {
   public static final Option<Duration> LEADER_ELECTION_LEASE_DURATION =
       Option.duration(
           "leaderElection.leaseDuration",
-          Duration.ofSeconds(15),
+          LeaderElectionOptions.DEFAULT_LEASE_DURATION,
           MS,
           DAY,
           "How long a standby waits after the leader's last renewal before taking over.");
   public static final Option<Duration> LEADER_ELECTION_RENEW_DEADLINE =
       Option.duration(
           "leaderElection.renewDeadline",
-          Duration.ofSeconds(10),
+          LeaderElectionOptions.DEFAULT_RENEW_DEADLINE,
           MS,
           DAY,
           "How long the leader tries to renew before it stops reconciling and exits.");
   public static final Option<Duration> LEADER_ELECTION_RETRY_PERIOD =
       Option.duration(
           "leaderElection.retryPeriod",
-          Duration.ofSeconds(2),
+          LeaderElectionOptions.DEFAULT_RETRY_PERIOD,
           MS,
           DAY,
           "Time between attempts to acquire or renew the Lease.");
   public static final Option<Duration> BENCHMARK_DELAY =
       Option.duration(
           "benchmark.delay",
-          Duration.ofMillis(100),
+          BenchmarkProviderOptions.DEFAULT_DELAY,
           Duration.ZERO,
           Duration.ofMinutes(10),
           "Time every call of the benchmark provider takes (0: at once).");
@@ -360,7 +404,7 @@ public final class PierOptions {
   public static final Option<String> DNS_FEDERATION =
       Option.string(
           "dns.federation",
-          "pier",
+          DnsOptions.DEFAULT_FEDERATION,
           s -> s.length() <= 63 && DNS_LABEL.matcher(s).matches(),
           "a DNS label (lower case letters, digits, '-')",
           "Federation name in <svc>.<ns>.<federation>.svc.<suffix>.");
@@ -378,11 +422,12 @@ public final class PierOptions {
       Option.string(
           "dns.zone.id", "", s -> true, "a zone id", "Zone id, when the name is not unique.");
   public static final Option<Integer> DNS_TTL =
-      Option.integer("dns.ttl", 180, 1, 604_800, "TTL of every record, in seconds.");
+      Option.integer(
+          "dns.ttl", DnsOptions.DEFAULT_TTL, 1, 604_800, "TTL of every record, in seconds.");
   public static final Option<String> DNS_OWNER_ID =
       Option.string(
           "dns.ownerId",
-          "pier",
+          DnsOptions.DEFAULT_OWNER_ID,
           s -> !s.isBlank() && s.length() <= 100 && s.chars().allMatch(c -> c > 32 && c < 127),
           "a non-empty printable ASCII word without spaces",
           "Owner id marked on Pier's records; the same for all replicas.");
@@ -410,14 +455,14 @@ public final class PierOptions {
   public static final Option<String> DNS_POWERDNS_URL =
       Option.string(
           "dns.powerdns.url",
-          "http://127.0.0.1:8081",
+          PowerDnsOptions.DEFAULT_URL,
           s -> s.matches("https?://[^/\\s]+/?"),
           "an http:// or https:// URL without a path",
           "PowerDNS webserver URL.");
   public static final Option<String> DNS_POWERDNS_SERVER_ID =
       Option.string(
           "dns.powerdns.serverId",
-          "localhost",
+          PowerDnsOptions.DEFAULT_SERVER_ID,
           s -> !s.isBlank(),
           "a server id",
           "PowerDNS server id.");
@@ -438,7 +483,7 @@ public final class PierOptions {
   public static final Option<Duration> DNS_POWERDNS_TIMEOUT =
       Option.duration(
           "dns.powerdns.timeout",
-          Duration.ofSeconds(10),
+          PowerDnsOptions.DEFAULT_TIMEOUT,
           MS,
           Duration.ofMinutes(10),
           "API call timeout.");

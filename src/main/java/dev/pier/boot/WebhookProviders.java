@@ -4,10 +4,11 @@ import dev.pier.cloud.webhook.WebhookLoadBalancerProvider;
 import dev.pier.cloud.webhook.WebhookOptions;
 import dev.pier.config.ConfigException;
 import dev.pier.config.ConfigValues;
+import dev.pier.config.Secrets;
 import io.vertx.core.Vertx;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 /** Builds the webhook provider from Pier's configuration; runs once at startup. */
 public final class WebhookProviders {
@@ -34,7 +35,7 @@ public final class WebhookProviders {
               + " must be set together");
     }
     for (var o :
-        java.util.List.of(
+        List.of(
             PierOptions.WEBHOOK_TLS_CA_FILE,
             PierOptions.WEBHOOK_TLS_CERT_FILE,
             PierOptions.WEBHOOK_TLS_KEY_FILE)) {
@@ -66,11 +67,10 @@ public final class WebhookProviders {
       return "";
     }
     try {
-      return Files.readString(Path.of(file)).trim();
-    } catch (IOException e) {
+      return Secrets.fromFile(file).value();
+    } catch (IllegalArgumentException e) {
       throw new ConfigException(
-          config.source() + ": " + PierOptions.WEBHOOK_TOKEN_FILE.path() + ": cannot read " + file,
-          e);
+          config.describe(PierOptions.WEBHOOK_TOKEN_FILE) + ": " + e.getMessage(), e);
     }
   }
 }

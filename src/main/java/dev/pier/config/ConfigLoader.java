@@ -1,6 +1,5 @@
 package dev.pier.config;
 
-import dev.pier.boot.PierOptions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,10 +24,6 @@ public final class ConfigLoader {
   public ConfigLoader(List<Option<?>> options, Function<String, String> env) {
     this.options = List.copyOf(options);
     this.env = env;
-  }
-
-  public static ConfigLoader standard() {
-    return new ConfigLoader(PierOptions.ALL, System::getenv);
   }
 
   /** Loads the file (or only defaults and environment when {@code file} is null). */

@@ -22,6 +22,11 @@ public final class ConfigValues {
     return origins.getOrDefault(option, source + ": " + option.path());
   }
 
+  /** True when the file or the environment gave the option a value (not only its default). */
+  public boolean isSet(Option<?> option) {
+    return origins.containsKey(option);
+  }
+
   @SuppressWarnings("unchecked")
   public <T> T get(Option<T> option) {
     return (T) values.getOrDefault(option, option.defaultValue());

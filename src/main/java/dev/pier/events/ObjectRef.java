@@ -1,9 +1,12 @@
 package dev.pier.events;
 
+import dev.pier.model.ServiceRef;
+
 /** The object an Event is about ({@code involvedObject}). */
 public record ObjectRef(String kind, String apiVersion, String namespace, String name, String uid) {
 
-  public static ObjectRef service(String namespace, String name, String uid) {
-    return new ObjectRef("Service", "v1", namespace, name, uid);
+  /** The one way Events name a Service. */
+  public static ObjectRef of(ServiceRef service) {
+    return new ObjectRef("Service", "v1", service.namespace(), service.name(), service.uid());
   }
 }

@@ -6,33 +6,30 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * One cluster Pier manages: its client, the informers whose caches reconcilers read (thread-safe
- * stores, like client-go listers), its writers, and the last state of Services deleted without
- * Pier's finalizer. The watch verticle starts the informers.
+ * stores, like client-go listers), its Service writes and its Event sink. The watch verticles start
+ * the informers.
  */
-public final class Cluster implements AutoCloseable {
+public final class Cluster implements ClusterAccess, AutoCloseable {
   private final String name;
   private final KubernetesClient client;
   private final SharedIndexInformer<Service> services;
   private final SharedIndexInformer<Node> nodes;
-  private final ServiceWriter writer;
+  private final ServiceWrites writer;
   private final EventSink events;
-  private final Map<String, Service> deletedServices = new ConcurrentHashMap<>();
   // Only DNS publishing needs Endpoints: created on first use, started by its watcher.
   private volatile SharedIndexInformer<Endpoints> endpoints;
 
-  /**
-   * @param instance this Pier process's identity, reported on Events
-   */
   public Cluster(
-      Vertx vertx, String name, KubernetesClient client, Duration serviceResync, String instance) {
+      String name,
+      KubernetesClient client,
+      Duration serviceResync,
+      ServiceWrites writer,
+      EventSink events) {
     this.name = name;
     this.client = client;
     this.services =
@@ -42,11 +39,11 @@ public final class Cluster implements AutoCloseable {
             .runnableInformer(serviceResync.toMillis())
             .itemStore(new TrimmingItemStore<>());
     this.nodes = client.nodes().runnableInformer(0).itemStore(new TrimmingItemStore<>());
-    AsyncKubeApi api = new AsyncKubeApi(client);
-    this.writer = new ServiceWriter(api);
-    this.events = new KubeEventRecorder(vertx, api, instance);
+    this.writer = writer;
+    this.events = events;
   }
 
+  @Override
   public String name() {
     return name;
   }
@@ -63,15 +60,17 @@ public final class Cluster implements AutoCloseable {
     return nodes;
   }
 
-  /** The cached Service, or null. */
+  @Override
   public Service service(String namespace, String name) {
     return services.getStore().getByKey(namespace + "/" + name);
   }
 
+  @Override
   public List<Service> services() {
     return services.getStore().list();
   }
 
+  @Override
   public List<Node> nodes() {
     return nodes.getStore().list();
   }
@@ -84,23 +83,20 @@ public final class Cluster implements AutoCloseable {
     return endpoints;
   }
 
-  /** The cached Endpoints of a Service, or null (also when no Endpoints informer runs). */
+  @Override
   public Endpoints endpoints(String namespace, String name) {
     SharedIndexInformer<Endpoints> e = endpoints;
     return e == null ? null : e.getStore().getByKey(namespace + "/" + name);
   }
 
-  public ServiceWriter writer() {
+  @Override
+  public ServiceWrites writer() {
     return writer;
   }
 
+  @Override
   public EventSink events() {
     return events;
-  }
-
-  /** Last seen state of Services deleted without the finalizer, by {@code namespace/name}. */
-  public Map<String, Service> deletedServices() {
-    return deletedServices;
   }
 
   public boolean synced() {

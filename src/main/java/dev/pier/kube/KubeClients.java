@@ -1,6 +1,5 @@
 package dev.pier.kube;
 
-import dev.pier.config.ConfigException;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -26,11 +25,7 @@ public final class KubeClients {
     if (kubeconfig == null || kubeconfig.isEmpty()) {
       config = Config.autoConfigure(ctx);
     } else {
-      File file = new File(kubeconfig);
-      if (!file.canRead()) {
-        throw new ConfigException("cluster.kubeconfig: cannot read '" + kubeconfig + "'");
-      }
-      config = Config.fromKubeconfig(ctx, file);
+      config = Config.fromKubeconfig(ctx, new File(kubeconfig));
     }
     return new KubernetesClientBuilder()
         .withConfig(config)

@@ -3,14 +3,14 @@ package dev.pier.kube;
 import dev.pier.model.LbStatus;
 import dev.pier.model.ServiceKey;
 import dev.pier.model.Views;
+import dev.pier.policy.ServiceFilter;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
-/** The Service writes of a reconcile: the cleanup finalizer and the load balancer status. */
-public final class ServiceWriter {
-  public static final String LB_CLEANUP_FINALIZER = "service.kubernetes.io/load-balancer-cleanup";
+/** {@link ServiceWrites} as PATCH requests to the API server, without blocking. */
+public final class ServiceWriter implements ServiceWrites {
 
   private final AsyncKubeApi api;
 
@@ -18,17 +18,18 @@ public final class ServiceWriter {
     this.api = api;
   }
 
-  /** Adds the cleanup finalizer (a strategic merge keeps other finalizers). */
+  @Override
   public Future<Void> addFinalizer(Context ctx, ServiceKey key) {
     JsonObject body =
         new JsonObject()
             .put(
                 "metadata",
-                new JsonObject().put("finalizers", new JsonArray().add(LB_CLEANUP_FINALIZER)));
+                new JsonObject()
+                    .put("finalizers", new JsonArray().add(ServiceFilter.LB_CLEANUP_FINALIZER)));
     return api.patch(ctx, path(key), AsyncKubeApi.STRATEGIC_MERGE_PATCH, body).mapEmpty();
   }
 
-  /** Removes the cleanup finalizer; a Service that is already gone counts as done. */
+  @Override
   public Future<Void> removeFinalizer(Context ctx, ServiceKey key) {
     JsonObject body =
         new JsonObject()
@@ -37,15 +38,12 @@ public final class ServiceWriter {
                 new JsonObject()
                     .put(
                         "$deleteFromPrimitiveList/finalizers",
-                        new JsonArray().add(LB_CLEANUP_FINALIZER)));
+                        new JsonArray().add(ServiceFilter.LB_CLEANUP_FINALIZER)));
     return ignoreNotFound(api.patch(ctx, path(key), AsyncKubeApi.STRATEGIC_MERGE_PATCH, body))
         .mapEmpty();
   }
 
-  /**
-   * Writes {@code status.loadBalancer} through the status subresource and returns the status as the
-   * server stored it (older servers drop fields they do not know, such as ipMode).
-   */
+  @Override
   public Future<LbStatus> patchStatus(Context ctx, ServiceKey key, LbStatus status) {
     JsonObject body =
         new JsonObject()
@@ -54,7 +52,7 @@ public final class ServiceWriter {
         .map(Views::statusFromServiceJson);
   }
 
-  /** Clears the status; a Service that is already gone counts as done. */
+  @Override
   public Future<Void> clearStatus(Context ctx, ServiceKey key) {
     return ignoreNotFound(patchStatus(ctx, key, LbStatus.EMPTY).mapEmpty()).mapEmpty();
   }

@@ -20,6 +20,15 @@ public final class Views {
     return new ServiceKey(cluster, svc.getMetadata().getNamespace(), svc.getMetadata().getName());
   }
 
+  /** The Service as runs, logs and Events name it. */
+  public static ServiceRef ref(String cluster, Service svc) {
+    return new ServiceRef(
+        cluster,
+        svc.getMetadata().getNamespace(),
+        svc.getMetadata().getName(),
+        svc.getMetadata().getUid());
+  }
+
   public static LbService service(String cluster, Service svc) {
     ServiceSpec spec = svc.getSpec();
     List<LbPort> ports = new ArrayList<>();

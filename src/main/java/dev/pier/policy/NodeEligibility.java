@@ -33,6 +33,9 @@ public enum NodeEligibility implements Predicate<Node> {
     }
   };
 
+  /** The name of the default predicate set, as configured ({@code nodes.predicates}). */
+  public static final String DEFAULT_NAME = "stable";
+
   public static final String EXCLUDE_LABEL =
       "node.kubernetes.io/exclude-from-external-load-balancers";
   public static final String AUTOSCALER_TAINT = "ToBeDeletedByClusterAutoscaler";

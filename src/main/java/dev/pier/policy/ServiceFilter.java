@@ -1,6 +1,5 @@
 package dev.pier.policy;
 
-import dev.pier.kube.ServiceWriter;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.api.model.ServiceSpec;
@@ -13,6 +12,9 @@ import java.util.Set;
  * needsCleanup} and {@code needsUpdate} decide. Pure functions of the API objects.
  */
 public final class ServiceFilter {
+  /** Upstream's finalizer that guards a load balancer's cleanup. */
+  public static final String LB_CLEANUP_FINALIZER = "service.kubernetes.io/load-balancer-cleanup";
+
   private final Set<String> ownedClasses;
 
   public ServiceFilter(Set<String> ownedClasses) {
@@ -31,7 +33,7 @@ public final class ServiceFilter {
 
   public static boolean hasFinalizer(Service svc) {
     List<String> f = svc.getMetadata().getFinalizers();
-    return f != null && f.contains(ServiceWriter.LB_CLEANUP_FINALIZER);
+    return f != null && f.contains(LB_CLEANUP_FINALIZER);
   }
 
   /** Has Pier's finalizer and is being deleted or no longer wants a load balancer. */

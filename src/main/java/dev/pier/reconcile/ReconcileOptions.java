@@ -2,7 +2,6 @@ package dev.pier.reconcile;
 
 import dev.pier.retry.ExponentialBackoff;
 import java.time.Duration;
-import java.util.Set;
 
 /** Options of the reconcile verticle, with defaults as constants. */
 public final class ReconcileOptions {
@@ -11,8 +10,6 @@ public final class ReconcileOptions {
   private int concurrency = DEFAULT_CONCURRENCY;
   private Duration minRetryDelay = ExponentialBackoff.DEFAULT_MIN;
   private Duration maxRetryDelay = ExponentialBackoff.DEFAULT_MAX;
-  private Set<String> loadBalancerClasses = Set.of();
-  private String nodePredicates = "stable";
 
   /** Keys reconciled at the same time. */
   public int getConcurrency() {
@@ -39,26 +36,6 @@ public final class ReconcileOptions {
 
   public ReconcileOptions setMaxRetryDelay(Duration maxRetryDelay) {
     this.maxRetryDelay = maxRetryDelay;
-    return this;
-  }
-
-  /** The spec.loadBalancerClass values Pier owns (Services without a class are always Pier's). */
-  public Set<String> getLoadBalancerClasses() {
-    return loadBalancerClasses;
-  }
-
-  public ReconcileOptions setLoadBalancerClasses(Set<String> loadBalancerClasses) {
-    this.loadBalancerClasses = Set.copyOf(loadBalancerClasses);
-    return this;
-  }
-
-  /** {@code stable} or {@code legacy}: see {@link dev.pier.policy.NodeEligibility}. */
-  public String getNodePredicates() {
-    return nodePredicates;
-  }
-
-  public ReconcileOptions setNodePredicates(String nodePredicates) {
-    this.nodePredicates = nodePredicates;
     return this;
   }
 }

@@ -42,11 +42,13 @@ public final class ReconcileVerticle extends VerticleBase {
   private final Clusters clusters;
   private final LoadBalancerProvider provider;
   private final ReconcileOptions options;
+  private final ServiceFilter filter;
+  private final NodeEligibility eligibility;
   private final PushedNodeSets pushed;
+  private final DeletedServices deleted;
   private final WorkQueue.Listener<ServiceKey> listener;
   private final DnsSync dns;
   private WorkQueue<ServiceKey> queue;
-  private ServiceFilter filter;
   private boolean initialized;
   // Requests (rather than one-way sends) are answered when the run that covers them ends.
   private final Map<ServiceKey, List<Message<String>>> waitingForRun = new HashMap<>();
@@ -59,29 +61,28 @@ public final class ReconcileVerticle extends VerticleBase {
       Clusters clusters,
       LoadBalancerProvider provider,
       ReconcileOptions options,
+      ServiceFilter filter,
+      NodeEligibility eligibility,
       PushedNodeSets pushed,
+      DeletedServices deleted,
       WorkQueue.Listener<ServiceKey> listener,
       DnsSync dns) {
-    this.dns = dns;
     this.clusters = clusters;
     this.provider = provider;
     this.options = options;
+    this.filter = filter;
+    this.eligibility = eligibility;
     this.pushed = pushed;
+    this.deleted = deleted;
     this.listener = listener;
+    this.dns = dns;
   }
 
   @Override
   public Future<?> start() {
-    filter = new ServiceFilter(options.getLoadBalancerClasses());
     ServiceReconciler reconciler =
         new ServiceReconciler(
-            context,
-            clusters,
-            provider,
-            filter,
-            NodeEligibility.of(options.getNodePredicates()),
-            pushed,
-            dns);
+            context, clusters::get, provider, filter, eligibility, pushed, deleted, dns);
     queue =
         new WorkQueue<>(
             vertx,

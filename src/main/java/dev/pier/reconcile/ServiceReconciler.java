@@ -4,14 +4,16 @@ import dev.pier.cloud.EnsureResult;
 import dev.pier.cloud.LoadBalancerProvider;
 import dev.pier.cloud.ProviderException;
 import dev.pier.dns.publish.DnsSync;
+import dev.pier.events.EventReasons;
 import dev.pier.events.EventSink;
 import dev.pier.events.ObjectRef;
-import dev.pier.kube.Cluster;
-import dev.pier.kube.Clusters;
+import dev.pier.kube.ClusterAccess;
+import dev.pier.log.ServiceLog;
 import dev.pier.model.LbNode;
 import dev.pier.model.LbService;
 import dev.pier.model.LbStatus;
 import dev.pier.model.ServiceKey;
+import dev.pier.model.ServiceRef;
 import dev.pier.model.Views;
 import dev.pier.nodes.NodeSet;
 import dev.pier.nodes.PushedNodeSets;
@@ -20,110 +22,353 @@ import dev.pier.policy.ServiceFilter;
 import dev.pier.queue.WorkItem;
 import dev.pier.queue.WorkKind;
 import dev.pier.queue.WorkResult;
+import dev.pier.reconcile.ReconcileDecision.Plan;
+import dev.pier.reconcile.ReconcileDecision.StatusWrite;
 import io.fabric8.kubernetes.api.model.Service;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.stream.Collectors;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One reconcile of one Service key, as upstream's service controller does it: add the cleanup
  * finalizer before creating anything, ensure the load balancer on the eligible nodes, write the
  * status only when it changed; on deletion or when the Service stops wanting a load balancer,
- * delete it, clear the status and remove the finalizer. Runs on the reconcile verticle's context;
- * the work queue guarantees that a key is never reconciled twice at once.
+ * delete it, clear the status and remove the finalizer. {@link ReconcileDecision} decides; this
+ * class carries the decision out as a flat list of named steps. Runs on the reconcile verticle's
+ * context; the work queue guarantees that a key is never reconciled twice at once.
  */
 public final class ServiceReconciler {
-  private static final Logger log = LoggerFactory.getLogger(ServiceReconciler.class);
+  private static final ServiceLog log = ServiceLog.of(ServiceReconciler.class);
   static final int MAX_NODE_NAMES_TO_LOG = 20;
 
-  private record StatusWrite(LbStatus desired, LbStatus stored) {}
+  /** One run of one key: what every step needs. */
+  private record Run(
+      ServiceRef ref, ClusterAccess cluster, Service svc, LbService view, Set<WorkKind> kinds) {
+    ServiceKey key() {
+      return view.key();
+    }
+
+    ObjectRef object() {
+      return ObjectRef.of(ref);
+    }
+
+    EventSink events() {
+      return cluster.events();
+    }
+  }
 
   private final Context ctx;
-  private final Clusters clusters;
+  private final Function<String, ? extends ClusterAccess> clusters;
   private final LoadBalancerProvider provider;
   private final ServiceFilter filter;
   private final NodeEligibility eligibility;
   private final PushedNodeSets pushed;
-  private final Map<ServiceKey, StatusWrite> statusWrites = new HashMap<>();
+  private final DeletedServices deleted;
   private final DnsSync dns;
+  private final Map<ServiceKey, StatusWrite> statusWrites = new HashMap<>();
   // The status of each load balancer ensured by this process: what DNS-only runs publish.
   private final Map<ServiceKey, LbStatus> ensured = new HashMap<>();
 
   /**
+   * @param clusters the cluster of a name, or null for an unknown one
    * @param dns publishes DNS names after the load balancer work of a run, or null for none
    */
   public ServiceReconciler(
       Context ctx,
-      Clusters clusters,
+      Function<String, ? extends ClusterAccess> clusters,
       LoadBalancerProvider provider,
       ServiceFilter filter,
       NodeEligibility eligibility,
       PushedNodeSets pushed,
+      DeletedServices deleted,
       DnsSync dns) {
-    this.dns = dns;
     this.ctx = ctx;
     this.clusters = clusters;
     this.provider = provider;
     this.filter = filter;
     this.eligibility = eligibility;
     this.pushed = pushed;
+    this.deleted = deleted;
+    this.dns = dns;
   }
 
   public Future<WorkResult> reconcile(WorkItem<ServiceKey> item) {
     ServiceKey key = item.key();
-    Cluster cluster = clusters.get(key.cluster());
+    ClusterAccess cluster = clusters.apply(key.cluster());
     if (cluster == null) {
-      log.warn("{}: unknown cluster {}, dropped", prefix(key), key.cluster());
+      log.warn(ServiceRef.of(key, null), "unknown cluster {}, dropped", key.cluster());
       return Future.succeededFuture(WorkResult.success());
     }
     Service svc = cluster.service(key.namespace(), key.name());
-    Future<WorkResult> result;
-    if (svc == null) {
-      result = deleteWithoutFinalizer(cluster, key);
-    } else {
-      result =
-          removeStaleDeleted(cluster, key, svc)
-              .compose(
-                  v -> {
-                    if (filter.needsCleanup(svc)) {
-                      return cleanup(cluster, key, svc, item.kinds());
-                    }
-                    if (!filter.wantsLoadBalancer(svc)) {
-                      ensured.remove(key);
-                      return Future.succeededFuture(WorkResult.success());
-                    }
-                    if (onlyDns(item.kinds()) && ensured.containsKey(key)) {
-                      return Future.succeededFuture(WorkResult.success());
-                    }
-                    if (!item.kinds().contains(WorkKind.RECONCILE)
-                        && item.kinds().contains(WorkKind.UPDATE_HOSTS)
-                        && pushed.get(key) != null) {
-                      return updateHosts(cluster, key, svc);
-                    }
-                    return ensure(cluster, key, svc, item.kinds());
-                  });
-    }
+    Service lastSeen = deleted.get(key);
+    Plan plan =
+        ReconcileDecision.plan(
+            filter, svc, lastSeen, item.kinds(), pushed.get(key) != null, ensured.containsKey(key));
+    Future<WorkResult> result =
+        svc == null
+            ? goneWithoutFinalizer(cluster, key, lastSeen)
+            : before(plan, cluster, key, svc, lastSeen)
+                .compose(v -> carryOut(plan, run(cluster, svc, item.kinds())));
     return dns == null ? result : result.compose(r -> syncDns(item, cluster, key, r));
   }
 
-  private static boolean onlyDns(Set<WorkKind> kinds) {
-    return kinds.contains(WorkKind.DNS)
-        && !kinds.contains(WorkKind.RECONCILE)
-        && !kinds.contains(WorkKind.UPDATE_HOSTS);
+  private static Run run(ClusterAccess cluster, Service svc, Set<WorkKind> kinds) {
+    return new Run(
+        Views.ref(cluster.name(), svc), cluster, svc, Views.service(cluster.name(), svc), kinds);
   }
+
+  private Future<WorkResult> carryOut(Plan plan, Run run) {
+    return switch (plan.action()) {
+      case CLEANUP -> cleanup(run);
+      case NOT_WANTED -> {
+        ensured.remove(run.key());
+        yield Future.succeededFuture(WorkResult.success());
+      }
+      case ALREADY_ENSURED -> Future.succeededFuture(WorkResult.success());
+      case UPDATE_HOSTS -> updateHosts(run);
+      case ENSURE -> ensure(run);
+      case FORGET, DELETE_LAST_SEEN ->
+          throw new IllegalStateException(plan.action() + " for a cached Service");
+    };
+  }
+
+  // --- ensure: finalizer, provider, status -------------------------------------------------
+
+  private Future<WorkResult> ensure(Run run) {
+    long start = System.nanoTime();
+    run.events()
+        .normal(run.object(), EventReasons.ENSURING_LOAD_BALANCER, "Ensuring load balancer");
+    List<LbNode> nodes = eligibility.select(run.cluster().nodes());
+    return addFinalizer(run)
+        .compose(v -> ensureLoadBalancer(run, nodes))
+        .compose(result -> writeStatus(run, result.status()).map(result))
+        .map(result -> ensured(run, result, nodes, start))
+        .recover(e -> ensureFailed(run, e));
+  }
+
+  private Future<Void> addFinalizer(Run run) {
+    return ServiceFilter.hasFinalizer(run.svc())
+        ? Future.succeededFuture()
+        : run.cluster().writer().addFinalizer(ctx, run.key());
+  }
+
+  private Future<EnsureResult> ensureLoadBalancer(Run run, List<LbNode> nodes) {
+    warnIfNoNodes(run, nodes);
+    pushed.record(run.key(), NodeSet.of(nodes));
+    return provider
+        .ensureLoadBalancer(run.ref().cluster(), run.view(), nodes)
+        .compose(
+            result -> {
+              result
+                  .warnings()
+                  .forEach(w -> run.events().warning(run.object(), w.reason(), w.message()));
+              ProviderException unusable = ReconcileDecision.unusable(result);
+              return unusable == null
+                  ? Future.succeededFuture(result)
+                  : Future.failedFuture(unusable);
+            });
+  }
+
+  /** Writes the status unless the Service already shows it (as the server stores it). */
+  private Future<Void> writeStatus(Run run, LbStatus desired) {
+    LbStatus current = run.view().status();
+    if (!ReconcileDecision.statusWriteNeeded(current, desired, statusWrites.get(run.key()))) {
+      return Future.succeededFuture();
+    }
+    return run.cluster()
+        .writer()
+        .patchStatus(ctx, run.key(), desired)
+        .map(
+            stored -> {
+              statusWrites.put(run.key(), new StatusWrite(desired, stored));
+              return null;
+            });
+  }
+
+  private WorkResult ensured(Run run, EnsureResult result, List<LbNode> nodes, long start) {
+    ensured.put(run.key(), result.status());
+    run.events().normal(run.object(), EventReasons.ENSURED_LOAD_BALANCER, "Ensured load balancer");
+    log.info(
+        run.ref(),
+        "ensured load balancer {} on {} node(s) in {} ms",
+        addresses(result.status()),
+        nodes.size(),
+        (System.nanoTime() - start) / 1_000_000);
+    return WorkResult.success();
+  }
+
+  private Future<WorkResult> ensureFailed(Run run, Throwable e) {
+    if (e instanceof ProviderException.ImplementedElsewhere) {
+      ensured.remove(run.key());
+      log.info(run.ref(), "load balancer implemented elsewhere: {}", e.getMessage());
+      return Future.succeededFuture(WorkResult.success());
+    }
+    return failed(run, e);
+  }
+
+  // --- node sync: hosts of an existing load balancer ----------------------------------------
+
+  private Future<WorkResult> updateHosts(Run run) {
+    List<LbNode> nodes = eligibility.select(run.cluster().nodes());
+    NodeSet next = NodeSet.of(nodes);
+    if (next.equals(pushed.get(run.key()))) {
+      return Future.succeededFuture(WorkResult.success());
+    }
+    warnIfNoNodes(run, nodes);
+    pushed.record(run.key(), next);
+    return provider
+        .updateLoadBalancerHosts(run.ref().cluster(), run.view(), nodes)
+        .map(v -> hostsUpdated(run, nodes))
+        .recover(e -> updateHostsFailed(run, nodes, e));
+  }
+
+  private WorkResult hostsUpdated(Run run, List<LbNode> nodes) {
+    run.events()
+        .normal(
+            run.object(),
+            EventReasons.UPDATED_LOAD_BALANCER,
+            "Updated load balancer with new hosts");
+    log.info(run.ref(), "updated load balancer hosts ({} node(s))", nodes.size());
+    return WorkResult.success();
+  }
+
+  /** A failed host update of a load balancer that still exists falls back to a full ensure. */
+  private Future<WorkResult> updateHostsFailed(Run run, List<LbNode> nodes, Throwable e) {
+    if (e instanceof ProviderException.ImplementedElsewhere) {
+      return Future.succeededFuture(WorkResult.success());
+    }
+    return provider
+        .getLoadBalancer(run.ref().cluster(), run.view())
+        .otherwise(Optional.of(LbStatus.EMPTY))
+        .map(
+            existing -> {
+              if (existing.isEmpty()) {
+                return WorkResult.success();
+              }
+              run.events()
+                  .warning(
+                      run.object(),
+                      EventReasons.UPDATE_LOAD_BALANCER_FAILED,
+                      "Error updating load balancer with new hosts "
+                          + nodeNames(nodes)
+                          + ": "
+                          + Outcomes.describe(e));
+              log.warn(
+                  run.ref(),
+                  "updating load balancer hosts failed, retrying with a full sync: {}",
+                  Outcomes.describe(e));
+              pushed.forget(run.key());
+              return WorkResult.retry(Set.of(WorkKind.RECONCILE));
+            });
+  }
+
+  // --- cleanup: load balancer, status, finalizer --------------------------------------------
+
+  private Future<WorkResult> cleanup(Run run) {
+    boolean deleting = run.svc().getMetadata().getDeletionTimestamp() != null;
+    run.events()
+        .normal(run.object(), EventReasons.DELETING_LOAD_BALANCER, "Deleting load balancer");
+    return provider
+        .ensureLoadBalancerDeleted(run.ref().cluster(), run.view())
+        .compose(v -> clearStatus(run))
+        .compose(v -> run.cluster().writer().removeFinalizer(ctx, run.key()))
+        .map(
+            v -> {
+              forget(run.key());
+              run.events()
+                  .normal(
+                      run.object(), EventReasons.DELETED_LOAD_BALANCER, "Deleted load balancer");
+              log.info(
+                  run.ref(),
+                  "deleted load balancer ({})",
+                  deleting ? "Service deleted" : "no longer type LoadBalancer");
+              return WorkResult.success();
+            })
+        .recover(e -> failed(run, e));
+  }
+
+  private Future<Void> clearStatus(Run run) {
+    return ReconcileDecision.clearStatusOnCleanup(run.svc(), run.view().status())
+        ? run.cluster().writer().clearStatus(ctx, run.key())
+        : Future.succeededFuture();
+  }
+
+  // --- Services deleted without the finalizer -----------------------------------------------
+
+  private Future<WorkResult> goneWithoutFinalizer(
+      ClusterAccess cluster, ServiceKey key, Service lastSeen) {
+    forget(key);
+    if (lastSeen == null) {
+      return Future.succeededFuture(WorkResult.success());
+    }
+    return deleteLastSeen(cluster, key, lastSeen)
+        .onSuccess(
+            r -> {
+              if (r.outcome() == WorkResult.Outcome.SUCCESS) {
+                deleted.forget(key, lastSeen);
+              }
+            });
+  }
+
+  /** Before the plan's action: the tombstone of a re-created Service's predecessor. */
+  private Future<Void> before(
+      Plan plan, ClusterAccess cluster, ServiceKey key, Service svc, Service lastSeen) {
+    if (plan.forgetLastSeen()) {
+      deleted.forget(key, lastSeen);
+    }
+    if (!plan.deleteLastSeenFirst()) {
+      return Future.succeededFuture();
+    }
+    return deleteLastSeen(cluster, key, lastSeen)
+        .compose(
+            r -> {
+              if (r.outcome() != WorkResult.Outcome.SUCCESS) {
+                return Future.failedFuture(
+                    new ProviderException.Retry("load balancer of the deleted Service remains"));
+              }
+              deleted.forget(key, lastSeen);
+              return Future.succeededFuture();
+            });
+  }
+
+  private Future<WorkResult> deleteLastSeen(ClusterAccess cluster, ServiceKey key, Service last) {
+    ServiceRef ref = Views.ref(cluster.name(), last);
+    ObjectRef object = ObjectRef.of(ref);
+    EventSink events = cluster.events();
+    events.normal(object, EventReasons.DELETING_LOAD_BALANCER, "Deleting load balancer");
+    return provider
+        .ensureLoadBalancerDeleted(cluster.name(), Views.service(cluster.name(), last))
+        .map(
+            v -> {
+              events.normal(object, EventReasons.DELETED_LOAD_BALANCER, "Deleted load balancer");
+              log.info(ref, "deleted load balancer (Service deleted without finalizer)");
+              return WorkResult.success();
+            })
+        .recover(
+            e -> {
+              events.warning(
+                  object,
+                  EventReasons.DELETE_LOAD_BALANCER_FAILED,
+                  "Error deleting load balancer: " + Outcomes.describe(e));
+              log.warn(ref, "deleting load balancer failed: {}", Outcomes.describe(e));
+              return Future.succeededFuture(Outcomes.forFailure(e, Set.of(WorkKind.RECONCILE)));
+            });
+  }
+
+  // --- DNS, failures, bookkeeping ------------------------------------------------------------
 
   /**
    * DNS after the load balancer work of the same run, so both share the key's serialization. A DNS
    * failure retries only the DNS work: load balancers never wait for the DNS server.
    */
   private Future<WorkResult> syncDns(
-      WorkItem<ServiceKey> item, Cluster cluster, ServiceKey key, WorkResult lb) {
+      WorkItem<ServiceKey> item, ClusterAccess cluster, ServiceKey key, WorkResult lb) {
     boolean asked =
         item.kinds().contains(WorkKind.RECONCILE) || item.kinds().contains(WorkKind.DNS);
     if (!asked || lb.outcome() != WorkResult.Outcome.SUCCESS) {
@@ -134,244 +379,36 @@ public final class ServiceReconciler {
     return dns.sync(cluster, key, svc, status == null ? LbStatus.EMPTY : status);
   }
 
-  private List<LbNode> eligibleNodes(Cluster cluster) {
-    return eligibility.select(cluster.nodes());
-  }
-
-  private Future<WorkResult> ensure(
-      Cluster cluster, ServiceKey key, Service svc, Set<WorkKind> kinds) {
-    long start = System.nanoTime();
-    ObjectRef ref = ref(svc);
-    EventSink events = cluster.events();
-    LbService view = Views.service(cluster.name(), svc);
-    events.normal(ref, "EnsuringLoadBalancer", "Ensuring load balancer");
-    Future<Void> finalizer =
-        ServiceFilter.hasFinalizer(svc)
-            ? Future.succeededFuture()
-            : cluster.writer().addFinalizer(ctx, key);
-    List<LbNode> nodes = eligibleNodes(cluster);
-    return finalizer
-        .compose(
-            v -> {
-              if (nodes.isEmpty()) {
-                events.warning(
-                    ref,
-                    "UnAvailableLoadBalancer",
-                    "There are no available nodes for LoadBalancer");
-              }
-              pushed.record(key, NodeSet.of(nodes));
-              return provider.ensureLoadBalancer(cluster.name(), view, nodes);
-            })
-        .compose(
-            (EnsureResult result) -> {
-              result.warnings().forEach(w -> events.warning(ref, w.reason(), w.message()));
-              if (result.status() == null) {
-                return Future.failedFuture(
-                    new ProviderException.Retry("provider returned no load balancer status"));
-              }
-              return writeStatus(key, view.status(), result.status()).map(result);
-            })
-        .map(
-            result -> {
-              ensured.put(key, result.status());
-              events.normal(ref, "EnsuredLoadBalancer", "Ensured load balancer");
-              log.info(
-                  "{}: ensured load balancer {} on {} node(s) in {} ms",
-                  prefix(key),
-                  addresses(result.status()),
-                  nodes.size(),
-                  (System.nanoTime() - start) / 1_000_000);
-              return WorkResult.success();
-            })
-        .recover(
-            e -> {
-              if (e instanceof ProviderException.ImplementedElsewhere) {
-                ensured.remove(key);
-                log.info(
-                    "{}: load balancer implemented elsewhere: {}", prefix(key), e.getMessage());
-                return Future.succeededFuture(WorkResult.success());
-              }
-              return failed(cluster, key, ref, e, kinds);
-            });
-  }
-
-  private Future<WorkResult> updateHosts(Cluster cluster, ServiceKey key, Service svc) {
-    List<LbNode> nodes = eligibleNodes(cluster);
-    NodeSet next = NodeSet.of(nodes);
-    if (next.equals(pushed.get(key))) {
-      return Future.succeededFuture(WorkResult.success());
+  private Future<WorkResult> failed(Run run, Throwable e) {
+    WorkResult r = ReconcileDecision.afterFailure(e, run.kinds());
+    String why = Outcomes.describe(e);
+    run.events()
+        .warning(
+            run.object(),
+            EventReasons.SYNC_LOAD_BALANCER_FAILED,
+            "Error syncing load balancer: " + why);
+    switch (r.outcome()) {
+      case PERMANENT -> log.warn(run.ref(), "invalid: {} (waiting for the Service to change)", why);
+      case RETRY_AFTER -> log.warn(run.ref(), "sync failed, retrying in {}: {}", r.delay(), why);
+      default -> log.warn(run.ref(), "sync failed, retrying with backoff: {}", why);
     }
-    ObjectRef ref = ref(svc);
-    EventSink events = cluster.events();
+    return Future.succeededFuture(r);
+  }
+
+  private void warnIfNoNodes(Run run, List<LbNode> nodes) {
     if (nodes.isEmpty()) {
-      events.warning(
-          ref, "UnAvailableLoadBalancer", "There are no available nodes for LoadBalancer");
+      run.events()
+          .warning(
+              run.object(),
+              EventReasons.NO_AVAILABLE_NODES,
+              "There are no available nodes for LoadBalancer");
     }
-    pushed.record(key, next);
-    LbService view = Views.service(cluster.name(), svc);
-    return provider
-        .updateLoadBalancerHosts(cluster.name(), view, nodes)
-        .map(
-            v -> {
-              events.normal(ref, "UpdatedLoadBalancer", "Updated load balancer with new hosts");
-              log.info("{}: updated load balancer hosts ({} node(s))", prefix(key), nodes.size());
-              return WorkResult.success();
-            })
-        .recover(
-            e -> {
-              if (e instanceof ProviderException.ImplementedElsewhere) {
-                return Future.succeededFuture(WorkResult.success());
-              }
-              return provider
-                  .getLoadBalancer(cluster.name(), view)
-                  .otherwise(java.util.Optional.of(LbStatus.EMPTY))
-                  .map(
-                      existing -> {
-                        if (existing.isEmpty()) {
-                          return WorkResult.success();
-                        }
-                        events.warning(
-                            ref,
-                            "UpdateLoadBalancerFailed",
-                            "Error updating load balancer with new hosts "
-                                + nodeNames(nodes)
-                                + ": "
-                                + Outcomes.describe(e));
-                        log.warn(
-                            "{}: updating load balancer hosts failed, retrying with a full sync: {}",
-                            prefix(key),
-                            Outcomes.describe(e));
-                        pushed.forget(key);
-                        return WorkResult.retry(Set.of(WorkKind.RECONCILE));
-                      });
-            });
   }
 
-  private Future<WorkResult> cleanup(
-      Cluster cluster, ServiceKey key, Service svc, Set<WorkKind> kinds) {
-    ObjectRef ref = ref(svc);
-    EventSink events = cluster.events();
-    LbService view = Views.service(cluster.name(), svc);
-    boolean deleting = svc.getMetadata().getDeletionTimestamp() != null;
-    events.normal(ref, "DeletingLoadBalancer", "Deleting load balancer");
-    return provider
-        .ensureLoadBalancerDeleted(cluster.name(), view)
-        .compose(
-            v ->
-                deleting || view.status().isEmpty()
-                    ? Future.<Void>succeededFuture()
-                    : cluster.writer().clearStatus(ctx, key))
-        .compose(v -> cluster.writer().removeFinalizer(ctx, key))
-        .map(
-            v -> {
-              pushed.forget(key);
-              statusWrites.remove(key);
-              ensured.remove(key);
-              events.normal(ref, "DeletedLoadBalancer", "Deleted load balancer");
-              log.info(
-                  "{}: deleted load balancer ({})",
-                  prefix(key),
-                  deleting ? "Service deleted" : "no longer type LoadBalancer");
-              return WorkResult.success();
-            })
-        .recover(e -> failed(cluster, key, ref, e, kinds));
-  }
-
-  private Future<WorkResult> deleteWithoutFinalizer(Cluster cluster, ServiceKey key) {
-    Service last = cluster.deletedServices().get(key.objectKey());
+  private void forget(ServiceKey key) {
     pushed.forget(key);
     statusWrites.remove(key);
     ensured.remove(key);
-    if (last == null) {
-      return Future.succeededFuture(WorkResult.success());
-    }
-    return deleteLastSeen(cluster, key, last)
-        .map(
-            r -> {
-              if (r.outcome() == WorkResult.Outcome.SUCCESS) {
-                cluster.deletedServices().remove(key.objectKey(), last);
-              }
-              return r;
-            });
-  }
-
-  /** A Service re-created under the same name: first remove the old one's load balancer. */
-  private Future<Void> removeStaleDeleted(Cluster cluster, ServiceKey key, Service current) {
-    Service last = cluster.deletedServices().get(key.objectKey());
-    if (last == null) {
-      return Future.succeededFuture();
-    }
-    if (last.getMetadata().getUid().equals(current.getMetadata().getUid())) {
-      cluster.deletedServices().remove(key.objectKey(), last);
-      return Future.succeededFuture();
-    }
-    return deleteLastSeen(cluster, key, last)
-        .compose(
-            r -> {
-              if (r.outcome() != WorkResult.Outcome.SUCCESS) {
-                return Future.failedFuture(
-                    new ProviderException.Retry("load balancer of the deleted Service remains"));
-              }
-              cluster.deletedServices().remove(key.objectKey(), last);
-              return Future.succeededFuture();
-            });
-  }
-
-  private Future<WorkResult> deleteLastSeen(Cluster cluster, ServiceKey key, Service last) {
-    ObjectRef ref = ref(last);
-    EventSink events = cluster.events();
-    events.normal(ref, "DeletingLoadBalancer", "Deleting load balancer");
-    return provider
-        .ensureLoadBalancerDeleted(cluster.name(), Views.service(cluster.name(), last))
-        .map(
-            v -> {
-              events.normal(ref, "DeletedLoadBalancer", "Deleted load balancer");
-              log.info(
-                  "{}: deleted load balancer (Service deleted without finalizer)", prefix(key));
-              return WorkResult.success();
-            })
-        .recover(
-            e -> {
-              events.warning(
-                  ref,
-                  "DeleteLoadBalancerFailed",
-                  "Error deleting load balancer: " + Outcomes.describe(e));
-              log.warn("{}: deleting load balancer failed: {}", prefix(key), Outcomes.describe(e));
-              return Future.succeededFuture(Outcomes.forFailure(e, Set.of(WorkKind.RECONCILE)));
-            });
-  }
-
-  /** Writes the status unless the Service already shows it (as the server stores it). */
-  private Future<Void> writeStatus(ServiceKey key, LbStatus current, LbStatus desired) {
-    StatusWrite last = statusWrites.get(key);
-    if (current.equals(desired)
-        || (last != null && last.desired().equals(desired) && last.stored().equals(current))) {
-      return Future.succeededFuture();
-    }
-    Cluster cluster = clusters.get(key.cluster());
-    return cluster
-        .writer()
-        .patchStatus(ctx, key, desired)
-        .map(
-            stored -> {
-              statusWrites.put(key, new StatusWrite(desired, stored));
-              return null;
-            });
-  }
-
-  private Future<WorkResult> failed(
-      Cluster cluster, ServiceKey key, ObjectRef ref, Throwable e, Set<WorkKind> kinds) {
-    WorkResult r = Outcomes.forFailure(e, kinds);
-    String why = Outcomes.describe(e);
-    cluster.events().warning(ref, "SyncLoadBalancerFailed", "Error syncing load balancer: " + why);
-    switch (r.outcome()) {
-      case PERMANENT ->
-          log.warn("{}: invalid: {} (waiting for the Service to change)", prefix(key), why);
-      case RETRY_AFTER ->
-          log.warn("{}: sync failed, retrying in {}: {}", prefix(key), r.delay(), why);
-      default -> log.warn("{}: sync failed, retrying with backoff: {}", prefix(key), why);
-    }
-    return Future.succeededFuture(r);
   }
 
   static String nodeNames(List<LbNode> nodes) {
@@ -387,17 +424,5 @@ public final class ServiceReconciler {
     return status.ingress().stream()
         .map(i -> i.ip() != null ? i.ip() : i.hostname())
         .collect(Collectors.joining(",", "[", "]"));
-  }
-
-  private static ObjectRef ref(Service svc) {
-    return ObjectRef.service(
-        svc.getMetadata().getNamespace(), svc.getMetadata().getName(), svc.getMetadata().getUid());
-  }
-
-  /** {@code Service ns/name}, with the cluster when it is not the only one. */
-  public String prefix(ServiceKey key) {
-    return clusters.all().size() > 1
-        ? "Service " + key.cluster() + "/" + key.objectKey()
-        : "Service " + key.objectKey();
   }
 }

@@ -18,6 +18,7 @@ import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,10 +34,19 @@ public final class WatchVerticle extends VerticleBase {
 
   private final Clusters clusters;
   private final ServiceFilter filter;
+  private final BiConsumer<ServiceKey, Service> deletedWithoutFinalizer;
 
-  public WatchVerticle(Clusters clusters, ServiceFilter filter) {
+  /**
+   * @param deletedWithoutFinalizer told the last state of a Service that wanted a load balancer and
+   *     was deleted without Pier's finalizer, before its key is sent
+   */
+  public WatchVerticle(
+      Clusters clusters,
+      ServiceFilter filter,
+      BiConsumer<ServiceKey, Service> deletedWithoutFinalizer) {
     this.clusters = clusters;
     this.filter = filter;
+    this.deletedWithoutFinalizer = deletedWithoutFinalizer;
   }
 
   @Override
@@ -136,9 +146,7 @@ public final class WatchVerticle extends VerticleBase {
             // With the finalizer, deletion went through the cleanup path before the object
             // vanished. Without it (created before Pier ran), clean up from the last state seen.
             if (!ServiceFilter.hasFinalizer(svc) && filter.wantsLoadBalancer(svc)) {
-              Cluster c = clusters.get(cluster);
-              c.deletedServices()
-                  .put(svc.getMetadata().getNamespace() + "/" + svc.getMetadata().getName(), svc);
+              deletedWithoutFinalizer.accept(Views.key(cluster, svc), svc);
               send(cluster, svc);
             }
           });

@@ -8,7 +8,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -110,14 +109,5 @@ class ConfigLoaderTest {
                 .load(null)
                 .get(PierOptions.NODES_PREDICATES))
         .isEqualTo("legacy");
-  }
-
-  @Test
-  void theShippedConfigFileLoadsAndMatchesTheDefaults() {
-    ConfigValues shipped = loader(Map.of()).load(Path.of("conf/pier.yaml"));
-    for (Option<?> o : PierOptions.ALL) {
-      assertThat((Object) shipped.get(o)).as(o.path()).isEqualTo(o.defaultValue());
-    }
-    assertThat(List.of(PierOptions.ALL.size())).isNotEmpty();
   }
 }

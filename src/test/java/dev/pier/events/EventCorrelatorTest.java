@@ -2,10 +2,11 @@ package dev.pier.events;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pier.model.ServiceRef;
 import org.junit.jupiter.api.Test;
 
 class EventCorrelatorTest {
-  private static final ObjectRef SVC = ObjectRef.service("ns", "web", "uid-1");
+  private static final ObjectRef SVC = ObjectRef.of(new ServiceRef("c", "ns", "web", "uid-1"));
 
   @Test
   void repeatsWithinTheWindowUpdateTheCountOfTheFirstEvent() {
@@ -38,7 +39,7 @@ class EventCorrelatorTest {
     }
     assertThat(c.decide(SVC, "Normal", "R", "x", "e9", 0).action())
         .isEqualTo(EventCorrelator.Action.DROP);
-    ObjectRef other = ObjectRef.service("ns", "other", "uid-2");
+    ObjectRef other = ObjectRef.of(new ServiceRef("c", "ns", "other", "uid-2"));
     assertThat(c.decide(other, "Normal", "R", "x", "o1", 0).action())
         .isEqualTo(EventCorrelator.Action.CREATE);
     assertThat(c.decide(SVC, "Normal", "R", "y", "e10", 1000).action())

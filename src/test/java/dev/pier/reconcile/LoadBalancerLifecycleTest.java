@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.pier.boot.PierOptions;
-import dev.pier.kube.ServiceWriter;
+import dev.pier.policy.ServiceFilter;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.RealKubeApiServer;
@@ -79,7 +79,7 @@ class LoadBalancerLifecycleTest {
           .until(() -> Objects.toString(Traffic.get(ip, 8080), "").contains("hello from node-a"));
       assertThat(backend.requestCount()).isPositive();
       Service svc = client.services().inNamespace(ns).withName("web").get();
-      assertThat(svc.getMetadata().getFinalizers()).contains(ServiceWriter.LB_CLEANUP_FINALIZER);
+      assertThat(svc.getMetadata().getFinalizers()).contains(ServiceFilter.LB_CLEANUP_FINALIZER);
       await()
           .atMost(InProcessPier.CONVERGE)
           .until(
@@ -130,7 +130,7 @@ class LoadBalancerLifecycleTest {
                     && (s.getMetadata().getFinalizers() == null
                         || !s.getMetadata()
                             .getFinalizers()
-                            .contains(ServiceWriter.LB_CLEANUP_FINALIZER));
+                            .contains(ServiceFilter.LB_CLEANUP_FINALIZER));
               });
       assertThat(eventReasons(ns, "web")).contains("DeletingLoadBalancer", "DeletedLoadBalancer");
 

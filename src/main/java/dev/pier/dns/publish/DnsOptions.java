@@ -5,7 +5,7 @@ import java.util.List;
 /** What and how Pier publishes in DNS; defaults as constants. */
 public final class DnsOptions {
   public static final String DEFAULT_FEDERATION = "pier";
-  public static final long DEFAULT_TTL = 180;
+  public static final int DEFAULT_TTL = 180;
   public static final String DEFAULT_OWNER_ID = "pier";
 
   private String federation = DEFAULT_FEDERATION;

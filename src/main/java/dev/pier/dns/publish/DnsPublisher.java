@@ -13,12 +13,16 @@ import dev.pier.dns.RecordSet;
 import dev.pier.dns.ServingCluster;
 import dev.pier.dns.Topology;
 import dev.pier.dns.ZoneBootstrap;
+import dev.pier.events.EventReasons;
 import dev.pier.events.ObjectRef;
-import dev.pier.kube.Cluster;
+import dev.pier.kube.ClusterAccess;
+import dev.pier.log.ServiceLog;
 import dev.pier.model.LbIngress;
 import dev.pier.model.LbStatus;
 import dev.pier.model.ServiceKey;
+import dev.pier.model.ServiceRef;
 import dev.pier.model.Views;
+import dev.pier.policy.EndpointReadiness;
 import dev.pier.policy.ServiceFilter;
 import dev.pier.queue.WorkKind;
 import dev.pier.queue.WorkResult;
@@ -46,6 +50,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class DnsPublisher implements DnsSync {
   private static final Logger log = LoggerFactory.getLogger(DnsPublisher.class);
+  private static final ServiceLog serviceLog = ServiceLog.of(DnsPublisher.class);
 
   /** {@code "false"} keeps a Service out of DNS; {@code "true"} lets it in when opt-in is on. */
   public static final String ANNOTATION = "pier.dev/dns";
@@ -161,28 +166,31 @@ public final class DnsPublisher implements DnsSync {
   }
 
   @Override
-  public Future<WorkResult> sync(Cluster cluster, ServiceKey key, Service svc, LbStatus status) {
+  public Future<WorkResult> sync(
+      ClusterAccess cluster, ServiceKey key, Service svc, LbStatus status) {
     boolean wanted = wantsDns(svc) && !status.isEmpty();
-    ObjectRef ref = svc == null ? null : ref(svc);
-    String prefix = "Service " + key.objectKey();
+    ServiceRef service = svc == null ? ServiceRef.of(key, null) : Views.ref(cluster.name(), svc);
+    ObjectRef ref = svc == null ? null : ObjectRef.of(service);
     return initialize()
         .compose(
             zone ->
                 (wanted
-                        ? serving(cluster, key, ref, status)
+                        ? serving(cluster, key, service, ref, status)
                         : Future.succeededFuture(List.<ServingCluster>of()))
-                    .compose(serving -> apply(cluster, zone, key, ref, serving, prefix)))
+                    .compose(serving -> apply(cluster, zone, key, service, ref, serving)))
         .map(v -> WorkResult.success())
         .recover(
             e -> {
               String why = e.getMessage() == null ? e.toString() : e.getMessage();
               if (ref != null) {
-                cluster.events().warning(ref, "SyncDNSFailed", "Error syncing DNS names: " + why);
+                cluster
+                    .events()
+                    .warning(ref, EventReasons.SYNC_DNS_FAILED, "Error syncing DNS names: " + why);
               }
               boolean retry = !(e instanceof DnsException d) || d.retryable();
-              log.warn(
-                  "{}: DNS sync failed{}: {}",
-                  prefix,
+              serviceLog.warn(
+                  service,
+                  "DNS sync failed{}: {}",
                   retry ? ", retrying with backoff" : " (waiting for a change)",
                   why);
               return Future.succeededFuture(
@@ -191,7 +199,7 @@ public final class DnsPublisher implements DnsSync {
   }
 
   /** The cluster's region and zones, from its nodes or the configuration. */
-  public ClusterLocation locate(Cluster cluster) {
+  public ClusterLocation locate(ClusterAccess cluster) {
     return Topology.locate(
         cluster.name(),
         cluster.nodes().stream().map(Views::node).toList(),
@@ -201,7 +209,7 @@ public final class DnsPublisher implements DnsSync {
 
   /** The clusters serving the Service: today the one it lives in, when it has an ingress. */
   private Future<List<ServingCluster>> serving(
-      Cluster cluster, ServiceKey key, ObjectRef ref, LbStatus status) {
+      ClusterAccess cluster, ServiceKey key, ServiceRef service, ObjectRef ref, LbStatus status) {
     ClusterLocation location = locate(cluster);
     List<String> bad = new ArrayList<>();
     if (location.region() != null && !DnsNames.isLabel(location.region())) {
@@ -219,10 +227,10 @@ public final class DnsPublisher implements DnsSync {
               + "/"
               + Topology.ZONE
               + " (or the failure-domain.beta labels): not a DNS label; set dns.topology.*";
-      log.warn("Service {}: {}", key.objectKey(), msg);
-      cluster.events().warning(ref, "InvalidDNSLabel", msg);
+      serviceLog.warn(service, "{}", msg);
+      cluster.events().warning(ref, EventReasons.INVALID_DNS_LABEL, msg);
     }
-    boolean healthy = EndpointsWatchVerticle.ready(cluster.endpoints(key.namespace(), key.name()));
+    boolean healthy = EndpointReadiness.ready(cluster.endpoints(key.namespace(), key.name()));
     List<String> v4 = new ArrayList<>();
     List<String> v6 = new ArrayList<>();
     List<Future<HostnameResolver.Resolved>> lookups = new ArrayList<>();
@@ -245,12 +253,12 @@ public final class DnsPublisher implements DnsSync {
   }
 
   private Future<Void> apply(
-      Cluster cluster,
+      ClusterAccess cluster,
       DnsZone zone,
       ServiceKey key,
+      ServiceRef service,
       ObjectRef ref,
-      List<ServingCluster> serving,
-      String prefix) {
+      List<ServingCluster> serving) {
     String objectKey = key.objectKey();
     Map<String, List<RecordSet>> desired = new LinkedHashMap<>();
     DesiredRecords.compute(
@@ -281,13 +289,13 @@ public final class DnsPublisher implements DnsSync {
               }
               RecordDiff.Result diff = RecordDiff.compute(desired, existing, options.getOwnerId());
               for (RecordDiff.Conflict c : diff.conflicts()) {
-                log.warn("{}: DNS name left alone: {}", prefix, c.describe());
+                serviceLog.warn(service, "DNS name left alone: {}", c.describe());
                 if (ref != null) {
                   cluster
                       .events()
                       .warning(
                           ref,
-                          "DNSRecordConflict",
+                          EventReasons.DNS_RECORD_CONFLICT,
                           "Not publishing "
                               + c.describe()
                               + "; Pier changes only records it created");
@@ -310,11 +318,12 @@ public final class DnsPublisher implements DnsSync {
                       v -> {
                         remember(objectKey, diff.owned());
                         String summary = summary(diff.changes());
-                        log.info("{}: DNS updated: {}", prefix, summary);
+                        serviceLog.info(service, "DNS updated: {}", summary);
                         if (ref != null) {
                           cluster
                               .events()
-                              .normal(ref, "UpdatedDNS", "Updated DNS names: " + summary);
+                              .normal(
+                                  ref, EventReasons.UPDATED_DNS, "Updated DNS names: " + summary);
                         }
                       });
             });
@@ -345,11 +354,6 @@ public final class DnsPublisher implements DnsSync {
     changes.deletes().forEach(d -> parts.add("-" + d.label()));
     changes.replaces().forEach(r -> parts.add(r.label() + " " + String.join(",", r.records())));
     return parts.stream().collect(Collectors.joining("; "));
-  }
-
-  private static ObjectRef ref(Service svc) {
-    return ObjectRef.service(
-        svc.getMetadata().getNamespace(), svc.getMetadata().getName(), svc.getMetadata().getUid());
   }
 
   public Future<Void> close() {

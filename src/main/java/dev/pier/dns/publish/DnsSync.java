@@ -1,6 +1,6 @@
 package dev.pier.dns.publish;
 
-import dev.pier.kube.Cluster;
+import dev.pier.kube.ClusterAccess;
 import dev.pier.model.LbStatus;
 import dev.pier.model.ServiceKey;
 import dev.pier.queue.WorkResult;
@@ -28,5 +28,5 @@ public interface DnsSync {
    * @param status the load balancer's status; empty when the Service has no load balancer
    * @return never failed: the outcome, with {@code DNS} as the kind to retry
    */
-  Future<WorkResult> sync(Cluster cluster, ServiceKey key, Service svc, LbStatus status);
+  Future<WorkResult> sync(ClusterAccess cluster, ServiceKey key, Service svc, LbStatus status);
 }

@@ -4,8 +4,8 @@ import dev.pier.kube.Cluster;
 import dev.pier.kube.Clusters;
 import dev.pier.model.Addresses;
 import dev.pier.model.ServiceKey;
+import dev.pier.policy.EndpointReadiness;
 import dev.pier.queue.WorkKind;
-import io.fabric8.kubernetes.api.model.EndpointSubset;
 import io.fabric8.kubernetes.api.model.Endpoints;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
@@ -60,19 +60,6 @@ public final class EndpointsWatchVerticle extends VerticleBase {
     return Future.succeededFuture();
   }
 
-  /** True when the Endpoints have at least one ready address (notReadyAddresses do not count). */
-  public static boolean ready(Endpoints e) {
-    if (e == null || e.getSubsets() == null) {
-      return false;
-    }
-    for (EndpointSubset s : e.getSubsets()) {
-      if (s.getAddresses() != null && !s.getAddresses().isEmpty()) {
-        return true;
-      }
-    }
-    return false;
-  }
-
   private final class Handler implements ResourceEventHandler<Endpoints> {
     private final Cluster cluster;
     private final Context ctx;
@@ -106,7 +93,7 @@ public final class EndpointsWatchVerticle extends VerticleBase {
 
     @Override
     public void onUpdate(Endpoints oldE, Endpoints newE) {
-      if (ready(oldE) != ready(newE)) {
+      if (EndpointReadiness.ready(oldE) != EndpointReadiness.ready(newE)) {
         send(newE);
       }
     }

@@ -3,6 +3,7 @@ package dev.pier.dns.powerdns;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.pier.config.Secrets;
 import dev.pier.dns.ChangeSet;
 import dev.pier.dns.DnsException;
 import dev.pier.dns.DnsZone;
@@ -14,7 +15,6 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -47,7 +47,7 @@ class PowerDnsProviderTest {
         new PowerDnsOptions()
             .setUrl(url)
             .setTimeout(Duration.ofSeconds(3))
-            .setApiKey(ApiKey.load(keyFile, "", Map.<String, String>of()::get)));
+            .setApiKey(ApiKey.of(Secrets.fromFile(keyFile).value(), "file " + keyFile)));
   }
 
   private static <T> T await(Future<T> f) throws Exception {

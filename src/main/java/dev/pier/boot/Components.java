@@ -1,0 +1,211 @@
+package dev.pier.boot;
+
+import dev.pier.cloud.LoadBalancerProvider;
+import dev.pier.config.ConfigException;
+import dev.pier.config.ConfigValues;
+import dev.pier.dns.publish.DnsPublisher;
+import dev.pier.dns.publish.EndpointsWatchVerticle;
+import dev.pier.dns.publish.TopologyWatchVerticle;
+import dev.pier.kube.AsyncKubeApi;
+import dev.pier.kube.Cluster;
+import dev.pier.kube.Clusters;
+import dev.pier.kube.KubeClients;
+import dev.pier.kube.KubeEventRecorder;
+import dev.pier.kube.ServiceWriter;
+import dev.pier.leader.LeaderElection;
+import dev.pier.leader.LeaderElectionOptions;
+import dev.pier.metrics.MeteredProvider;
+import dev.pier.metrics.PierMetrics;
+import dev.pier.nodes.PushedNodeSets;
+import dev.pier.nodesync.NodeSyncVerticle;
+import dev.pier.orphans.OrphanSweeper;
+import dev.pier.policy.NodeEligibility;
+import dev.pier.policy.ServiceFilter;
+import dev.pier.reconcile.DeletedServices;
+import dev.pier.reconcile.ReconcileOptions;
+import dev.pier.reconcile.ReconcileVerticle;
+import dev.pier.watch.WatchVerticle;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.Deployable;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.micrometer.Label;
+import io.vertx.micrometer.MicrometerMetricsFactory;
+import io.vertx.micrometer.MicrometerMetricsOptions;
+import io.vertx.micrometer.VertxPrometheusOptions;
+import java.io.File;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.function.UnaryOperator;
+
+/**
+ * Pier's parts, built once from its configuration: the one place where options become objects.
+ * Policies, the provider, the clusters and DNS are built here and passed to the verticles that use
+ * them; nothing below this package reads the option table.
+ *
+ * @param dns the DNS publisher, or null when DNS publishing is off
+ * @param election the leader election, or null when it is off
+ * @param orphanSweeper the orphan sweeper, or null when the provider cannot list what it owns
+ * @param watchers the verticles that turn informer events into keys, in deployment order
+ * @param adminPort the admin server's port (0: any free port; -1: off)
+ */
+public record Components(
+    Vertx vertx,
+    PrometheusMeterRegistry registry,
+    PierMetrics metrics,
+    Clusters clusters,
+    LoadBalancerProvider provider,
+    DnsPublisher dns,
+    LeaderElection election,
+    OrphanSweeper orphanSweeper,
+    ReconcileVerticle reconciler,
+    List<Deployable> watchers,
+    String adminHost,
+    int adminPort) {
+
+  /**
+   * Builds every part on a new Vert.x instance; on a failure closes it and throws, a {@link
+   * ConfigException} naming the option for bad configuration.
+   *
+   * @param wrap wraps the configured provider: the seam for test doubles that inject delays or
+   *     faults into Pier's own provider
+   */
+  public static Components build(ConfigValues config, UnaryOperator<LoadBalancerProvider> wrap) {
+    LeaderElectionOptions electionOptions = leaderElectionOptions(config);
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    Vertx vertx = vertx(registry);
+    try {
+      return build(config, wrap, vertx, registry, electionOptions);
+    } catch (RuntimeException e) {
+      vertx.close();
+      throw e;
+    }
+  }
+
+  private static Components build(
+      ConfigValues config,
+      UnaryOperator<LoadBalancerProvider> wrap,
+      Vertx vertx,
+      PrometheusMeterRegistry registry,
+      LeaderElectionOptions electionOptions) {
+    PierMetrics metrics = new PierMetrics(registry);
+    ServiceFilter filter = serviceFilter(config);
+    NodeEligibility eligibility = NodeEligibility.of(config.get(PierOptions.NODES_PREDICATES));
+    LoadBalancerProvider provider =
+        new MeteredProvider(wrap.apply(LoadBalancerProviders.create(vertx, config)), metrics);
+    Clusters clusters = new Clusters(List.of(cluster(vertx, config)));
+    DnsPublisher dns = DnsSetup.create(vertx, config, filter, System::getenv);
+    PushedNodeSets pushed = new PushedNodeSets();
+    DeletedServices deleted = new DeletedServices();
+    ReconcileVerticle reconciler =
+        new ReconcileVerticle(
+            clusters,
+            provider,
+            reconcileOptions(config),
+            filter,
+            eligibility,
+            pushed,
+            deleted,
+            metrics,
+            dns);
+    metrics.bindQueue(reconciler::queueStats);
+    List<Deployable> watchers = new ArrayList<>();
+    watchers.add(new WatchVerticle(clusters, filter, deleted::record));
+    watchers.add(
+        new NodeSyncVerticle(
+            clusters, eligibility, pushed, config.get(PierOptions.NODE_SYNC_PERIOD), metrics));
+    if (dns != null) {
+      watchers.add(new EndpointsWatchVerticle(clusters, dns::wantsDns));
+      watchers.add(new TopologyWatchVerticle(clusters, dns));
+    }
+    LeaderElection election =
+        electionOptions == null
+            ? null
+            : new LeaderElection(
+                clusters.all().iterator().next().client(),
+                electionOptions,
+                vertx.getOrCreateContext());
+    OrphanSweeper sweeper =
+        OrphanSweeper.forProvider(
+            clusters, provider, config.get(PierOptions.HETZNER_ORPHAN_CLEANUP_PERIOD), registry);
+    return new Components(
+        vertx,
+        registry,
+        metrics,
+        clusters,
+        provider,
+        dns,
+        election,
+        sweeper,
+        reconciler,
+        List.copyOf(watchers),
+        config.get(PierOptions.ADMIN_HOST),
+        config.get(PierOptions.ADMIN_PORT));
+  }
+
+  static Vertx vertx(PrometheusMeterRegistry registry) {
+    return Vertx.builder()
+        .with(
+            new VertxOptions()
+                .setMetricsOptions(
+                    new MicrometerMetricsOptions()
+                        .setEnabled(true)
+                        .setJvmMetricsEnabled(true)
+                        .setPrometheusOptions(new VertxPrometheusOptions().setEnabled(true))
+                        .addLabels(Label.EB_ADDRESS, Label.EB_FAILURE)))
+        .withMetrics(new MicrometerMetricsFactory(registry))
+        .build();
+  }
+
+  static ServiceFilter serviceFilter(ConfigValues config) {
+    return new ServiceFilter(new HashSet<>(config.get(PierOptions.LOAD_BALANCER_CLASSES)));
+  }
+
+  static ReconcileOptions reconcileOptions(ConfigValues config) {
+    return new ReconcileOptions()
+        .setConcurrency(config.get(PierOptions.RECONCILE_CONCURRENCY))
+        .setMinRetryDelay(config.get(PierOptions.RECONCILE_MIN_RETRY_DELAY))
+        .setMaxRetryDelay(config.get(PierOptions.RECONCILE_MAX_RETRY_DELAY));
+  }
+
+  /** The Lease settings, or null when leader election is off. */
+  static LeaderElectionOptions leaderElectionOptions(ConfigValues config) {
+    if (!config.get(PierOptions.LEADER_ELECTION_ENABLED)) {
+      return null;
+    }
+    LeaderElectionOptions options =
+        new LeaderElectionOptions()
+            .setLeaseName(config.get(PierOptions.LEADER_ELECTION_LEASE_NAME))
+            .setNamespace(config.get(PierOptions.LEADER_ELECTION_NAMESPACE))
+            .setLeaseDuration(config.get(PierOptions.LEADER_ELECTION_LEASE_DURATION))
+            .setRenewDeadline(config.get(PierOptions.LEADER_ELECTION_RENEW_DEADLINE))
+            .setRetryPeriod(config.get(PierOptions.LEADER_ELECTION_RETRY_PERIOD));
+    String problem = options.problem();
+    if (problem != null) {
+      throw new ConfigException(config.source() + ": leaderElection: " + problem);
+    }
+    return options;
+  }
+
+  /** The cluster Pier runs against, with its writers and Event recorder. */
+  static Cluster cluster(Vertx vertx, ConfigValues config) {
+    String kubeconfig = config.get(PierOptions.CLUSTER_KUBECONFIG);
+    if (!kubeconfig.isEmpty() && !new File(kubeconfig).canRead()) {
+      throw new ConfigException(
+          config.describe(PierOptions.CLUSTER_KUBECONFIG) + ": cannot read '" + kubeconfig + "'");
+    }
+    KubernetesClient client =
+        KubeClients.create(vertx, kubeconfig, config.get(PierOptions.CLUSTER_CONTEXT));
+    AsyncKubeApi api = new AsyncKubeApi(client);
+    return new Cluster(
+        config.get(PierOptions.CLUSTER_NAME),
+        client,
+        config.get(PierOptions.WATCH_SERVICE_RESYNC),
+        new ServiceWriter(api),
+        new KubeEventRecorder(vertx, api, ManagementFactory.getRuntimeMXBean().getName()));
+  }
+}

@@ -1,0 +1,24 @@
+package dev.pier.events;
+
+/**
+ * The reasons of the Events Pier's controllers write. The load balancer ones are upstream's service
+ * controller's, so that tools watching for them keep working.
+ */
+public final class EventReasons {
+  public static final String ENSURING_LOAD_BALANCER = "EnsuringLoadBalancer";
+  public static final String ENSURED_LOAD_BALANCER = "EnsuredLoadBalancer";
+  public static final String NO_AVAILABLE_NODES = "UnAvailableLoadBalancer";
+  public static final String UPDATED_LOAD_BALANCER = "UpdatedLoadBalancer";
+  public static final String UPDATE_LOAD_BALANCER_FAILED = "UpdateLoadBalancerFailed";
+  public static final String DELETING_LOAD_BALANCER = "DeletingLoadBalancer";
+  public static final String DELETED_LOAD_BALANCER = "DeletedLoadBalancer";
+  public static final String DELETE_LOAD_BALANCER_FAILED = "DeleteLoadBalancerFailed";
+  public static final String SYNC_LOAD_BALANCER_FAILED = "SyncLoadBalancerFailed";
+
+  public static final String UPDATED_DNS = "UpdatedDNS";
+  public static final String SYNC_DNS_FAILED = "SyncDNSFailed";
+  public static final String INVALID_DNS_LABEL = "InvalidDNSLabel";
+  public static final String DNS_RECORD_CONFLICT = "DNSRecordConflict";
+
+  private EventReasons() {}
+}

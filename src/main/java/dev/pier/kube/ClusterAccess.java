@@ -1,0 +1,30 @@
+package dev.pier.kube;
+
+import dev.pier.events.EventSink;
+import io.fabric8.kubernetes.api.model.Endpoints;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Service;
+import java.util.List;
+
+/**
+ * What a reconcile needs of one cluster: its cached objects (thread-safe reads, like client-go
+ * listers), its Service writes and its Event sink. {@link Cluster} is the real one; tests use small
+ * fakes.
+ */
+public interface ClusterAccess {
+  String name();
+
+  /** The cached Service, or null. */
+  Service service(String namespace, String name);
+
+  List<Service> services();
+
+  List<Node> nodes();
+
+  /** The cached Endpoints of a Service, or null (also when no Endpoints informer runs). */
+  Endpoints endpoints(String namespace, String name);
+
+  ServiceWrites writer();
+
+  EventSink events();
+}

@@ -1,0 +1,138 @@
+package dev.pier.reconcile;
+
+import dev.pier.cloud.EnsureResult;
+import dev.pier.cloud.ProviderException;
+import dev.pier.model.LbStatus;
+import dev.pier.policy.ServiceFilter;
+import dev.pier.queue.WorkKind;
+import dev.pier.queue.WorkResult;
+import io.fabric8.kubernetes.api.model.Service;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * The decisions of a reconcile, as pure functions of the cached Service, the last state seen of a
+ * Service deleted without the finalizer, what this process remembers of the key, and the provider's
+ * answer. {@link ServiceReconciler} carries them out.
+ */
+public final class ReconcileDecision {
+  private ReconcileDecision() {}
+
+  /** What a run does with its key. */
+  public enum Action {
+    /** The Service is gone and nothing of it is known: forget the key. */
+    FORGET,
+    /** The Service is gone, deleted without the finalizer: delete its load balancer. */
+    DELETE_LAST_SEEN,
+    /** It has the finalizer and is being deleted or no longer wants a load balancer. */
+    CLEANUP,
+    /** It does not want a load balancer and holds nothing of Pier's. */
+    NOT_WANTED,
+    /** Only DNS work was asked for, and this process already ensured the load balancer. */
+    ALREADY_ENSURED,
+    /** Only node sync asked: point the existing load balancer at the eligible nodes. */
+    UPDATE_HOSTS,
+    /** Ensure the load balancer: finalizer, provider, status. */
+    ENSURE
+  }
+
+  /**
+   * @param deleteLastSeenFirst the Service was deleted without the finalizer and re-created under
+   *     the same name: the old one's load balancer goes first, and the run waits for that
+   * @param forgetLastSeen the last seen state is of this very Service (same uid): drop it
+   */
+  public record Plan(Action action, boolean deleteLastSeenFirst, boolean forgetLastSeen) {
+    static Plan of(Action action) {
+      return new Plan(action, false, false);
+    }
+  }
+
+  /** The status this process last wrote for a key, and the status the server stored for it. */
+  public record StatusWrite(LbStatus desired, LbStatus stored) {}
+
+  /**
+   * @param cached the Service in the informer cache, or null when it is gone
+   * @param lastSeen the last state of a Service of this name deleted without the finalizer, or null
+   * @param hostsPushed this process pushed a node set to the key's load balancer
+   * @param ensured this process ensured the key's load balancer and knows its status
+   */
+  public static Plan plan(
+      ServiceFilter filter,
+      Service cached,
+      Service lastSeen,
+      Set<WorkKind> kinds,
+      boolean hostsPushed,
+      boolean ensured) {
+    if (cached == null) {
+      return Plan.of(lastSeen == null ? Action.FORGET : Action.DELETE_LAST_SEEN);
+    }
+    boolean sameObject =
+        lastSeen != null && Objects.equals(uid(lastSeen), uid(cached)) && uid(cached) != null;
+    Action action = actionFor(filter, cached, kinds, hostsPushed, ensured);
+    return new Plan(action, lastSeen != null && !sameObject, sameObject);
+  }
+
+  private static Action actionFor(
+      ServiceFilter filter,
+      Service svc,
+      Set<WorkKind> kinds,
+      boolean hostsPushed,
+      boolean ensured) {
+    if (filter.needsCleanup(svc)) {
+      return Action.CLEANUP;
+    }
+    if (!filter.wantsLoadBalancer(svc)) {
+      return Action.NOT_WANTED;
+    }
+    boolean full = kinds.contains(WorkKind.RECONCILE);
+    if (!full
+        && !kinds.contains(WorkKind.UPDATE_HOSTS)
+        && kinds.contains(WorkKind.DNS)
+        && ensured) {
+      return Action.ALREADY_ENSURED;
+    }
+    if (!full && kinds.contains(WorkKind.UPDATE_HOSTS) && hostsPushed) {
+      return Action.UPDATE_HOSTS;
+    }
+    return Action.ENSURE;
+  }
+
+  /**
+   * Upstream's status rule: write only when the Service does not show the desired status already;
+   * and not again when the last write of the same status left the Service as the server stored it
+   * (older servers drop fields they do not know, so the stored form differs from the desired one).
+   */
+  public static boolean statusWriteNeeded(LbStatus current, LbStatus desired, StatusWrite last) {
+    if (current.equals(desired)) {
+      return false;
+    }
+    return last == null || !last.desired().equals(desired) || !last.stored().equals(current);
+  }
+
+  /** A provider answer that cannot be published (no status) is a failure to retry. */
+  public static ProviderException unusable(EnsureResult result) {
+    return result.status() == null
+        ? new ProviderException.Retry("provider returned no load balancer status")
+        : null;
+  }
+
+  /** What the queue does after a failed ensure or host update. */
+  public static WorkResult afterFailure(Throwable error, Set<WorkKind> kinds) {
+    if (error instanceof ProviderException.ImplementedElsewhere) {
+      return WorkResult.success();
+    }
+    return Outcomes.forFailure(error, kinds);
+  }
+
+  /**
+   * A cleanup clears the status only while the Service lives on (it stopped being type
+   * LoadBalancer); a Service being deleted keeps its last status until it is gone.
+   */
+  public static boolean clearStatusOnCleanup(Service svc, LbStatus current) {
+    return svc.getMetadata().getDeletionTimestamp() == null && !current.isEmpty();
+  }
+
+  private static String uid(Service svc) {
+    return svc.getMetadata() == null ? null : svc.getMetadata().getUid();
+  }
+}
