@@ -15,17 +15,8 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
-import io.vertx.core.datagram.DatagramPacket;
-import io.vertx.core.datagram.DatagramSocket;
-import io.vertx.core.datagram.DatagramSocketOptions;
-import io.vertx.core.net.ConnectOptions;
 import io.vertx.core.net.NetClient;
-import io.vertx.core.net.NetServer;
-import io.vertx.core.net.NetSocket;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -41,9 +32,8 @@ import org.slf4j.LoggerFactory;
  * The embedded {@code local} provider: a real load balancer inside the Pier process, in the spirit
  * of cloud-provider-kind or k3s ServiceLB. Each Service gets an address from the {@link
  * AddressPool}; for each of its ports Pier listens on {@code address:port} and proxies TCP
- * connections (Vert.x {@link NetServer}/{@link NetClient}) and UDP datagrams (Vert.x {@link
- * DatagramSocket}, one session socket per client) to the node port on every node. The status says
- * {@code ipMode: Proxy}.
+ * connections ({@link TcpProxy}) and UDP datagrams ({@link UdpProxy}, one session socket per
+ * client) to the node port on every node. The status says {@code ipMode: Proxy}.
  *
  * <p>Backends are health-checked on Vert.x periodic timers: a TCP connect to {@code node:nodePort},
  * or for {@code externalTrafficPolicy: Local} an HTTP {@code GET /healthz} on {@code
@@ -76,10 +66,7 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
   /** The {@code ipMode} of every ingress: traffic reaches the nodes through a proxy. */
   public static final String IP_MODE = "Proxy";
 
-  private static final Logger LOG = LoggerFactory.getLogger(LocalLoadBalancerProvider.class);
-
-  /** UDP datagrams buffered per session while its socket binds. */
-  private static final int UDP_PENDING_LIMIT = 64;
+  private static final Logger log = LoggerFactory.getLogger(LocalLoadBalancerProvider.class);
 
   private final Vertx vertx;
   private final Context context;
@@ -129,14 +116,14 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
               pool.reserve(svc.key().toString(), svc.uid(), ip);
               restored++;
             } catch (IllegalStateException | IllegalArgumentException e) {
-              LOG.warn(
+              log.warn(
                   "{}: cannot keep address {} from its status: {}",
                   prefix(svc),
                   ip,
                   e.getMessage());
             }
           }
-          LOG.info(
+          log.info(
               "Cluster {}: restored {} load balancer addresses from Service status, pools {}",
               clusterName,
               restored,
@@ -179,10 +166,8 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
           }
           b.hosts = backendHosts(nodes);
           b.healthCheckPort = service.needsHealthCheck() ? service.healthCheckNodePort() : 0;
-          for (Listener l : b.listeners) {
-            l.retarget();
-          }
-          LOG.info("{}: load balancer backends are now {}", b.prefix(), List.of(b.hosts));
+          b.retarget();
+          log.info("{}: load balancer backends are now {}", b.prefix(), List.of(b.hosts));
           return Future.succeededFuture();
         });
   }
@@ -195,23 +180,17 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
           Balancer b = balancers.remove(key);
           if (b == null) {
             pool.release(key)
-                .ifPresent(ip -> LOG.info("{}: released address {}", prefix(service), ip));
+                .ifPresent(ip -> log.info("{}: released address {}", prefix(service), ip));
             return Future.succeededFuture();
           }
-          b.deleted = true;
-          List<Future<Void>> closing = new ArrayList<>();
-          for (Listener l : b.listeners) {
-            closing.add(l.close());
-          }
-          b.listeners.clear();
-          return Future.join(closing)
+          return Future.join(b.closeListeners())
               .transform(
                   ar -> {
                     // Release only after the listeners are gone, so that the next holder can bind.
                     if (!balancers.containsKey(key)) {
                       pool.release(key);
                     }
-                    LOG.info("{}: deleted load balancer {}", b.prefix(), b.ip);
+                    log.info("{}: deleted load balancer {}", b.prefix(), b.ip);
                     return Future.<Void>succeededFuture();
                   });
         });
@@ -227,11 +206,7 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
           closed = true;
           List<Future<Void>> closing = new ArrayList<>();
           for (Balancer b : balancers.values()) {
-            b.deleted = true;
-            for (Listener l : b.listeners) {
-              closing.add(l.close());
-            }
-            b.listeners.clear();
+            closing.addAll(b.closeListeners());
           }
           balancers.clear();
           closing.add(healthChecks.close());
@@ -287,51 +262,46 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
     if (b == null) {
       b = new Balancer(svc.key());
       balancers.put(key, b);
-      LOG.info("{}: allocated address {}", b.prefix(), ip);
+      log.info("{}: allocated address {}", b.prefix(), ip);
     } else if (!ip.equals(b.ip)) {
-      LOG.info("{}: moving load balancer from {} to {}", b.prefix(), b.ip, ip);
-      for (Listener l : b.listeners) {
-        closing.add(l.close());
-      }
-      b.listeners.clear();
+      log.info("{}: moving load balancer from {} to {}", b.prefix(), b.ip, ip);
+      closing.addAll(b.closeListeners());
     }
     b.ip = ip;
     b.hosts = backendHosts(nodes);
     b.healthCheckPort = svc.needsHealthCheck() ? svc.healthCheckNodePort() : 0;
     if (b.hosts.length == 0) {
-      LOG.warn("{}: no node has an address to send traffic to", b.prefix());
+      log.warn("{}: no node has an address to send traffic to", b.prefix());
     }
 
-    Map<String, Listener> existing = new HashMap<>();
-    for (Listener l : b.listeners) {
+    Map<String, PortListener> existing = new HashMap<>();
+    for (PortListener l : b.listeners) {
       existing.put(l.id(), l);
     }
-    List<Listener> next = new ArrayList<>(ports.size());
+    List<PortListener> next = new ArrayList<>(ports.size());
     for (LbPort p : ports) {
       String protocol = p.protocol().toUpperCase(Locale.ROOT);
-      Listener l = existing.remove(protocol + "/" + p.port());
+      PortListener l = existing.remove(protocol + "/" + p.port());
       if (l == null) {
-        l = protocol.equals("TCP") ? new TcpListener(b, p.port()) : new UdpListener(b, p.port());
+        l = newListener(b, protocol, p.port());
       }
-      l.nodePort = p.nodePort();
+      l.setNodePort(p.nodePort());
       next.add(l);
     }
-    for (Listener gone : existing.values()) {
-      LOG.info("{}: closing listener {}", b.prefix(), gone.describe());
+    for (PortListener gone : existing.values()) {
+      log.info("{}: closing listener {}", b.prefix(), gone.describe());
       closing.add(gone.close());
     }
     b.listeners = next;
-    for (Listener l : next) {
-      l.retarget();
-    }
+    b.retarget();
 
     Balancer balancer = b;
     return Future.join(closing)
         .transform(
             ignored -> {
               List<Future<Void>> binding = new ArrayList<>();
-              for (Listener l : balancer.listeners) {
-                if (!l.bound) {
+              for (PortListener l : balancer.listeners) {
+                if (!l.isBound()) {
                   binding.add(l.bind());
                 }
               }
@@ -340,17 +310,26 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
         .transform(ignored -> Future.succeededFuture(result(balancer)));
   }
 
+  private PortListener newListener(Balancer b, String protocol, int port) {
+    Backends backends = new Backends(healthChecks);
+    if (protocol.equals("TCP")) {
+      return new TcpProxy(
+          b.prefix(), b.ip, port, backends, vertx, proxyClient, options.getConnectTimeout());
+    }
+    return new UdpProxy(b.prefix(), b.ip, port, backends, vertx, options.getUdpSessionTimeout());
+  }
+
   private EnsureResult result(Balancer b) {
     List<EnsureResult.Warning> warnings = new ArrayList<>();
-    for (Listener l : b.listeners) {
-      if (l.error != null) {
+    for (PortListener l : b.listeners) {
+      if (l.error() != null) {
         warnings.add(
             new EnsureResult.Warning(
                 "PortBindFailed",
                 "cannot listen on "
                     + l.describe()
                     + ": "
-                    + l.errorDetail
+                    + l.errorDetail()
                     + "; other ports are unaffected"));
       }
     }
@@ -426,535 +405,5 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
 
   private static String prefix(LbService svc) {
     return "Service " + svc.key().objectKey();
-  }
-
-  /** A CamelCase reason for a bind failure, for the port's status. */
-  static String bindError(Throwable cause) {
-    for (Throwable t = cause; t != null; t = t.getCause()) {
-      String m = t.getMessage() == null ? "" : t.getMessage().toLowerCase(Locale.ROOT);
-      if (m.contains("address already in use")) {
-        return "AddressInUse";
-      }
-      if (m.contains("permission denied") || m.contains("access denied")) {
-        return "PermissionDenied";
-      }
-    }
-    return "BindFailed";
-  }
-
-  private static String message(Throwable t) {
-    return t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // State
-
-  /** One Service's load balancer. */
-  private final class Balancer {
-    final ServiceKey key;
-    String ip;
-    String[] hosts = new String[0];
-    int healthCheckPort;
-    List<Listener> listeners = new ArrayList<>(2);
-    boolean deleted;
-
-    Balancer(ServiceKey key) {
-      this.key = key;
-    }
-
-    String prefix() {
-      return "Service " + key.objectKey();
-    }
-
-    LbStatus status() {
-      List<LbIngress.PortStatus> ports = new ArrayList<>(listeners.size());
-      for (Listener l : listeners) {
-        ports.add(new LbIngress.PortStatus(l.port, l.protocol(), l.error));
-      }
-      return new LbStatus(List.of(new LbIngress(ip, null, IP_MODE, ports)));
-    }
-  }
-
-  /** One port of a load balancer: a socket on {@code ip:port} and its backends. */
-  private abstract class Listener {
-    final Balancer owner;
-    final int port;
-    int nodePort;
-
-    /** The backends, with their checks at the same index (null: not checked). */
-    String[] hosts = new String[0];
-
-    HealthChecks.Check[] checks = new HealthChecks.Check[0];
-    int nextBackend;
-    boolean bound;
-    boolean closed;
-    String error;
-    String errorDetail;
-
-    Listener(Balancer owner, int port) {
-      this.owner = owner;
-      this.port = port;
-    }
-
-    abstract String protocol();
-
-    String id() {
-      return protocol() + "/" + port;
-    }
-
-    String describe() {
-      return HealthChecks.hostPort(owner.ip, port) + "/" + protocol();
-    }
-
-    /** Points the listener at the owner's current backends, re-acquiring health checks. */
-    void retarget() {
-      String[] newHosts = owner.hosts;
-      HealthChecks.Check[] newChecks = new HealthChecks.Check[newHosts.length];
-      boolean http = owner.healthCheckPort > 0;
-      for (int i = 0; i < newHosts.length; i++) {
-        if (http) {
-          newChecks[i] = healthChecks.acquire(newHosts[i], owner.healthCheckPort, true);
-        } else if (checksTcp()) {
-          newChecks[i] = healthChecks.acquire(newHosts[i], nodePort, false);
-        }
-      }
-      releaseChecks();
-      hosts = newHosts;
-      checks = newChecks;
-    }
-
-    /** Whether a TCP connect to the node port says something about this listener's backends. */
-    abstract boolean checksTcp();
-
-    void releaseChecks() {
-      for (HealthChecks.Check c : checks) {
-        healthChecks.release(c);
-      }
-      checks = new HealthChecks.Check[0];
-    }
-
-    /**
-     * Backend indexes to try, in order: the healthy ones round-robin from the next turn, or, when
-     * none is healthy, all of them (trying beats refusing).
-     */
-    int[] candidates() {
-      int n = hosts.length;
-      if (n == 0) {
-        return new int[0];
-      }
-      if (nextBackend >= n) {
-        nextBackend = 0;
-      }
-      int start = nextBackend;
-      nextBackend = (start + 1) % n;
-      int[] order = new int[n];
-      int count = 0;
-      for (int k = 0; k < n; k++) {
-        int i = (start + k) % n;
-        if (checks[i] == null || checks[i].healthy()) {
-          order[count++] = i;
-        }
-      }
-      if (count == 0) {
-        for (int k = 0; k < n; k++) {
-          order[k] = (start + k) % n;
-        }
-        return order;
-      }
-      return count == n ? order : Arrays.copyOf(order, count);
-    }
-
-    Future<Void> bind() {
-      return doBind()
-          .transform(
-              ar -> {
-                if (ar.succeeded()) {
-                  bound = true;
-                  if (error != null) {
-                    LOG.info("{}: now listening on {}", owner.prefix(), describe());
-                  } else {
-                    LOG.debug("{}: listening on {}", owner.prefix(), describe());
-                  }
-                  error = null;
-                  errorDetail = null;
-                  if (closed || owner.deleted) {
-                    // Deleted (or the provider closed) while binding.
-                    return close();
-                  }
-                } else {
-                  error = bindError(ar.cause());
-                  errorDetail = message(ar.cause());
-                  LOG.warn(
-                      "{}: cannot listen on {}: {}; other ports are unaffected",
-                      owner.prefix(),
-                      describe(),
-                      errorDetail);
-                }
-                return Future.succeededFuture();
-              });
-    }
-
-    abstract Future<Void> doBind();
-
-    Future<Void> close() {
-      closed = true;
-      releaseChecks();
-      Future<Void> f = doClose();
-      bound = false;
-      return f.recover(e -> Future.succeededFuture());
-    }
-
-    abstract Future<Void> doClose();
-  }
-
-  /** A TCP port: each accepted connection is piped to one backend's node port. */
-  private final class TcpListener extends Listener {
-    NetServer server;
-
-    TcpListener(Balancer owner, int port) {
-      super(owner, port);
-    }
-
-    @Override
-    String protocol() {
-      return "TCP";
-    }
-
-    @Override
-    boolean checksTcp() {
-      return true;
-    }
-
-    @Override
-    Future<Void> doBind() {
-      NetServer s = vertx.createNetServer();
-      s.connectHandler(this::accept);
-      server = s;
-      return s.listen(port, owner.ip)
-          .<Void>mapEmpty()
-          .onFailure(
-              e -> {
-                if (server == s) {
-                  server = null;
-                }
-                s.close();
-              });
-    }
-
-    @Override
-    Future<Void> doClose() {
-      NetServer s = server;
-      server = null;
-      return s == null ? Future.succeededFuture() : s.close();
-    }
-
-    private void accept(NetSocket front) {
-      front.pause();
-      ProxyConnection connection = new ProxyConnection(front);
-      front.closeHandler(v -> connection.frontClosed());
-      // Until the pipes take over (they install their own), a reset by the client is expected.
-      front.exceptionHandler(
-          e ->
-              LOG.debug("{}: client connection on {}: {}", owner.prefix(), describe(), message(e)));
-      connect(connection, hosts, nodePort, candidates(), 0, null);
-    }
-
-    private void connect(
-        ProxyConnection connection,
-        String[] targets,
-        int targetPort,
-        int[] order,
-        int attempt,
-        Throwable last) {
-      if (connection.closed) {
-        return;
-      }
-      if (attempt >= order.length) {
-        LOG.debug(
-            "{}: no backend accepted a connection on {}: {}",
-            owner.prefix(),
-            describe(),
-            last == null ? "no backends" : message(last));
-        connection.front.close();
-        return;
-      }
-      String host = targets[order[attempt]];
-      int timeout = (int) Math.max(1, options.getConnectTimeout().toMillis());
-      proxyClient
-          .connect(new ConnectOptions().setHost(host).setPort(targetPort).setTimeout(timeout))
-          .onComplete(
-              ar -> {
-                if (ar.failed()) {
-                  LOG.debug(
-                      "{}: backend {} refused a connection on {}: {}",
-                      owner.prefix(),
-                      HealthChecks.hostPort(host, targetPort),
-                      describe(),
-                      message(ar.cause()));
-                  connect(connection, targets, targetPort, order, attempt + 1, ar.cause());
-                } else {
-                  connection.connected(ar.result());
-                }
-              });
-    }
-  }
-
-  /** One proxied TCP connection: the client's socket and, once connected, the backend's. */
-  private static final class ProxyConnection {
-    final NetSocket front;
-    NetSocket back;
-    boolean closed;
-
-    ProxyConnection(NetSocket front) {
-      this.front = front;
-    }
-
-    void frontClosed() {
-      closed = true;
-      if (back != null) {
-        back.close();
-      }
-    }
-
-    void connected(NetSocket backend) {
-      if (closed) {
-        backend.close();
-        return;
-      }
-      back = backend;
-      backend.closeHandler(v -> front.close());
-      backend.pipeTo(front);
-      front.pipeTo(backend);
-    }
-  }
-
-  /**
-   * A UDP port: each client address gets a session socket to one backend; the backend's replies go
-   * back to the client from the listening socket. Sessions end after a quiet period.
-   */
-  private final class UdpListener extends Listener {
-    DatagramSocket socket;
-    Map<String, UdpSession> sessions;
-
-    UdpListener(Balancer owner, int port) {
-      super(owner, port);
-    }
-
-    @Override
-    String protocol() {
-      return "UDP";
-    }
-
-    @Override
-    boolean checksTcp() {
-      return false;
-    }
-
-    @Override
-    void retarget() {
-      super.retarget();
-      if (sessions == null) {
-        return;
-      }
-      // Sessions to a backend that left (or to an old node port) end; their clients start anew.
-      List<String> current = Arrays.asList(hosts);
-      for (UdpSession session : new ArrayList<>(sessions.values())) {
-        if (session.backendPort != nodePort || !current.contains(session.backendHost)) {
-          session.close();
-        }
-      }
-    }
-
-    @Override
-    Future<Void> doBind() {
-      DatagramSocket s =
-          vertx.createDatagramSocket(
-              new DatagramSocketOptions().setIpV6(owner.ip.indexOf(':') >= 0));
-      s.handler(this::receive);
-      s.exceptionHandler(
-          e -> LOG.debug("{}: error on {}: {}", owner.prefix(), describe(), message(e)));
-      socket = s;
-      return s.listen(port, owner.ip)
-          .<Void>mapEmpty()
-          .onFailure(
-              e -> {
-                if (socket == s) {
-                  socket = null;
-                }
-                s.close();
-              });
-    }
-
-    @Override
-    Future<Void> doClose() {
-      if (sessions != null) {
-        for (UdpSession session : new ArrayList<>(sessions.values())) {
-          session.close();
-        }
-        sessions = null;
-      }
-      DatagramSocket s = socket;
-      socket = null;
-      return s == null ? Future.succeededFuture() : s.close();
-    }
-
-    private void receive(DatagramPacket packet) {
-      if (socket == null) {
-        return;
-      }
-      String client = HealthChecks.hostPort(packet.sender().host(), packet.sender().port());
-      UdpSession session = sessions == null ? null : sessions.get(client);
-      if (session == null) {
-        int[] order = candidates();
-        if (order.length == 0) {
-          return;
-        }
-        session =
-            new UdpSession(
-                this,
-                client,
-                packet.sender().host(),
-                packet.sender().port(),
-                hosts[order[0]],
-                nodePort);
-        if (sessions == null) {
-          sessions = new HashMap<>();
-        }
-        sessions.put(client, session);
-        session.open();
-      }
-      session.send(packet.data());
-    }
-
-    void reply(UdpSession session, Buffer data) {
-      DatagramSocket s = socket;
-      if (s != null) {
-        s.send(data, session.clientPort, session.clientHost);
-      }
-    }
-
-    void ended(UdpSession session) {
-      if (sessions != null) {
-        sessions.remove(session.id, session);
-      }
-    }
-  }
-
-  /** One UDP client's flow to one backend. */
-  private final class UdpSession {
-    final UdpListener listener;
-    final String id;
-    final String clientHost;
-    final int clientPort;
-    final String backendHost;
-    final int backendPort;
-    DatagramSocket upstream;
-    ArrayDeque<Buffer> pending = new ArrayDeque<>();
-    long lastActivity;
-    long timer = -1;
-    boolean closed;
-
-    UdpSession(
-        UdpListener listener,
-        String id,
-        String clientHost,
-        int clientPort,
-        String backendHost,
-        int backendPort) {
-      this.listener = listener;
-      this.id = id;
-      this.clientHost = clientHost;
-      this.clientPort = clientPort;
-      this.backendHost = backendHost;
-      this.backendPort = backendPort;
-    }
-
-    void open() {
-      boolean v6 = backendHost.indexOf(':') >= 0;
-      DatagramSocket s = vertx.createDatagramSocket(new DatagramSocketOptions().setIpV6(v6));
-      upstream = s;
-      s.handler(
-          p -> {
-            lastActivity = System.nanoTime();
-            listener.reply(this, p.data());
-          });
-      s.exceptionHandler(
-          e ->
-              LOG.debug(
-                  "{}: UDP session {} -> {} failed: {}",
-                  listener.owner.prefix(),
-                  id,
-                  HealthChecks.hostPort(backendHost, backendPort),
-                  message(e)));
-      lastActivity = System.nanoTime();
-      scheduleExpiry(options.getUdpSessionTimeout().toMillis());
-      s.listen(0, v6 ? "::" : "0.0.0.0")
-          .onComplete(
-              ar -> {
-                if (closed) {
-                  s.close();
-                  return;
-                }
-                if (ar.failed()) {
-                  LOG.warn(
-                      "{}: cannot open a UDP session socket for {}: {}",
-                      listener.owner.prefix(),
-                      id,
-                      message(ar.cause()));
-                  close();
-                  return;
-                }
-                ArrayDeque<Buffer> queued = pending;
-                pending = null;
-                for (Buffer b : queued) {
-                  s.send(b, backendPort, backendHost);
-                }
-              });
-    }
-
-    void send(Buffer data) {
-      if (closed) {
-        return;
-      }
-      lastActivity = System.nanoTime();
-      if (pending != null) {
-        if (pending.size() < UDP_PENDING_LIMIT) {
-          pending.add(data);
-        }
-        return;
-      }
-      upstream.send(data, backendPort, backendHost);
-    }
-
-    private void scheduleExpiry(long delayMillis) {
-      timer = vertx.setTimer(Math.max(1, delayMillis), t -> expire());
-    }
-
-    private void expire() {
-      if (closed) {
-        return;
-      }
-      long timeout = options.getUdpSessionTimeout().toMillis();
-      long idle = (System.nanoTime() - lastActivity) / 1_000_000;
-      if (idle >= timeout) {
-        LOG.debug("{}: UDP session {} expired", listener.owner.prefix(), id);
-        close();
-      } else {
-        scheduleExpiry(timeout - idle);
-      }
-    }
-
-    void close() {
-      if (closed) {
-        return;
-      }
-      closed = true;
-      vertx.cancelTimer(timer);
-      pending = null;
-      listener.ended(this);
-      if (upstream != null) {
-        upstream.close();
-      }
-    }
   }
 }

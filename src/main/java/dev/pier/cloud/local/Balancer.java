@@ -1,0 +1,51 @@
+package dev.pier.cloud.local;
+
+import dev.pier.model.LbIngress;
+import dev.pier.model.LbStatus;
+import dev.pier.model.ServiceKey;
+import io.vertx.core.Future;
+import java.util.ArrayList;
+import java.util.List;
+
+/** One Service's load balancer: its address, its backend nodes and one listener per port. */
+final class Balancer {
+
+  final ServiceKey key;
+  String ip;
+  String[] hosts = new String[0];
+  int healthCheckPort;
+  List<PortListener> listeners = new ArrayList<>(2);
+
+  Balancer(ServiceKey key) {
+    this.key = key;
+  }
+
+  String prefix() {
+    return "Service " + key.objectKey();
+  }
+
+  /** Points every listener at the current backends. */
+  void retarget() {
+    for (PortListener l : listeners) {
+      l.retarget(hosts, healthCheckPort);
+    }
+  }
+
+  /** Closes and forgets every listener. */
+  List<Future<Void>> closeListeners() {
+    List<Future<Void>> closing = new ArrayList<>(listeners.size());
+    for (PortListener l : listeners) {
+      closing.add(l.close());
+    }
+    listeners.clear();
+    return closing;
+  }
+
+  LbStatus status() {
+    List<LbIngress.PortStatus> ports = new ArrayList<>(listeners.size());
+    for (PortListener l : listeners) {
+      ports.add(new LbIngress.PortStatus(l.port, l.protocol(), l.error()));
+    }
+    return new LbStatus(List.of(new LbIngress(ip, null, LocalLoadBalancerProvider.IP_MODE, ports)));
+  }
+}

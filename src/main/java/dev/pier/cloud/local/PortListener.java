@@ -1,0 +1,129 @@
+package dev.pier.cloud.local;
+
+import io.vertx.core.Future;
+import java.util.Locale;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** One port of a load balancer: a socket on {@code ip:port}, its backends and its bind state. */
+abstract class PortListener {
+
+  private static final Logger log = LoggerFactory.getLogger(PortListener.class);
+
+  final String logPrefix;
+  final String ip;
+  final int port;
+  final Backends backends;
+  private int nodePort;
+  private boolean bound;
+  private boolean closed;
+  private String error;
+  private String errorDetail;
+
+  PortListener(String logPrefix, String ip, int port, Backends backends) {
+    this.logPrefix = logPrefix;
+    this.ip = ip;
+    this.port = port;
+    this.backends = backends;
+  }
+
+  abstract String protocol();
+
+  /** Whether a TCP connect to the node port says something about this listener's backends. */
+  abstract boolean checksTcp();
+
+  abstract Future<Void> doBind();
+
+  abstract Future<Void> doClose();
+
+  String id() {
+    return protocol() + "/" + port;
+  }
+
+  String describe() {
+    return HealthChecks.hostPort(ip, port) + "/" + protocol();
+  }
+
+  int nodePort() {
+    return nodePort;
+  }
+
+  void setNodePort(int nodePort) {
+    this.nodePort = nodePort;
+  }
+
+  boolean isBound() {
+    return bound;
+  }
+
+  /** Why the last bind failed, as a CamelCase reason for the port's status; null when bound. */
+  String error() {
+    return error;
+  }
+
+  String errorDetail() {
+    return errorDetail;
+  }
+
+  /** Points the listener at new backend hosts, re-acquiring health checks. */
+  void retarget(String[] hosts, int healthCheckPort) {
+    backends.retarget(hosts, healthCheckPort, checksTcp() ? nodePort : 0);
+  }
+
+  /** Binds the socket; a failure is recorded in {@link #error()}, not returned. */
+  Future<Void> bind() {
+    return doBind()
+        .transform(
+            ar -> {
+              if (ar.succeeded()) {
+                bound = true;
+                if (error != null) {
+                  log.info("{}: now listening on {}", logPrefix, describe());
+                } else {
+                  log.debug("{}: listening on {}", logPrefix, describe());
+                }
+                error = null;
+                errorDetail = null;
+                if (closed) {
+                  // Deleted (or the provider closed) while binding.
+                  return close();
+                }
+              } else {
+                error = bindError(ar.cause());
+                errorDetail = message(ar.cause());
+                log.warn(
+                    "{}: cannot listen on {}: {}; other ports are unaffected",
+                    logPrefix,
+                    describe(),
+                    errorDetail);
+              }
+              return Future.succeededFuture();
+            });
+  }
+
+  Future<Void> close() {
+    closed = true;
+    backends.release();
+    Future<Void> f = doClose();
+    bound = false;
+    return f.recover(e -> Future.succeededFuture());
+  }
+
+  /** A CamelCase reason for a bind failure, for the port's status. */
+  static String bindError(Throwable cause) {
+    for (Throwable t = cause; t != null; t = t.getCause()) {
+      String m = t.getMessage() == null ? "" : t.getMessage().toLowerCase(Locale.ROOT);
+      if (m.contains("address already in use")) {
+        return "AddressInUse";
+      }
+      if (m.contains("permission denied") || m.contains("access denied")) {
+        return "PermissionDenied";
+      }
+    }
+    return "BindFailed";
+  }
+
+  static String message(Throwable t) {
+    return t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
+  }
+}

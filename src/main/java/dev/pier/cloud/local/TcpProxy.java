@@ -1,0 +1,142 @@
+package dev.pier.cloud.local;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.net.ConnectOptions;
+import io.vertx.core.net.NetClient;
+import io.vertx.core.net.NetServer;
+import io.vertx.core.net.NetSocket;
+import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** A TCP port of a load balancer: pipes each accepted connection to one backend's node port. */
+final class TcpProxy extends PortListener {
+
+  private static final Logger log = LoggerFactory.getLogger(TcpProxy.class);
+
+  private final Vertx vertx;
+  private final NetClient client;
+  private final int connectTimeoutMillis;
+  private NetServer server;
+
+  TcpProxy(
+      String logPrefix,
+      String ip,
+      int port,
+      Backends backends,
+      Vertx vertx,
+      NetClient client,
+      Duration connectTimeout) {
+    super(logPrefix, ip, port, backends);
+    this.vertx = vertx;
+    this.client = client;
+    this.connectTimeoutMillis = (int) Math.max(1, connectTimeout.toMillis());
+  }
+
+  @Override
+  String protocol() {
+    return "TCP";
+  }
+
+  @Override
+  boolean checksTcp() {
+    return true;
+  }
+
+  @Override
+  Future<Void> doBind() {
+    NetServer s = vertx.createNetServer();
+    s.connectHandler(this::accept);
+    server = s;
+    return s.listen(port, ip)
+        .<Void>mapEmpty()
+        .onFailure(
+            e -> {
+              if (server == s) {
+                server = null;
+              }
+              s.close();
+            });
+  }
+
+  @Override
+  Future<Void> doClose() {
+    NetServer s = server;
+    server = null;
+    return s == null ? Future.succeededFuture() : s.close();
+  }
+
+  private void accept(NetSocket front) {
+    front.pause();
+    Connection connection = new Connection(front);
+    front.closeHandler(v -> connection.frontClosed());
+    // Until the pipes take over (they install their own), a reset by the client is expected.
+    front.exceptionHandler(
+        e -> log.debug("{}: client connection on {}: {}", logPrefix, describe(), message(e)));
+    connect(connection, backends.candidates(), nodePort(), 0, null);
+  }
+
+  private void connect(
+      Connection connection, String[] targets, int targetPort, int attempt, Throwable last) {
+    if (connection.closed) {
+      return;
+    }
+    if (attempt >= targets.length) {
+      log.debug(
+          "{}: no backend accepted a connection on {}: {}",
+          logPrefix,
+          describe(),
+          last == null ? "no backends" : message(last));
+      connection.front.close();
+      return;
+    }
+    String host = targets[attempt];
+    client
+        .connect(
+            new ConnectOptions().setHost(host).setPort(targetPort).setTimeout(connectTimeoutMillis))
+        .onComplete(
+            ar -> {
+              if (ar.failed()) {
+                log.debug(
+                    "{}: backend {} refused a connection on {}: {}",
+                    logPrefix,
+                    HealthChecks.hostPort(host, targetPort),
+                    describe(),
+                    message(ar.cause()));
+                connect(connection, targets, targetPort, attempt + 1, ar.cause());
+              } else {
+                connection.connected(ar.result());
+              }
+            });
+  }
+
+  /** One proxied connection: the client's socket and, once connected, the backend's. */
+  private static final class Connection {
+    final NetSocket front;
+    NetSocket back;
+    boolean closed;
+
+    Connection(NetSocket front) {
+      this.front = front;
+    }
+
+    void frontClosed() {
+      closed = true;
+      if (back != null) {
+        back.close();
+      }
+    }
+
+    void connected(NetSocket backend) {
+      if (closed) {
+        backend.close();
+        return;
+      }
+      back = backend;
+      backend.closeHandler(v -> front.close());
+      backend.pipeTo(front);
+      front.pipeTo(backend);
+    }
+  }
+}

@@ -1,0 +1,157 @@
+package dev.pier.cloud.local;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.datagram.DatagramSocket;
+import io.vertx.core.datagram.DatagramSocketOptions;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** One UDP client's flow to one backend through its own socket, ended after a quiet period. */
+final class UdpSession {
+
+  private static final Logger log = LoggerFactory.getLogger(UdpSession.class);
+
+  /** Datagrams buffered while the session's socket binds. */
+  private static final int PENDING_LIMIT = 64;
+
+  private final Vertx vertx;
+  private final String logPrefix;
+  private final String id;
+  private final String backendHost;
+  private final int backendPort;
+  private final long idleTimeoutMillis;
+  private final Consumer<Buffer> onReply;
+  private final Consumer<UdpSession> onEnd;
+  private DatagramSocket upstream;
+  private ArrayDeque<Buffer> pending = new ArrayDeque<>();
+  private long lastActivity;
+  private long timer = -1;
+  private boolean closed;
+
+  /**
+   * @param id the client's {@code host:port}
+   * @param onReply receives each datagram the backend sends back
+   * @param onEnd told once when the session closes
+   */
+  UdpSession(
+      Vertx vertx,
+      String logPrefix,
+      String id,
+      String backendHost,
+      int backendPort,
+      Duration idleTimeout,
+      Consumer<Buffer> onReply,
+      Consumer<UdpSession> onEnd) {
+    this.vertx = vertx;
+    this.logPrefix = logPrefix;
+    this.id = id;
+    this.backendHost = backendHost;
+    this.backendPort = backendPort;
+    this.idleTimeoutMillis = idleTimeout.toMillis();
+    this.onReply = onReply;
+    this.onEnd = onEnd;
+  }
+
+  String id() {
+    return id;
+  }
+
+  String backendHost() {
+    return backendHost;
+  }
+
+  int backendPort() {
+    return backendPort;
+  }
+
+  void open() {
+    boolean v6 = backendHost.indexOf(':') >= 0;
+    DatagramSocket s = vertx.createDatagramSocket(new DatagramSocketOptions().setIpV6(v6));
+    upstream = s;
+    s.handler(
+        p -> {
+          lastActivity = System.nanoTime();
+          onReply.accept(p.data());
+        });
+    s.exceptionHandler(
+        e ->
+            log.debug(
+                "{}: UDP session {} -> {} failed: {}",
+                logPrefix,
+                id,
+                HealthChecks.hostPort(backendHost, backendPort),
+                PortListener.message(e)));
+    lastActivity = System.nanoTime();
+    scheduleExpiry(idleTimeoutMillis);
+    s.listen(0, v6 ? "::" : "0.0.0.0")
+        .onComplete(
+            ar -> {
+              if (closed) {
+                s.close();
+                return;
+              }
+              if (ar.failed()) {
+                log.warn(
+                    "{}: cannot open a UDP session socket for {}: {}",
+                    logPrefix,
+                    id,
+                    PortListener.message(ar.cause()));
+                close();
+                return;
+              }
+              ArrayDeque<Buffer> queued = pending;
+              pending = null;
+              for (Buffer b : queued) {
+                s.send(b, backendPort, backendHost);
+              }
+            });
+  }
+
+  void send(Buffer data) {
+    if (closed) {
+      return;
+    }
+    lastActivity = System.nanoTime();
+    if (pending != null) {
+      if (pending.size() < PENDING_LIMIT) {
+        pending.add(data);
+      }
+      return;
+    }
+    upstream.send(data, backendPort, backendHost);
+  }
+
+  void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    vertx.cancelTimer(timer);
+    pending = null;
+    onEnd.accept(this);
+    if (upstream != null) {
+      upstream.close();
+    }
+  }
+
+  private void scheduleExpiry(long delayMillis) {
+    timer = vertx.setTimer(Math.max(1, delayMillis), t -> expire());
+  }
+
+  private void expire() {
+    if (closed) {
+      return;
+    }
+    long idle = (System.nanoTime() - lastActivity) / 1_000_000;
+    if (idle >= idleTimeoutMillis) {
+      log.debug("{}: UDP session {} expired", logPrefix, id);
+      close();
+    } else {
+      scheduleExpiry(idleTimeoutMillis - idle);
+    }
+  }
+}
