@@ -1,0 +1,142 @@
+package dev.pier.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pier.cloud.EnsureResult;
+import dev.pier.cloud.ProviderException;
+import dev.pier.model.LbIngress;
+import dev.pier.model.LbStatus;
+import dev.pier.policy.ServiceFilter;
+import dev.pier.queue.WorkKind;
+import dev.pier.queue.WorkResult.Outcome;
+import dev.pier.reconcile.ReconcileDecision.Action;
+import dev.pier.reconcile.ReconcileDecision.Plan;
+import dev.pier.reconcile.ReconcileDecision.StatusWrite;
+import dev.pier.testkit.Services;
+import io.fabric8.kubernetes.api.model.Service;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class ReconcileDecisionTest {
+  private static final ServiceFilter FILTER = new ServiceFilter(Set.of("pier.dev/lb"));
+  private static final Set<WorkKind> FULL = Set.of(WorkKind.RECONCILE);
+  private static final LbStatus A = new LbStatus(List.of(LbIngress.ip("10.0.0.1")));
+  private static final LbStatus A_VIP =
+      new LbStatus(List.of(new LbIngress("10.0.0.1", null, "VIP", List.of())));
+
+  private static Service svc(String uid) {
+    Service s = Services.loadBalancer("ns", "web", 80, 30080);
+    s.getMetadata().setUid(uid);
+    return s;
+  }
+
+  private static Service finalized(String uid) {
+    Service s = svc(uid);
+    s.getMetadata().setFinalizers(List.of(ServiceFilter.LB_CLEANUP_FINALIZER));
+    return s;
+  }
+
+  private static Plan plan(Service cached, Service lastSeen, Set<WorkKind> kinds) {
+    return ReconcileDecision.plan(FILTER, cached, lastSeen, kinds, true, true);
+  }
+
+  @Test
+  void aGoneServiceIsForgottenOrDeletedFromItsLastState() {
+    assertThat(plan(null, null, FULL).action()).isEqualTo(Action.FORGET);
+    assertThat(plan(null, svc("u1"), FULL).action()).isEqualTo(Action.DELETE_LAST_SEEN);
+  }
+
+  @Test
+  void cleanupWhenDeletedOrNoLongerWantedAndOnlyWithTheFinalizer() {
+    Service deleting = finalized("u1");
+    deleting.getMetadata().setDeletionTimestamp("2026-12-03T12:00:00Z");
+    assertThat(plan(deleting, null, FULL).action()).isEqualTo(Action.CLEANUP);
+
+    Service clusterIp = finalized("u1");
+    clusterIp.getSpec().setType("ClusterIP");
+    assertThat(plan(clusterIp, null, FULL).action()).isEqualTo(Action.CLEANUP);
+
+    Service plainClusterIp = svc("u1");
+    plainClusterIp.getSpec().setType("ClusterIP");
+    assertThat(plan(plainClusterIp, null, FULL).action()).isEqualTo(Action.NOT_WANTED);
+  }
+
+  @Test
+  void classesDecideWhoseServiceItIs() {
+    Service owned = svc("u1");
+    owned.getSpec().setLoadBalancerClass("pier.dev/lb");
+    assertThat(plan(owned, null, FULL).action()).isEqualTo(Action.ENSURE);
+
+    Service other = svc("u1");
+    other.getSpec().setLoadBalancerClass("example.com/other");
+    assertThat(plan(other, null, FULL).action()).isEqualTo(Action.NOT_WANTED);
+  }
+
+  @Test
+  void theKindsOfWorkPickTheCheapestAction() {
+    Service s = finalized("u1");
+    assertThat(plan(s, null, Set.of(WorkKind.DNS)).action()).isEqualTo(Action.ALREADY_ENSURED);
+    assertThat(plan(s, null, Set.of(WorkKind.UPDATE_HOSTS)).action())
+        .isEqualTo(Action.UPDATE_HOSTS);
+    assertThat(plan(s, null, Set.of(WorkKind.UPDATE_HOSTS, WorkKind.RECONCILE)).action())
+        .isEqualTo(Action.ENSURE);
+    // Nothing known of the key in this process: a full ensure.
+    assertThat(
+            ReconcileDecision.plan(FILTER, s, null, Set.of(WorkKind.UPDATE_HOSTS), false, false)
+                .action())
+        .isEqualTo(Action.ENSURE);
+    assertThat(ReconcileDecision.plan(FILTER, s, null, Set.of(WorkKind.DNS), false, false).action())
+        .isEqualTo(Action.ENSURE);
+  }
+
+  @Test
+  void aRecreatedServiceDeletesItsPredecessorFirstAndTheSameOneDropsItsTombstone() {
+    Plan recreated = plan(svc("u-new"), svc("u-old"), FULL);
+    assertThat(recreated.deleteLastSeenFirst()).isTrue();
+    assertThat(recreated.forgetLastSeen()).isFalse();
+
+    Plan same = plan(svc("u1"), svc("u1"), FULL);
+    assertThat(same.deleteLastSeenFirst()).isFalse();
+    assertThat(same.forgetLastSeen()).isTrue();
+  }
+
+  @Test
+  void statusIsWrittenOnlyWhenTheServiceDoesNotShowItAsStored() {
+    assertThat(ReconcileDecision.statusWriteNeeded(A, A, null)).isFalse();
+    assertThat(ReconcileDecision.statusWriteNeeded(LbStatus.EMPTY, A, null)).isTrue();
+    // The server dropped ipMode: the Service shows A after A_VIP was written.
+    StatusWrite last = new StatusWrite(A_VIP, A);
+    assertThat(ReconcileDecision.statusWriteNeeded(A, A_VIP, last)).isFalse();
+    // Someone changed the status since: write again.
+    assertThat(ReconcileDecision.statusWriteNeeded(LbStatus.EMPTY, A_VIP, last)).isTrue();
+  }
+
+  @Test
+  void providerAnswersAndFailures() {
+    assertThat(ReconcileDecision.unusable(EnsureResult.of(A))).isNull();
+    assertThat(ReconcileDecision.unusable(new EnsureResult(null, List.of())))
+        .isInstanceOf(ProviderException.Retry.class);
+    assertThat(
+            ReconcileDecision.afterFailure(
+                    new ProviderException.ImplementedElsewhere("other"), FULL)
+                .outcome())
+        .isEqualTo(Outcome.SUCCESS);
+    assertThat(
+            ReconcileDecision.afterFailure(
+                    new ProviderException.InvalidInput("spec.ports", "x", "bad"), FULL)
+                .outcome())
+        .isEqualTo(Outcome.PERMANENT);
+    assertThat(ReconcileDecision.afterFailure(new RuntimeException("x"), FULL).outcome())
+        .isEqualTo(Outcome.RETRY);
+  }
+
+  @Test
+  void cleanupClearsTheStatusOnlyOfAServiceThatLivesOn() {
+    Service live = finalized("u1");
+    assertThat(ReconcileDecision.clearStatusOnCleanup(live, A)).isTrue();
+    assertThat(ReconcileDecision.clearStatusOnCleanup(live, LbStatus.EMPTY)).isFalse();
+    live.getMetadata().setDeletionTimestamp("2026-12-03T12:00:00Z");
+    assertThat(ReconcileDecision.clearStatusOnCleanup(live, A)).isFalse();
+  }
+}

@@ -1,0 +1,186 @@
+package dev.pier.reconcile;
+
+import dev.pier.cloud.EnsureResult;
+import dev.pier.cloud.LoadBalancerProvider;
+import dev.pier.events.EventSink;
+import dev.pier.events.ObjectRef;
+import dev.pier.kube.ClusterAccess;
+import dev.pier.kube.ServiceWrites;
+import dev.pier.model.LbNode;
+import dev.pier.model.LbService;
+import dev.pier.model.LbStatus;
+import dev.pier.model.ServiceKey;
+import io.fabric8.kubernetes.api.model.Endpoints;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Service;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+
+/** Small in-memory fakes of what a reconcile talks to: cache, writes, Events and a provider. */
+final class ReconcileFakes {
+  private ReconcileFakes() {}
+
+  static Node node(String name, String ip) {
+    return new NodeBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .endMetadata()
+        .withNewStatus()
+        .addNewAddress()
+        .withType("InternalIP")
+        .withAddress(ip)
+        .endAddress()
+        .endStatus()
+        .build();
+  }
+
+  /** A cluster whose cache is a map, whose writes are recorded and whose Events are kept. */
+  static final class FakeCluster implements ClusterAccess {
+    final Map<String, Service> services = new HashMap<>();
+    final List<Node> nodes = new ArrayList<>();
+    final FakeWrites writes = new FakeWrites();
+    final Events events = new Events();
+
+    @Override
+    public String name() {
+      return "c1";
+    }
+
+    @Override
+    public Service service(String namespace, String name) {
+      return services.get(namespace + "/" + name);
+    }
+
+    @Override
+    public List<Service> services() {
+      return List.copyOf(services.values());
+    }
+
+    @Override
+    public List<Node> nodes() {
+      return List.copyOf(nodes);
+    }
+
+    @Override
+    public Endpoints endpoints(String namespace, String name) {
+      return null;
+    }
+
+    @Override
+    public ServiceWrites writer() {
+      return writes;
+    }
+
+    @Override
+    public EventSink events() {
+      return events;
+    }
+
+    void put(Service svc) {
+      services.put(svc.getMetadata().getNamespace() + "/" + svc.getMetadata().getName(), svc);
+    }
+  }
+
+  /** Records every write as "op ns/name"; a failure can be set per operation. */
+  static final class FakeWrites implements ServiceWrites {
+    final List<String> calls = new ArrayList<>();
+    final Map<String, Throwable> failures = new HashMap<>();
+    Function<LbStatus, LbStatus> stored = s -> s;
+
+    private <T> Future<T> call(String op, ServiceKey key, T value) {
+      calls.add(op + " " + key.objectKey());
+      Throwable f = failures.get(op);
+      return f == null ? Future.succeededFuture(value) : Future.failedFuture(f);
+    }
+
+    @Override
+    public Future<Void> addFinalizer(Context ctx, ServiceKey key) {
+      return call("addFinalizer", key, null);
+    }
+
+    @Override
+    public Future<Void> removeFinalizer(Context ctx, ServiceKey key) {
+      return call("removeFinalizer", key, null);
+    }
+
+    @Override
+    public Future<LbStatus> patchStatus(Context ctx, ServiceKey key, LbStatus status) {
+      return call("patchStatus", key, stored.apply(status));
+    }
+
+    @Override
+    public Future<Void> clearStatus(Context ctx, ServiceKey key) {
+      return call("clearStatus", key, null);
+    }
+  }
+
+  /** Keeps Events as "Type Reason". */
+  static final class Events implements EventSink {
+    final List<String> recorded = new ArrayList<>();
+
+    @Override
+    public void record(ObjectRef ref, String type, String reason, String message) {
+      recorded.add(type + " " + reason);
+    }
+  }
+
+  /** A provider that answers from fields and records calls as "op ns/name". */
+  static final class FakeProvider implements LoadBalancerProvider {
+    final List<String> calls = new ArrayList<>();
+    Future<EnsureResult> ensureAnswer =
+        Future.succeededFuture(EnsureResult.of(new LbStatus(List.of(ingress("10.0.0.1")))));
+    Future<Void> updateAnswer = Future.succeededFuture();
+    Future<Void> deleteAnswer = Future.succeededFuture();
+    Optional<LbStatus> existing = Optional.empty();
+    List<LbNode> lastNodes = List.of();
+
+    static dev.pier.model.LbIngress ingress(String ip) {
+      return dev.pier.model.LbIngress.ip(ip);
+    }
+
+    @Override
+    public String name() {
+      return "fake";
+    }
+
+    @Override
+    public Future<Optional<LbStatus>> getLoadBalancer(String clusterName, LbService service) {
+      calls.add("get " + service.key().objectKey());
+      return Future.succeededFuture(existing);
+    }
+
+    @Override
+    public String loadBalancerName(String clusterName, LbService service) {
+      return service.defaultLoadBalancerName();
+    }
+
+    @Override
+    public Future<EnsureResult> ensureLoadBalancer(
+        String clusterName, LbService service, List<LbNode> nodes) {
+      calls.add("ensure " + service.key().objectKey());
+      lastNodes = nodes;
+      return ensureAnswer;
+    }
+
+    @Override
+    public Future<Void> updateLoadBalancerHosts(
+        String clusterName, LbService service, List<LbNode> nodes) {
+      calls.add("updateHosts " + service.key().objectKey());
+      lastNodes = nodes;
+      return updateAnswer;
+    }
+
+    @Override
+    public Future<Void> ensureLoadBalancerDeleted(String clusterName, LbService service) {
+      calls.add("delete " + service.key().objectKey() + " " + service.uid());
+      return deleteAnswer;
+    }
+  }
+}
