@@ -5,7 +5,9 @@ import dev.pier.cloud.LoadBalancerProvider.OwnedLoadBalancer;
 import dev.pier.cloud.LoadBalancerProvider.OwnedLoadBalancers;
 import dev.pier.kube.Cluster;
 import dev.pier.kube.Clusters;
+import dev.pier.log.ServiceLog;
 import dev.pier.model.ServiceKey;
+import dev.pier.model.ServiceRef;
 import io.fabric8.kubernetes.api.model.Service;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -27,6 +29,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class OrphanSweeper extends AbstractVerticle {
   private static final Logger log = LoggerFactory.getLogger(OrphanSweeper.class);
+  private static final ServiceLog serviceLog = ServiceLog.of(OrphanSweeper.class);
 
   private final Clusters clusters;
   private final OwnedLoadBalancers owned;
@@ -86,12 +89,12 @@ public final class OrphanSweeper extends AbstractVerticle {
             });
   }
 
-  /** {@code namespace/name} of the load balancer's Service, as log lines name Services. */
-  private static String objectKey(OwnedLoadBalancer lb) {
+  /** The load balancer's Service as log lines name Services. */
+  private static ServiceRef serviceOf(String cluster, OwnedLoadBalancer lb) {
     try {
-      return ServiceKey.parse(lb.serviceKey()).objectKey();
-    } catch (IllegalArgumentException e) {
-      return lb.serviceKey();
+      return ServiceRef.of(ServiceKey.parse(lb.serviceKey()), lb.serviceUid());
+    } catch (IllegalArgumentException | NullPointerException e) {
+      return new ServiceRef(cluster, "", String.valueOf(lb.serviceKey()), lb.serviceUid());
     }
   }
 
@@ -118,10 +121,10 @@ public final class OrphanSweeper extends AbstractVerticle {
                         .map(
                             v -> {
                               deleted.increment();
-                              log.warn(
-                                  "Service {}: deleted orphaned load balancer {} ({}): no Service"
+                              serviceLog.warn(
+                                  serviceOf(cluster.name(), lb),
+                                  "deleted orphaned load balancer {} ({}): no Service"
                                       + " with uid {} exists any more",
-                                  objectKey(lb),
                                   lb.name(),
                                   lb.id(),
                                   lb.serviceUid());
@@ -130,9 +133,9 @@ public final class OrphanSweeper extends AbstractVerticle {
                         .recover(
                             e -> {
                               failures.increment();
-                              log.warn(
-                                  "Service {}: deleting orphaned load balancer {} ({}) failed: {}",
-                                  objectKey(lb),
+                              serviceLog.warn(
+                                  serviceOf(cluster.name(), lb),
+                                  "deleting orphaned load balancer {} ({}) failed: {}",
                                   lb.name(),
                                   lb.id(),
                                   e.getMessage());
