@@ -2,6 +2,7 @@ package dev.pier.watch;
 
 import dev.pier.kube.Cluster;
 import dev.pier.kube.Clusters;
+import dev.pier.kube.Informers;
 import dev.pier.model.Addresses;
 import dev.pier.model.ServiceKey;
 import dev.pier.model.Views;
@@ -55,15 +56,8 @@ public final class WatchVerticle extends VerticleBase {
     for (Cluster cluster : clusters.all()) {
       cluster.serviceInformer().addEventHandler(new ServiceHandler(cluster.name(), context));
       cluster.nodeInformer().addEventHandler(new NodeHandler(cluster.name(), context));
-      for (var informer : List.of(cluster.serviceInformer(), cluster.nodeInformer())) {
-        informer.exceptionHandler(
-            (isStarted, t) -> {
-              log.warn("Cluster {}: informer error, retrying: {}", cluster.name(), t.toString());
-              return true;
-            });
-      }
-      started.add(Future.fromCompletionStage(cluster.serviceInformer().start(), context));
-      started.add(Future.fromCompletionStage(cluster.nodeInformer().start(), context));
+      started.add(Informers.start(cluster.serviceInformer(), cluster.name(), "Service", context));
+      started.add(Informers.start(cluster.nodeInformer(), cluster.name(), "Node", context));
     }
     long waiting =
         vertx.setPeriodic(

@@ -2,6 +2,7 @@ package dev.pier.dns.publish;
 
 import dev.pier.kube.Cluster;
 import dev.pier.kube.Clusters;
+import dev.pier.kube.Informers;
 import dev.pier.model.Addresses;
 import dev.pier.model.ServiceKey;
 import dev.pier.policy.EndpointReadiness;
@@ -16,8 +17,6 @@ import io.vertx.core.eventbus.DeliveryOptions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Runs the Endpoints informer of every cluster and sends DNS work for a Service whose endpoints
@@ -25,7 +24,6 @@ import org.slf4j.LoggerFactory;
  * only when DNS publishing is on.
  */
 public final class EndpointsWatchVerticle extends VerticleBase {
-  private static final Logger log = LoggerFactory.getLogger(EndpointsWatchVerticle.class);
   private static final DeliveryOptions DNS =
       new DeliveryOptions().addHeader(Addresses.KIND, WorkKind.DNS.name());
 
@@ -43,13 +41,7 @@ public final class EndpointsWatchVerticle extends VerticleBase {
     for (Cluster cluster : clusters.all()) {
       var informer = cluster.endpointsInformer();
       informer.addEventHandler(new Handler(cluster, context));
-      informer.exceptionHandler(
-          (isStarted, t) -> {
-            log.warn(
-                "Cluster {}: Endpoints informer error, retrying: {}", cluster.name(), t.toString());
-            return true;
-          });
-      started.add(Future.fromCompletionStage(informer.start(), context));
+      started.add(Informers.start(informer, cluster.name(), "Endpoints", context));
     }
     return Future.all(started);
   }
