@@ -35,6 +35,11 @@ public record LbService(
     externalTrafficPolicy = externalTrafficPolicy == null ? "Cluster" : externalTrafficPolicy;
   }
 
+  /** The Service as log lines and Events name it. */
+  public ServiceRef ref() {
+    return ServiceRef.of(key, uid);
+  }
+
   /**
    * Upstream's {@code cloudprovider.DefaultLoadBalancerName}: {@code "a"} plus the uid without
    * dashes, at most 32 characters. Cloud controllers (hcloud-cloud-controller-manager among them)
