@@ -30,8 +30,8 @@ fi
 export PIER_KUBE_BIN_DIR="$bin_dir"
 
 if [ "${PIER_BENCH_SKIP_BUILD:-0}" != 1 ]; then
-  mvn -B -q -Dpier.buildDir="$build_dir" -DskipTests -Dspotless.check.skip=true package
-  mvn -B -q -Dpier.buildDir="$build_dir" dependency:build-classpath \
+  mvn -B -q -Pbench -Dpier.buildDir="$build_dir" -DskipTests -Dspotless.check.skip=true package
+  mvn -B -q -Pbench -Dpier.buildDir="$build_dir" dependency:build-classpath \
     -Dmdep.includeScope=test -Dmdep.outputFile="$build_dir/bench-classpath.txt"
 fi
 

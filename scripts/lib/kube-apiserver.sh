@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A throwaway etcd + kube-apiserver 1.20.2 on free loopback ports, for the demo and benchmarks.
-# Same flags as the Java test kit (src/test/java/dev/pier/testkit/KubeApiServer.java).
+# Same flags as the Java test kit (src/testkit/java/dev/pier/testkit/KubeApiServer.java).
 #
 # Source it and call the functions:
 #   . scripts/lib/kube-apiserver.sh

@@ -9,13 +9,11 @@ import dev.pier.model.LbPort;
 import dev.pier.model.LbService;
 import dev.pier.model.LbStatus;
 import dev.pier.model.ServiceKey;
-import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -50,18 +48,6 @@ class HetznerApiTest {
         .setRateLimitMaxWait(Duration.ofSeconds(5));
   }
 
-  private static <T> T await(Future<T> f) {
-    try {
-      return f.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
-    } catch (ExecutionException e) {
-      throw e.getCause() instanceof RuntimeException r
-          ? r
-          : new IllegalStateException(e.getCause());
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
   private static LbService service(Map<String, String> annotations, LbPort... ports) {
     return new LbService(
         new ServiceKey("c", "ns", "svc"),
@@ -85,11 +71,11 @@ class HetznerApiTest {
   }
 
   @Test
-  void rateLimitBurstsDelayTheCallInsteadOfFailingIt() {
+  void rateLimitBurstsDelayTheCallInsteadOfFailingIt() throws Exception {
     HetznerLoadBalancerProvider p = new HetznerLoadBalancerProvider(vertx, options());
     cloud.rateLimitBurst(2);
     LbService svc = service(Map.of(), new LbPort("http", "TCP", 80, 30080));
-    var result = await(p.ensureLoadBalancer("c", svc, nodes()));
+    var result = p.ensureLoadBalancer("c", svc, nodes()).await(30, TimeUnit.SECONDS);
     assertThat(result.status().ingress()).hasSize(2);
     assertThat(cloud.answered429()).isEqualTo(2);
     // n3 has no hcloud:// provider id: a warning, not a failure.
@@ -102,30 +88,30 @@ class HetznerApiTest {
         new HetznerLoadBalancerProvider(vertx, options().setRateLimitMaxWait(Duration.ZERO));
     cloud.rateLimitBurst(1);
     LbService svc = service(Map.of(), new LbPort("http", "TCP", 80, 30080));
-    assertThatThrownBy(() -> await(p.getLoadBalancer("c", svc)))
+    assertThatThrownBy(() -> p.getLoadBalancer("c", svc).await(30, TimeUnit.SECONDS))
         .isInstanceOfSatisfying(
             ProviderException.RetryAfter.class,
             e -> assertThat(e.delay()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(3)));
   }
 
   @Test
-  void listsFollowPagination() {
+  void listsFollowPagination() throws Exception {
     for (int i = 0; i < 60; i++) {
       cloud.createDirect(
           "lb-" + i, Map.of("pier.dev/cluster", "c", "hcloud-ccm/service-uid", "u" + i), false);
     }
     HetznerLoadBalancerProvider p =
         new HetznerLoadBalancerProvider(vertx, options().setOrphanCleanup(true));
-    var owned = await(p.ownedLoadBalancers().orElseThrow().list("c"));
+    var owned = p.ownedLoadBalancers().orElseThrow().list("c").await(30, TimeUnit.SECONDS);
     assertThat(owned).hasSize(60);
     assertThat(owned.get(59).serviceUid()).isEqualTo("u59");
   }
 
   @Test
-  void aFailedActionIsRetriedAndTheNextEnsureConverges() {
+  void aFailedActionIsRetriedAndTheNextEnsureConverges() throws Exception {
     HetznerLoadBalancerProvider p = new HetznerLoadBalancerProvider(vertx, options());
     LbService svc = service(Map.of(), new LbPort("http", "TCP", 80, 30080));
-    await(p.ensureLoadBalancer("c", svc, nodes()));
+    p.ensureLoadBalancer("c", svc, nodes()).await(30, TimeUnit.SECONDS);
     LbService more =
         new LbService(
             svc.key(),
@@ -140,10 +126,10 @@ class HetznerApiTest {
             List.of(),
             LbStatus.EMPTY);
     cloud.failNextActions(1);
-    assertThatThrownBy(() -> await(p.ensureLoadBalancer("c", more, nodes())))
+    assertThatThrownBy(() -> p.ensureLoadBalancer("c", more, nodes()).await(30, TimeUnit.SECONDS))
         .isInstanceOf(ProviderException.Retry.class)
         .hasMessageContaining("add_service");
-    await(p.ensureLoadBalancer("c", more, nodes()));
+    p.ensureLoadBalancer("c", more, nodes()).await(30, TimeUnit.SECONDS);
     assertThat(cloud.byServiceUid(svc.uid()).getJsonArray("services")).hasSize(2);
   }
 
@@ -152,27 +138,27 @@ class HetznerApiTest {
     HetznerLoadBalancerProvider p = new HetznerLoadBalancerProvider(vertx, options());
     LbService svc = service(Map.of(), new LbPort("http", "TCP", 80, 30080));
     cloud.failNext(1, 423, "locked");
-    assertThatThrownBy(() -> await(p.getLoadBalancer("c", svc)))
+    assertThatThrownBy(() -> p.getLoadBalancer("c", svc).await(30, TimeUnit.SECONDS))
         .isInstanceOf(ProviderException.Retry.class)
         .hasMessageContaining("locked");
     cloud.failNext(1, 403, "resource_limit_exceeded");
-    assertThatThrownBy(() -> await(p.getLoadBalancer("c", svc)))
+    assertThatThrownBy(() -> p.getLoadBalancer("c", svc).await(30, TimeUnit.SECONDS))
         .isInstanceOf(ProviderException.RetryAfter.class);
     HetznerLoadBalancerProvider wrong =
         new HetznerLoadBalancerProvider(vertx, options().setToken("not-the-token"));
-    assertThatThrownBy(() -> await(wrong.getLoadBalancer("c", svc)))
+    assertThatThrownBy(() -> wrong.getLoadBalancer("c", svc).await(30, TimeUnit.SECONDS))
         .isInstanceOf(ProviderException.Retry.class)
         .hasMessageContaining("unauthorized")
         .hasMessageNotContaining("not-the-token");
   }
 
   @Test
-  void aNameTakenByAnotherServicesLoadBalancerIsInvalidInput() {
+  void aNameTakenByAnotherServicesLoadBalancerIsInvalidInput() throws Exception {
     cloud.createDirect("shared", Map.of("hcloud-ccm/service-uid", "someone-else"), false);
     HetznerLoadBalancerProvider p = new HetznerLoadBalancerProvider(vertx, options());
     LbService svc =
         service(Map.of(HetznerSpec.NAME, "shared"), new LbPort("http", "TCP", 80, 30080));
-    assertThatThrownBy(() -> await(p.ensureLoadBalancer("c", svc, nodes())))
+    assertThatThrownBy(() -> p.ensureLoadBalancer("c", svc, nodes()).await(30, TimeUnit.SECONDS))
         .isInstanceOfSatisfying(
             ProviderException.InvalidInput.class,
             e -> {
@@ -180,13 +166,13 @@ class HetznerApiTest {
               assertThat(e.value()).isEqualTo("shared");
             });
     // Reads and deletes do not see it: the Service can go, the other load balancer stays.
-    assertThat(await(p.getLoadBalancer("c", svc))).isEmpty();
-    await(p.ensureLoadBalancerDeleted("c", svc));
+    assertThat(p.getLoadBalancer("c", svc).await(30, TimeUnit.SECONDS)).isEmpty();
+    p.ensureLoadBalancerDeleted("c", svc).await(30, TimeUnit.SECONDS);
     assertThat(cloud.loadBalancers()).hasSize(1);
   }
 
   @Test
-  void adoptsAnHcloudCcmLoadBalancerByItsUidLabel() {
+  void adoptsAnHcloudCcmLoadBalancerByItsUidLabel() throws Exception {
     String uid = UUID.randomUUID().toString();
     var existing =
         cloud.createDirect("made-by-hcloud-ccm", Map.of("hcloud-ccm/service-uid", uid), false);
@@ -204,7 +190,7 @@ class HetznerApiTest {
             Map.of(),
             List.of(),
             LbStatus.EMPTY);
-    await(p.ensureLoadBalancer("c", svc, nodes()));
+    p.ensureLoadBalancer("c", svc, nodes()).await(30, TimeUnit.SECONDS);
     assertThat(cloud.loadBalancers()).hasSize(1);
     assertThat(cloud.byServiceUid(uid).getLong("id")).isEqualTo(existing.getLong("id"));
     assertThat(cloud.byServiceUid(uid).getJsonObject("labels").getString("pier.dev/cluster"))
@@ -212,29 +198,29 @@ class HetznerApiTest {
   }
 
   @Test
-  void aCreateWhoseAnswerIsLostIsAdoptedNotDuplicated() {
+  void aCreateWhoseAnswerIsLostIsAdoptedNotDuplicated() throws Exception {
     HetznerLoadBalancerProvider p =
         new HetznerLoadBalancerProvider(
             vertx, options().setRequestTimeout(Duration.ofMillis(1500)));
     LbService svc = service(Map.of(), new LbPort("http", "TCP", 80, 30080));
     cloud.slowNextMatching("POST /v1/load_balancers", 1, Duration.ofSeconds(4));
     // The create reaches the API, its answer does not reach Pier in time.
-    assertThatThrownBy(() -> await(p.ensureLoadBalancer("c", svc, nodes())))
+    assertThatThrownBy(() -> p.ensureLoadBalancer("c", svc, nodes()).await(30, TimeUnit.SECONDS))
         .isInstanceOf(ProviderException.Retry.class)
         .hasMessageContaining("POST /load_balancers")
         .hasMessageContaining("timeout");
     assertThat(cloud.loadBalancers()).hasSize(1);
-    await(p.ensureLoadBalancer("c", svc, nodes()));
+    p.ensureLoadBalancer("c", svc, nodes()).await(30, TimeUnit.SECONDS);
     assertThat(cloud.loadBalancers()).hasSize(1);
-    await(p.ensureLoadBalancerDeleted("c", svc));
+    p.ensureLoadBalancerDeleted("c", svc).await(30, TimeUnit.SECONDS);
     assertThat(cloud.loadBalancers()).isEmpty();
   }
 
   @Test
-  void theNameAnnotationRenamesAndUnsupportedFieldsWarn() {
+  void theNameAnnotationRenamesAndUnsupportedFieldsWarn() throws Exception {
     HetznerLoadBalancerProvider p = new HetznerLoadBalancerProvider(vertx, options());
     LbService svc = service(Map.of(), new LbPort("http", "TCP", 80, 30080));
-    await(p.ensureLoadBalancer("c", svc, nodes()));
+    p.ensureLoadBalancer("c", svc, nodes()).await(30, TimeUnit.SECONDS);
     LbService renamed =
         new LbService(
             svc.key(),
@@ -248,7 +234,7 @@ class HetznerApiTest {
             Map.of(HetznerSpec.NAME, "shop-web"),
             List.of(),
             LbStatus.EMPTY);
-    var result = await(p.ensureLoadBalancer("c", renamed, nodes()));
+    var result = p.ensureLoadBalancer("c", renamed, nodes()).await(30, TimeUnit.SECONDS);
     assertThat(cloud.byServiceUid(svc.uid()).getString("name")).isEqualTo("shop-web");
     assertThat(cloud.loadBalancers()).hasSize(1);
     assertThat(result.warnings())
@@ -257,13 +243,13 @@ class HetznerApiTest {
   }
 
   @Test
-  void aSpentBudgetDelaysTheNextCallsUntilTheResetWithoutAny429() {
+  void aSpentBudgetDelaysTheNextCallsUntilTheResetWithoutAny429() throws Exception {
     HetznerLoadBalancerProvider p = new HetznerLoadBalancerProvider(vertx, options());
     LbService svc = service(Map.of(), new LbPort("http", "TCP", 80, 30080));
     cloud.exhaustBudget(Duration.ofSeconds(1));
-    await(p.getLoadBalancer("c", svc));
+    p.getLoadBalancer("c", svc).await(30, TimeUnit.SECONDS);
     // Calls before RateLimit-Reset would get 429: none did, so the client waited.
-    await(p.ensureLoadBalancer("c", svc, nodes()));
+    p.ensureLoadBalancer("c", svc, nodes()).await(30, TimeUnit.SECONDS);
     assertThat(cloud.answered429()).isZero();
     assertThat(cloud.byServiceUid(svc.uid())).isNotNull();
   }

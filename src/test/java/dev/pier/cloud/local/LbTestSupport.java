@@ -32,25 +32,6 @@ final class LbTestSupport {
 
   private LbTestSupport() {}
 
-  /** Waits for a future from the test thread (never an event loop). */
-  static <T> T await(Future<T> future) {
-    try {
-      return future
-          .toCompletionStage()
-          .toCompletableFuture()
-          .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    } catch (ExecutionException e) {
-      throw e.getCause() instanceof RuntimeException re
-          ? re
-          : new IllegalStateException(e.getCause());
-    } catch (TimeoutException e) {
-      throw new IllegalStateException("timed out after " + TIMEOUT, e);
-    }
-  }
-
   /** The failure of a future that must fail. */
   static Throwable awaitFailure(Future<?> future) {
     try {
@@ -134,17 +115,18 @@ final class LbTestSupport {
   }
 
   /** A TCP backend that answers each chunk it reads with {@code name:chunk}. */
-  static NetServer nameServer(Vertx vertx, String host, int port, String name) {
+  static NetServer nameServer(Vertx vertx, String host, int port, String name) throws Exception {
     NetServer server =
         vertx
             .createNetServer()
             .connectHandler(
                 so -> so.handler(b -> so.write(Buffer.buffer(name + ":").appendBuffer(b))));
-    return await(server.listen(port, host));
+    return server.listen(port, host).await(10, TimeUnit.SECONDS);
   }
 
   /** A UDP backend that echoes each datagram with a {@code name:} prefix. */
-  static DatagramSocket udpEchoServer(Vertx vertx, String host, int port, String name) {
+  static DatagramSocket udpEchoServer(Vertx vertx, String host, int port, String name)
+      throws Exception {
     DatagramSocket socket = vertx.createDatagramSocket();
     socket.handler(
         p ->
@@ -152,7 +134,7 @@ final class LbTestSupport {
                 Buffer.buffer(name + ":").appendBuffer(p.data()),
                 p.sender().port(),
                 p.sender().host()));
-    return await(socket.listen(port, host));
+    return socket.listen(port, host).await(10, TimeUnit.SECONDS);
   }
 
   /** An HTTP server answering {@code GET /healthz} with a status the test can change. */
@@ -160,22 +142,22 @@ final class LbTestSupport {
     volatile int status = 200;
     final HttpServer server;
 
-    Healthz(Vertx vertx, String host, int port) {
+    Healthz(Vertx vertx, String host, int port) throws Exception {
       server =
-          await(
-              vertx
-                  .createHttpServer()
-                  .requestHandler(
-                      req -> {
-                        int code = req.path().equals("/healthz") ? status : 404;
-                        req.response().setStatusCode(code).end("status " + code);
-                      })
-                  .listen(port, host));
+          vertx
+              .createHttpServer()
+              .requestHandler(
+                  req -> {
+                    int code = req.path().equals("/healthz") ? status : 404;
+                    req.response().setStatusCode(code).end("status " + code);
+                  })
+              .listen(port, host)
+              .await(10, TimeUnit.SECONDS);
     }
   }
 
   /** Connects, sends one line and returns the backend's one-line answer. */
-  static String request(NetClient client, String host, int port, String line) {
+  static String request(NetClient client, String host, int port, String line) throws Exception {
     Promise<String> reply = Promise.promise();
     client
         .connect(port, host)
@@ -195,11 +177,11 @@ final class LbTestSupport {
               so.closeHandler(v -> reply.tryFail("closed before a reply, got: " + acc));
               so.write(line + "\n");
             });
-    return await(reply.future());
+    return reply.future().await(10, TimeUnit.SECONDS);
   }
 
   /** Opens a connection and keeps it, for tests that watch it being closed. */
-  static NetSocket open(NetClient client, String host, int port) {
-    return await(client.connect(port, host));
+  static NetSocket open(NetClient client, String host, int port) throws Exception {
+    return client.connect(port, host).await(10, TimeUnit.SECONDS);
   }
 }

@@ -1,6 +1,5 @@
 package dev.pier.cloud.local;
 
-import static dev.pier.cloud.local.LbTestSupport.await;
 import static dev.pier.cloud.local.LbTestSupport.awaitFailure;
 import static dev.pier.cloud.local.LbTestSupport.freePort;
 import static dev.pier.cloud.local.LbTestSupport.key;
@@ -46,6 +45,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -77,22 +77,22 @@ class LocalLoadBalancerProviderTest {
   }
 
   @AfterEach
-  void tearDown() {
-    await(provider.close());
+  void tearDown() throws Exception {
+    provider.close().await(10, TimeUnit.SECONDS);
   }
 
-  private EnsureResult ensure(LbService svc, LbNode... nodes) {
-    return await(provider.ensureLoadBalancer("test", svc, List.of(nodes)));
+  private EnsureResult ensure(LbService svc, LbNode... nodes) throws Exception {
+    return provider.ensureLoadBalancer("test", svc, List.of(nodes)).await(10, TimeUnit.SECONDS);
   }
 
   @Test
-  void httpReachesTheBackendThroughTheAllocatedAddress() {
+  void httpReachesTheBackendThroughTheAllocatedAddress() throws Exception {
     int nodePort = freePort();
-    await(
-        vertx
-            .createHttpServer()
-            .requestHandler(req -> req.response().end("hello from n1 " + req.path()))
-            .listen(nodePort, "127.0.0.1"));
+    vertx
+        .createHttpServer()
+        .requestHandler(req -> req.response().end("hello from n1 " + req.path()))
+        .listen(nodePort, "127.0.0.1")
+        .await(10, TimeUnit.SECONDS);
     int port = freePort();
     LbService svc = service("web", List.of(new LbPort("http", "TCP", port, nodePort)));
 
@@ -105,13 +105,14 @@ class LocalLoadBalancerProviderTest {
                 FIRST, null, "Proxy", List.of(new LbIngress.PortStatus(port, "TCP", null))));
     HttpClient http = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(false));
     String body =
-        await(
-            http.request(HttpMethod.GET, port, FIRST, "/index.html")
-                .compose(req -> req.send())
-                .compose(resp -> resp.body())
-                .map(Buffer::toString));
+        http.request(HttpMethod.GET, port, FIRST, "/index.html")
+            .compose(req -> req.send())
+            .compose(resp -> resp.body())
+            .map(Buffer::toString)
+            .await(10, TimeUnit.SECONDS);
     assertThat(body).isEqualTo("hello from n1 /index.html");
-    assertThat(await(provider.getLoadBalancer("test", svc))).contains(result.status());
+    assertThat(provider.getLoadBalancer("test", svc).await(10, TimeUnit.SECONDS))
+        .contains(result.status());
     assertThat(provider.name()).isEqualTo("local");
   }
 
@@ -135,7 +136,7 @@ class LocalLoadBalancerProviderTest {
   }
 
   @Test
-  void resyncWithTheSameSpecKeepsConnectionsOpen() {
+  void resyncWithTheSameSpecKeepsConnectionsOpen() throws Exception {
     int nodePort = freePort();
     nameServer(vertx, "127.0.0.1", nodePort, "n1");
     int port = freePort();
@@ -151,12 +152,12 @@ class LocalLoadBalancerProviderTest {
     Promise<String> reply = Promise.promise();
     held.handler(b -> reply.tryComplete(b.toString()));
     held.write("still there\n");
-    assertThat(await(reply.future())).isEqualTo("n1:still there\n");
+    assertThat(reply.future().await(10, TimeUnit.SECONDS)).isEqualTo("n1:still there\n");
     assertThat(closed.future().isComplete()).isFalse();
   }
 
   @Test
-  void udpDatagramsAreRelayedBothWays() {
+  void udpDatagramsAreRelayedBothWays() throws Exception {
     int nodePort = freePort();
     udpEchoServer(vertx, "127.0.0.1", nodePort, "n1");
     int port = freePort();
@@ -167,11 +168,12 @@ class LocalLoadBalancerProviderTest {
     assertThat(result.status().ingress().get(0).ports())
         .containsExactly(new LbIngress.PortStatus(port, "UDP", null));
 
-    DatagramSocket udpClient = await(vertx.createDatagramSocket().listen(0, "127.0.0.1"));
+    DatagramSocket udpClient =
+        vertx.createDatagramSocket().listen(0, "127.0.0.1").await(10, TimeUnit.SECONDS);
     Promise<DatagramPacket> first = Promise.promise();
     udpClient.handler(first::tryComplete);
-    await(udpClient.send("ping", port, FIRST));
-    DatagramPacket reply = await(first.future());
+    udpClient.send("ping", port, FIRST).await(10, TimeUnit.SECONDS);
+    DatagramPacket reply = first.future().await(10, TimeUnit.SECONDS);
     assertThat(reply.data().toString()).isEqualTo("n1:ping");
     // The reply comes from the load balancer's address, not the backend's.
     assertThat(reply.sender().host()).isEqualTo(FIRST);
@@ -180,13 +182,13 @@ class LocalLoadBalancerProviderTest {
     // The same client's next datagram uses its session.
     Promise<DatagramPacket> second = Promise.promise();
     udpClient.handler(second::tryComplete);
-    await(udpClient.send("pong", port, FIRST));
-    assertThat(await(second.future()).data().toString()).isEqualTo("n1:pong");
+    udpClient.send("pong", port, FIRST).await(10, TimeUnit.SECONDS);
+    assertThat(second.future().await(10, TimeUnit.SECONDS).data().toString()).isEqualTo("n1:pong");
   }
 
   @Test
-  void udpSessionsExpireAfterSilence() {
-    await(provider.close());
+  void udpSessionsExpireAfterSilence() throws Exception {
+    provider.close().await(10, TimeUnit.SECONDS);
     provider =
         new LocalLoadBalancerProvider(
             vertx,
@@ -203,15 +205,16 @@ class LocalLoadBalancerProviderTest {
           }
           backend.send(p.data(), p.sender().port(), p.sender().host());
         });
-    await(backend.listen(nodePort, "127.0.0.1"));
+    backend.listen(nodePort, "127.0.0.1").await(10, TimeUnit.SECONDS);
     int port = freePort();
     ensure(service("dns", List.of(udp(port, nodePort))), node("n1", "127.0.0.1"));
-    DatagramSocket udpClient = await(vertx.createDatagramSocket().listen(0, "127.0.0.1"));
+    DatagramSocket udpClient =
+        vertx.createDatagramSocket().listen(0, "127.0.0.1").await(10, TimeUnit.SECONDS);
 
     Promise<DatagramPacket> first = Promise.promise();
     udpClient.handler(first::tryComplete);
-    await(udpClient.send("one", port, FIRST));
-    await(first.future());
+    udpClient.send("one", port, FIRST).await(10, TimeUnit.SECONDS);
+    first.future().await(10, TimeUnit.SECONDS);
     // After the session expired, the next datagram reaches the backend from a new session socket.
     await()
         .atMost(Duration.ofSeconds(10))
@@ -220,8 +223,8 @@ class LocalLoadBalancerProviderTest {
             () -> {
               Promise<DatagramPacket> next = Promise.promise();
               udpClient.handler(next::tryComplete);
-              await(udpClient.send("again", port, FIRST));
-              await(next.future());
+              udpClient.send("again", port, FIRST).await(10, TimeUnit.SECONDS);
+              next.future().await(10, TimeUnit.SECONDS);
               synchronized (sources) {
                 assertThat(sources).hasSizeGreaterThanOrEqualTo(2);
               }
@@ -229,7 +232,7 @@ class LocalLoadBalancerProviderTest {
   }
 
   @Test
-  void connectionsAreSpreadRoundRobinOverTwoNodes() {
+  void connectionsAreSpreadRoundRobinOverTwoNodes() throws Exception {
     int nodePort = freePort();
     nameServer(vertx, "127.0.0.1", nodePort, "n1");
     nameServer(vertx, "127.0.0.2", nodePort, "n2");
@@ -248,7 +251,7 @@ class LocalLoadBalancerProviderTest {
   }
 
   @Test
-  void killedBackendIsMarkedDownAndTrafficGoesToTheOther() {
+  void killedBackendIsMarkedDownAndTrafficGoesToTheOther() throws Exception {
     int nodePort = freePort();
     nameServer(vertx, "127.0.0.1", nodePort, "n1");
     NetServer n2 = nameServer(vertx, "127.0.0.2", nodePort, "n2");
@@ -260,13 +263,13 @@ class LocalLoadBalancerProviderTest {
     assertThat(request(client, FIRST, port, "a")).isIn("n1:a", "n2:a");
     assertThat(request(client, FIRST, port, "b")).isIn("n1:b", "n2:b");
 
-    await(n2.close());
+    n2.close().await(10, TimeUnit.SECONDS);
 
     await()
         .atMost(Duration.ofSeconds(10))
         .untilAsserted(
             () ->
-                assertThat(await(provider.backendHealth()))
+                assertThat(provider.backendHealth().await(10, TimeUnit.SECONDS))
                     .containsEntry("tcp://127.0.0.2:" + nodePort, false)
                     .containsEntry("tcp://127.0.0.1:" + nodePort, true));
     for (int i = 0; i < 6; i++) {
@@ -275,11 +278,11 @@ class LocalLoadBalancerProviderTest {
   }
 
   @Test
-  void failedConnectMovesOnToTheNextBackend() {
+  void failedConnectMovesOnToTheNextBackend() throws Exception {
     int nodePort = freePort();
     nameServer(vertx, "127.0.0.1", nodePort, "n1");
     // 127.0.0.2 has nothing listening on the node port, and health checks have not run yet.
-    await(provider.close());
+    provider.close().await(10, TimeUnit.SECONDS);
     provider =
         new LocalLoadBalancerProvider(
             vertx,
@@ -298,7 +301,7 @@ class LocalLoadBalancerProviderTest {
   }
 
   @Test
-  void changedPortMovesTheListenerAndTheOldPortRefuses() {
+  void changedPortMovesTheListenerAndTheOldPortRefuses() throws Exception {
     int nodePort = freePort();
     nameServer(vertx, "127.0.0.1", nodePort, "n1");
     int oldPort = freePort();
@@ -316,7 +319,7 @@ class LocalLoadBalancerProviderTest {
   }
 
   @Test
-  void changedNodePortIsFollowedWithoutRebinding() {
+  void changedNodePortIsFollowedWithoutRebinding() throws Exception {
     int nodePortA = freePort();
     int nodePortB = freePort();
     nameServer(vertx, "127.0.0.1", nodePortA, "a");
@@ -367,7 +370,7 @@ class LocalLoadBalancerProviderTest {
   }
 
   @Test
-  void updateLoadBalancerHostsSwitchesTheBackend() {
+  void updateLoadBalancerHostsSwitchesTheBackend() throws Exception {
     int nodePort = freePort();
     nameServer(vertx, "127.0.0.1", nodePort, "n1");
     nameServer(vertx, "127.0.0.2", nodePort, "n2");
@@ -379,7 +382,9 @@ class LocalLoadBalancerProviderTest {
     ensure(svc, node("n1", "127.0.0.1"));
     assertThat(request(client, FIRST, port, "before")).isEqualTo("n1:before");
 
-    await(provider.updateLoadBalancerHosts("test", svc, List.of(node("n2", "127.0.0.2"))));
+    provider
+        .updateLoadBalancerHosts("test", svc, List.of(node("n2", "127.0.0.2")))
+        .await(10, TimeUnit.SECONDS);
 
     for (int i = 0; i < 3; i++) {
       assertThat(request(client, FIRST, port, "after" + i)).isEqualTo("n2:after" + i);
@@ -387,7 +392,7 @@ class LocalLoadBalancerProviderTest {
   }
 
   @Test
-  void deletedLoadBalancerRefusesConnectionsAndReleasesItsAddress() {
+  void deletedLoadBalancerRefusesConnectionsAndReleasesItsAddress() throws Exception {
     int nodePort = freePort();
     nameServer(vertx, "127.0.0.1", nodePort, "n1");
     int port = freePort();
@@ -397,23 +402,25 @@ class LocalLoadBalancerProviderTest {
     Promise<Void> heldClosed = Promise.promise();
     held.closeHandler(v -> heldClosed.tryComplete());
 
-    await(provider.ensureLoadBalancerDeleted("test", svc));
+    provider.ensureLoadBalancerDeleted("test", svc).await(10, TimeUnit.SECONDS);
 
     assertThat(awaitFailure(client.connect(port, FIRST))).isInstanceOf(ConnectException.class);
-    await(heldClosed.future());
-    assertThat(await(provider.getLoadBalancer("test", svc))).isEmpty();
-    assertThat(await(provider.addressOf(svc.key()))).isEmpty();
-    assertThat(await(provider.backendHealth())).isEmpty();
+    heldClosed.future().await(10, TimeUnit.SECONDS);
+    assertThat(provider.getLoadBalancer("test", svc).await(10, TimeUnit.SECONDS)).isEmpty();
+    assertThat(provider.addressOf(svc.key()).await(10, TimeUnit.SECONDS)).isEmpty();
+    assertThat(provider.backendHealth().await(10, TimeUnit.SECONDS)).isEmpty();
     // The address is free for the next Service.
     EnsureResult other =
         ensure(service("other", List.of(tcp(port, nodePort))), node("n1", "127.0.0.1"));
     assertThat(other.status().ingress().get(0).ip()).isEqualTo(FIRST);
     // Deleting what does not exist succeeds.
-    await(provider.ensureLoadBalancerDeleted("test", service("never", List.of())));
+    provider
+        .ensureLoadBalancerDeleted("test", service("never", List.of()))
+        .await(10, TimeUnit.SECONDS);
   }
 
   @Test
-  void initializeRestoresAllocationsFromStatus() {
+  void initializeRestoresAllocationsFromStatus() throws Exception {
     int nodePort = freePort();
     nameServer(vertx, "127.0.0.1", nodePort, "n1");
     int port = freePort();
@@ -421,11 +428,12 @@ class LocalLoadBalancerProviderTest {
         service("restored", List.of(tcp(port, nodePort)), null, statusWithIp("127.241.0.7"));
     LbService foreign =
         service("foreign", List.of(tcp(port, nodePort)), null, statusWithIp("10.0.0.1"));
-    await(provider.initialize("test", List.of(restored, foreign)));
+    provider.initialize("test", List.of(restored, foreign)).await(10, TimeUnit.SECONDS);
 
-    assertThat(await(provider.addressOf(restored.key()))).contains("127.241.0.7");
-    assertThat(await(provider.addressOf(foreign.key()))).isEmpty();
-    assertThat(await(provider.getLoadBalancer("test", restored))).isPresent();
+    assertThat(provider.addressOf(restored.key()).await(10, TimeUnit.SECONDS))
+        .contains("127.241.0.7");
+    assertThat(provider.addressOf(foreign.key()).await(10, TimeUnit.SECONDS)).isEmpty();
+    assertThat(provider.getLoadBalancer("test", restored).await(10, TimeUnit.SECONDS)).isPresent();
     // Another Service asking for the restored address must wait.
     LbService thief = service("thief", List.of(tcp(port, nodePort)), "127.241.0.7", LbStatus.EMPTY);
     assertThat(awaitFailure(provider.ensureLoadBalancer("test", thief, List.of())))
@@ -441,7 +449,7 @@ class LocalLoadBalancerProviderTest {
   }
 
   @Test
-  void statusAddressIsKeptWithoutInitialize() {
+  void statusAddressIsKeptWithoutInitialize() throws Exception {
     int nodePort = freePort();
     nameServer(vertx, "127.0.0.1", nodePort, "n1");
     int port = freePort();
@@ -451,7 +459,7 @@ class LocalLoadBalancerProviderTest {
   }
 
   @Test
-  void requestedAddressMovesTheLoadBalancer() {
+  void requestedAddressMovesTheLoadBalancer() throws Exception {
     int nodePort = freePort();
     nameServer(vertx, "127.0.0.1", nodePort, "n1");
     int port = freePort();
@@ -469,7 +477,7 @@ class LocalLoadBalancerProviderTest {
   }
 
   @Test
-  void requestedAddressOutsideThePoolsIsInvalidInput() {
+  void requestedAddressOutsideThePoolsIsInvalidInput() throws Exception {
     LbService svc = service("web", List.of(tcp(freePort(), 30000)), "10.1.2.3", LbStatus.EMPTY);
     Throwable failure = awaitFailure(provider.ensureLoadBalancer("test", svc, List.of()));
     assertThat(failure)
@@ -481,11 +489,12 @@ class LocalLoadBalancerProviderTest {
                   .isEqualTo(
                       "spec.loadBalancerIP 10.1.2.3 is outside the address pools [" + POOL + "]");
             });
-    assertThat(await(provider.getLoadBalancer("test", svc))).isEqualTo(Optional.empty());
+    assertThat(provider.getLoadBalancer("test", svc).await(10, TimeUnit.SECONDS))
+        .isEqualTo(Optional.empty());
   }
 
   @Test
-  void unsupportedProtocolIsInvalidInputNamingThePort() {
+  void unsupportedProtocolIsInvalidInputNamingThePort() throws Exception {
     LbService svc =
         service(
             "web", List.of(tcp(freePort(), 30000), new LbPort("sctp", "SCTP", freePort(), 30001)));
@@ -497,17 +506,17 @@ class LocalLoadBalancerProviderTest {
               assertThat(e.field()).isEqualTo("spec.ports[1].protocol");
               assertThat(e.value()).isEqualTo("SCTP");
             });
-    assertThat(await(provider.addressOf(svc.key()))).isEmpty();
+    assertThat(provider.addressOf(svc.key()).await(10, TimeUnit.SECONDS)).isEmpty();
   }
 
   @Test
-  void callsFromAnotherContextCompleteOnThatContext() {
+  void callsFromAnotherContextCompleteOnThatContext() throws Exception {
     int nodePort = freePort();
     nameServer(vertx, "127.0.0.1", nodePort, "n1");
     LbService svc = service("web", List.of(tcp(freePort(), nodePort)));
     Promise<Boolean> sameContext = Promise.promise();
-    await(
-        vertx.deployVerticle(
+    vertx
+        .deployVerticle(
             new VerticleBase() {
               @Override
               public Future<?> start() {
@@ -517,7 +526,8 @@ class LocalLoadBalancerProviderTest {
                     .onComplete(ar -> sameContext.complete(Vertx.currentContext() == caller));
                 return Future.succeededFuture();
               }
-            }));
-    assertThat(await(sameContext.future())).isTrue();
+            })
+        .await(10, TimeUnit.SECONDS);
+    assertThat(sameContext.future().await(10, TimeUnit.SECONDS)).isTrue();
   }
 }

@@ -1,6 +1,5 @@
 package dev.pier.cloud.local;
 
-import static dev.pier.cloud.local.LbTestSupport.await;
 import static dev.pier.cloud.local.LbTestSupport.freePort;
 import static dev.pier.cloud.local.LbTestSupport.localTrafficService;
 import static dev.pier.cloud.local.LbTestSupport.nameServer;
@@ -21,6 +20,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -52,12 +52,12 @@ class LocalProviderHealthCheckTest {
   }
 
   @AfterEach
-  void tearDown() {
-    await(provider.close());
+  void tearDown() throws Exception {
+    provider.close().await(10, TimeUnit.SECONDS);
   }
 
   @Test
-  void localTrafficPolicyUsesHealthzAndSkipsFailingNodes() {
+  void localTrafficPolicyUsesHealthzAndSkipsFailingNodes() throws Exception {
     int nodePort = freePort();
     int hcPort = freePort();
     nameServer(vertx, "127.0.0.1", nodePort, "n1");
@@ -68,12 +68,12 @@ class LocalProviderHealthCheckTest {
     int port = freePort();
     LbService svc = localTrafficService("web", List.of(tcp(port, nodePort)), hcPort);
 
-    await(
-        provider.ensureLoadBalancer(
-            "test", svc, List.of(node("n1", "127.0.0.1"), node("n2", "127.0.0.2"))));
+    provider
+        .ensureLoadBalancer("test", svc, List.of(node("n1", "127.0.0.1"), node("n2", "127.0.0.2")))
+        .await(10, TimeUnit.SECONDS);
 
     awaitHealth("http://127.0.0.2:" + hcPort, false);
-    assertThat(await(provider.backendHealth()))
+    assertThat(provider.backendHealth().await(10, TimeUnit.SECONDS))
         .containsOnlyKeys("http://127.0.0.1:" + hcPort, "http://127.0.0.2:" + hcPort);
     // n2's node port accepts connections, yet it gets none while its /healthz fails.
     for (int i = 0; i < 6; i++) {
@@ -86,20 +86,22 @@ class LocalProviderHealthCheckTest {
   }
 
   @Test
-  void healthzAppliesToUdpPortsToo() {
+  void healthzAppliesToUdpPortsToo() throws Exception {
     int nodePort = freePort();
     int hcPort = freePort();
     Healthz health = new Healthz(vertx, "127.0.0.1", hcPort);
     health.status = 500;
     LbService svc = localTrafficService("dns", List.of(udp(freePort(), nodePort)), hcPort);
 
-    await(provider.ensureLoadBalancer("test", svc, List.of(node("n1", "127.0.0.1"))));
+    provider
+        .ensureLoadBalancer("test", svc, List.of(node("n1", "127.0.0.1")))
+        .await(10, TimeUnit.SECONDS);
 
     awaitHealth("http://127.0.0.1:" + hcPort, false);
   }
 
   @Test
-  void whenEveryBackendIsUnhealthyTrafficStillFlows() {
+  void whenEveryBackendIsUnhealthyTrafficStillFlows() throws Exception {
     int nodePort = freePort();
     int hcPort = freePort();
     nameServer(vertx, "127.0.0.1", nodePort, "n1");
@@ -108,9 +110,9 @@ class LocalProviderHealthCheckTest {
     new Healthz(vertx, "127.0.0.2", hcPort).status = 503;
     int port = freePort();
     LbService svc = localTrafficService("web", List.of(tcp(port, nodePort)), hcPort);
-    await(
-        provider.ensureLoadBalancer(
-            "test", svc, List.of(node("n1", "127.0.0.1"), node("n2", "127.0.0.2"))));
+    provider
+        .ensureLoadBalancer("test", svc, List.of(node("n1", "127.0.0.1"), node("n2", "127.0.0.2")))
+        .await(10, TimeUnit.SECONDS);
 
     awaitHealth("http://127.0.0.1:" + hcPort, false);
     awaitHealth("http://127.0.0.2:" + hcPort, false);
@@ -119,35 +121,44 @@ class LocalProviderHealthCheckTest {
   }
 
   @Test
-  void checksAreSharedBetweenServicesAndStopWhenUnused() {
+  void checksAreSharedBetweenServicesAndStopWhenUnused() throws Exception {
     int nodePort = freePort();
     nameServer(vertx, "127.0.0.1", nodePort, "n1");
     LbService a = service("a", List.of(tcp(freePort(), nodePort)));
     LbService b = service("b", List.of(tcp(freePort(), nodePort)));
-    await(provider.ensureLoadBalancer("test", a, List.of(node("n1", "127.0.0.1"))));
-    await(provider.ensureLoadBalancer("test", b, List.of(node("n1", "127.0.0.1"))));
+    provider
+        .ensureLoadBalancer("test", a, List.of(node("n1", "127.0.0.1")))
+        .await(10, TimeUnit.SECONDS);
+    provider
+        .ensureLoadBalancer("test", b, List.of(node("n1", "127.0.0.1")))
+        .await(10, TimeUnit.SECONDS);
 
-    assertThat(await(provider.backendHealth())).containsOnlyKeys("tcp://127.0.0.1:" + nodePort);
+    assertThat(provider.backendHealth().await(10, TimeUnit.SECONDS))
+        .containsOnlyKeys("tcp://127.0.0.1:" + nodePort);
 
-    await(provider.ensureLoadBalancerDeleted("test", a));
-    assertThat(await(provider.backendHealth())).containsOnlyKeys("tcp://127.0.0.1:" + nodePort);
+    provider.ensureLoadBalancerDeleted("test", a).await(10, TimeUnit.SECONDS);
+    assertThat(provider.backendHealth().await(10, TimeUnit.SECONDS))
+        .containsOnlyKeys("tcp://127.0.0.1:" + nodePort);
 
-    await(provider.updateLoadBalancerHosts("test", b, List.of(node("n2", "127.0.0.2"))));
-    assertThat(await(provider.backendHealth())).containsOnlyKeys("tcp://127.0.0.2:" + nodePort);
+    provider
+        .updateLoadBalancerHosts("test", b, List.of(node("n2", "127.0.0.2")))
+        .await(10, TimeUnit.SECONDS);
+    assertThat(provider.backendHealth().await(10, TimeUnit.SECONDS))
+        .containsOnlyKeys("tcp://127.0.0.2:" + nodePort);
 
-    await(provider.ensureLoadBalancerDeleted("test", b));
-    assertThat(await(provider.backendHealth())).isEmpty();
+    provider.ensureLoadBalancerDeleted("test", b).await(10, TimeUnit.SECONDS);
+    assertThat(provider.backendHealth().await(10, TimeUnit.SECONDS)).isEmpty();
   }
 
   @Test
-  void recoveredBackendGetsTrafficAgain() {
+  void recoveredBackendGetsTrafficAgain() throws Exception {
     int nodePort = freePort();
     nameServer(vertx, "127.0.0.1", nodePort, "n1");
     int port = freePort();
     LbService svc = service("web", List.of(tcp(port, nodePort)));
-    await(
-        provider.ensureLoadBalancer(
-            "test", svc, List.of(node("n1", "127.0.0.1"), node("n2", "127.0.0.2"))));
+    provider
+        .ensureLoadBalancer("test", svc, List.of(node("n1", "127.0.0.1"), node("n2", "127.0.0.2")))
+        .await(10, TimeUnit.SECONDS);
     awaitHealth("tcp://127.0.0.2:" + nodePort, false);
 
     nameServer(vertx, "127.0.0.2", nodePort, "n2");
@@ -160,11 +171,13 @@ class LocalProviderHealthCheckTest {
     await()
         .atMost(Duration.ofSeconds(10))
         .untilAsserted(
-            () -> assertThat(await(provider.backendHealth())).containsEntry(check, healthy));
+            () ->
+                assertThat(provider.backendHealth().await(10, TimeUnit.SECONDS))
+                    .containsEntry(check, healthy));
   }
 
   /** Sends {@code n} requests and counts the answers per backend name. */
-  private Map<String, Integer> spread(int port, int n) {
+  private Map<String, Integer> spread(int port, int n) throws Exception {
     Map<String, Integer> answers = new HashMap<>();
     for (int i = 0; i < n; i++) {
       String reply = request(client, FIRST, port, "s" + i);

@@ -10,7 +10,6 @@ import dev.pier.model.LbPort;
 import dev.pier.model.LbService;
 import dev.pier.model.LbStatus;
 import dev.pier.model.ServiceKey;
-import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
@@ -83,18 +82,6 @@ public abstract class WebhookConformanceTest {
     vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
   }
 
-  private static <T> T await(Future<T> f) {
-    try {
-      return f.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
-    } catch (java.util.concurrent.ExecutionException e) {
-      throw e.getCause() instanceof RuntimeException r
-          ? r
-          : new IllegalStateException(e.getCause());
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
   protected static LbService service(String name, LbPort... ports) {
     return new LbService(
         new ServiceKey(CLUSTER, "conformance", name),
@@ -129,29 +116,38 @@ public abstract class WebhookConformanceTest {
   }
 
   @Test
-  void getOfAnUnknownServiceSaysItDoesNotExist() {
-    assertThat(await(provider.getLoadBalancer(CLUSTER, service("unknown", tcp(80, 30080)))))
+  void getOfAnUnknownServiceSaysItDoesNotExist() throws Exception {
+    assertThat(
+            provider
+                .getLoadBalancer(CLUSTER, service("unknown", tcp(80, 30080)))
+                .await(30, TimeUnit.SECONDS))
         .isEmpty();
   }
 
   @Test
-  void ensureAnswersAnAddressIsIdempotentAndGetAgrees() {
+  void ensureAnswersAnAddressIsIdempotentAndGetAgrees() throws Exception {
     LbService svc = service("web", tcp(80, 30080));
-    EnsureResult first = await(provider.ensureLoadBalancer(CLUSTER, svc, nodes("n1", "n2")));
+    EnsureResult first =
+        provider.ensureLoadBalancer(CLUSTER, svc, nodes("n1", "n2")).await(30, TimeUnit.SECONDS);
     assertUsable(first.status());
-    EnsureResult again = await(provider.ensureLoadBalancer(CLUSTER, svc, nodes("n1", "n2")));
+    EnsureResult again =
+        provider.ensureLoadBalancer(CLUSTER, svc, nodes("n1", "n2")).await(30, TimeUnit.SECONDS);
     assertThat(again.status()).isEqualTo(first.status());
-    assertThat(await(provider.getLoadBalancer(CLUSTER, svc))).contains(first.status());
-    await(provider.ensureLoadBalancerDeleted(CLUSTER, svc));
+    assertThat(provider.getLoadBalancer(CLUSTER, svc).await(30, TimeUnit.SECONDS))
+        .contains(first.status());
+    provider.ensureLoadBalancerDeleted(CLUSTER, svc).await(30, TimeUnit.SECONDS);
   }
 
   @Test
-  void portAndHostChangesKeepTheAddress() {
+  void portAndHostChangesKeepTheAddress() throws Exception {
     LbService svc = service("ports", tcp(80, 30080));
-    LbStatus status = await(provider.ensureLoadBalancer(CLUSTER, svc, nodes("n1"))).status();
-    await(provider.updateLoadBalancerHosts(CLUSTER, svc, nodes("n1", "n2", "n3")));
-    await(provider.updateLoadBalancerHosts(CLUSTER, svc, List.of()));
-    assertThat(await(provider.getLoadBalancer(CLUSTER, svc))).contains(status);
+    LbStatus status =
+        provider.ensureLoadBalancer(CLUSTER, svc, nodes("n1")).await(30, TimeUnit.SECONDS).status();
+    provider
+        .updateLoadBalancerHosts(CLUSTER, svc, nodes("n1", "n2", "n3"))
+        .await(30, TimeUnit.SECONDS);
+    provider.updateLoadBalancerHosts(CLUSTER, svc, List.of()).await(30, TimeUnit.SECONDS);
+    assertThat(provider.getLoadBalancer(CLUSTER, svc).await(30, TimeUnit.SECONDS)).contains(status);
     LbService changed =
         new LbService(
             svc.key(),
@@ -165,59 +161,70 @@ public abstract class WebhookConformanceTest {
             Map.of(),
             List.of("IPv4"),
             status);
-    assertThat(await(provider.ensureLoadBalancer(CLUSTER, changed, nodes("n2"))).status())
+    assertThat(
+            provider
+                .ensureLoadBalancer(CLUSTER, changed, nodes("n2"))
+                .await(30, TimeUnit.SECONDS)
+                .status())
         .isEqualTo(status);
-    await(provider.ensureLoadBalancerDeleted(CLUSTER, changed));
+    provider.ensureLoadBalancerDeleted(CLUSTER, changed).await(30, TimeUnit.SECONDS);
   }
 
   @Test
-  void deleteIsIdempotentAndTheLoadBalancerIsGone() {
+  void deleteIsIdempotentAndTheLoadBalancerIsGone() throws Exception {
     LbService svc = service("gone", tcp(80, 30080));
-    await(provider.ensureLoadBalancer(CLUSTER, svc, nodes("n1")));
-    await(provider.ensureLoadBalancerDeleted(CLUSTER, svc));
-    assertThat(await(provider.getLoadBalancer(CLUSTER, svc))).isEmpty();
-    await(provider.ensureLoadBalancerDeleted(CLUSTER, svc));
-    await(provider.ensureLoadBalancerDeleted(CLUSTER, service("never-made", tcp(80, 30080))));
+    provider.ensureLoadBalancer(CLUSTER, svc, nodes("n1")).await(30, TimeUnit.SECONDS);
+    provider.ensureLoadBalancerDeleted(CLUSTER, svc).await(30, TimeUnit.SECONDS);
+    assertThat(provider.getLoadBalancer(CLUSTER, svc).await(30, TimeUnit.SECONDS)).isEmpty();
+    provider.ensureLoadBalancerDeleted(CLUSTER, svc).await(30, TimeUnit.SECONDS);
+    provider
+        .ensureLoadBalancerDeleted(CLUSTER, service("never-made", tcp(80, 30080)))
+        .await(30, TimeUnit.SECONDS);
   }
 
   @Test
-  void servicesAreIndependent() {
+  void servicesAreIndependent() throws Exception {
     LbService a = service("a", tcp(80, 30080));
     LbService b = service("b", tcp(80, 30081));
-    LbStatus sa = await(provider.ensureLoadBalancer(CLUSTER, a, nodes("n1"))).status();
-    LbStatus sb = await(provider.ensureLoadBalancer(CLUSTER, b, nodes("n1"))).status();
+    LbStatus sa =
+        provider.ensureLoadBalancer(CLUSTER, a, nodes("n1")).await(30, TimeUnit.SECONDS).status();
+    LbStatus sb =
+        provider.ensureLoadBalancer(CLUSTER, b, nodes("n1")).await(30, TimeUnit.SECONDS).status();
     assertUsable(sa);
     assertUsable(sb);
-    await(provider.ensureLoadBalancerDeleted(CLUSTER, a));
-    assertThat(await(provider.getLoadBalancer(CLUSTER, a))).isEmpty();
-    assertThat(await(provider.getLoadBalancer(CLUSTER, b))).isEqualTo(Optional.of(sb));
-    await(provider.ensureLoadBalancerDeleted(CLUSTER, b));
+    provider.ensureLoadBalancerDeleted(CLUSTER, a).await(30, TimeUnit.SECONDS);
+    assertThat(provider.getLoadBalancer(CLUSTER, a).await(30, TimeUnit.SECONDS)).isEmpty();
+    assertThat(provider.getLoadBalancer(CLUSTER, b).await(30, TimeUnit.SECONDS))
+        .isEqualTo(Optional.of(sb));
+    provider.ensureLoadBalancerDeleted(CLUSTER, b).await(30, TimeUnit.SECONDS);
   }
 
   @Test
-  void anImpossibleProtocolIsInvalidInputNamingTheField() {
+  void anImpossibleProtocolIsInvalidInputNamingTheField() throws Exception {
     LbService svc = service("sctp", tcp(80, 30080), new LbPort("s", "SCTP", 9999, 30999));
-    assertThatThrownBy(() -> await(provider.ensureLoadBalancer(CLUSTER, svc, nodes("n1"))))
+    assertThatThrownBy(
+            () ->
+                provider.ensureLoadBalancer(CLUSTER, svc, nodes("n1")).await(30, TimeUnit.SECONDS))
         .isInstanceOfSatisfying(
             ProviderException.InvalidInput.class,
             e -> {
               assertThat(e.field()).isEqualTo("spec.ports[1].protocol");
               assertThat(e.value()).isEqualTo("SCTP");
             });
-    await(provider.ensureLoadBalancerDeleted(CLUSTER, svc));
+    provider.ensureLoadBalancerDeleted(CLUSTER, svc).await(30, TimeUnit.SECONDS);
   }
 
   @Test
-  void malformedRequestsGet400WithAnErrorBody() {
+  void malformedRequestsGet400WithAnErrorBody() throws Exception {
     var request = raw.postAbs(webhookUrl() + "/ensure");
     if (!webhookToken().isEmpty()) {
       request.bearerTokenAuthentication(webhookToken());
     }
     HttpResponse<Buffer> r =
-        await(
-            request
-                .putHeader("Content-Type", "application/json")
-                .sendBuffer(Buffer.buffer("{not json")));
+        request
+            .putHeader("Content-Type", "application/json")
+            .sendBuffer(Buffer.buffer("{not json"))
+            .await(30, TimeUnit.SECONDS);
     assertThat(r.statusCode()).isEqualTo(400);
     JsonObject error = r.bodyAsJsonObject().getJsonObject("error");
     assertThat(error).isNotNull();
@@ -225,16 +232,16 @@ public abstract class WebhookConformanceTest {
   }
 
   @Test
-  void aRequiredTokenIsEnforced() {
+  void aRequiredTokenIsEnforced() throws Exception {
     if (webhookToken().isEmpty()) {
       return; // the webhook declares no authentication: nothing to check
     }
     HttpResponse<Buffer> r =
-        await(
-            raw.postAbs(webhookUrl() + "/get")
-                .bearerTokenAuthentication("wrong-" + webhookToken())
-                .sendJsonObject(
-                    WebhookJson.request(CLUSTER, "x", service("auth", tcp(80, 30080)), null)));
+        raw.postAbs(webhookUrl() + "/get")
+            .bearerTokenAuthentication("wrong-" + webhookToken())
+            .sendJsonObject(
+                WebhookJson.request(CLUSTER, "x", service("auth", tcp(80, 30080)), null))
+            .await(30, TimeUnit.SECONDS);
     assertThat(r.statusCode()).isEqualTo(401);
   }
 }

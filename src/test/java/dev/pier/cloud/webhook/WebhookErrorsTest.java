@@ -8,7 +8,6 @@ import dev.pier.model.LbPort;
 import dev.pier.model.LbService;
 import dev.pier.model.LbStatus;
 import dev.pier.model.ServiceKey;
-import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.json.JsonObject;
@@ -17,7 +16,6 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -94,18 +92,6 @@ class WebhookErrorsTest {
         .put("error", new JsonObject().put("kind", kind).put("message", message));
   }
 
-  private static <T> T await(Future<T> f) {
-    try {
-      return f.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
-    } catch (ExecutionException e) {
-      throw e.getCause() instanceof RuntimeException r
-          ? r
-          : new IllegalStateException(e.getCause());
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
   private static final LbService SVC =
       new LbService(
           new ServiceKey("c", "ns", "s"),
@@ -121,16 +107,17 @@ class WebhookErrorsTest {
           LbStatus.EMPTY);
 
   @Test
-  void serverErrorsAreRetriedInsideTheCallThenReportedAsRetry() {
+  void serverErrorsAreRetriedInsideTheCallThenReportedAsRetry() throws Exception {
     answer(500, null, error("internal", "one"));
     answer(502, null, null);
-    await(provider.ensureLoadBalancerDeleted("c", SVC));
+    provider.ensureLoadBalancerDeleted("c", SVC).await(30, TimeUnit.SECONDS);
     assertThat(calls.get()).isEqualTo(3);
     calls.set(0);
     for (int i = 0; i < 3; i++) {
       answer(500, null, error("internal", "boom"));
     }
-    assertThatThrownBy(() -> await(provider.ensureLoadBalancerDeleted("c", SVC)))
+    assertThatThrownBy(
+            () -> provider.ensureLoadBalancerDeleted("c", SVC).await(30, TimeUnit.SECONDS))
         .isInstanceOf(ProviderException.Retry.class)
         .hasMessageContaining("boom");
     assertThat(calls.get()).isEqualTo(3);
@@ -139,13 +126,14 @@ class WebhookErrorsTest {
   @Test
   void retryAfterIsHonouredExactlyAndNotRetriedInside() {
     answer(503, "7", error("busy", "maintenance"));
-    assertThatThrownBy(() -> await(provider.ensureLoadBalancerDeleted("c", SVC)))
+    assertThatThrownBy(
+            () -> provider.ensureLoadBalancerDeleted("c", SVC).await(30, TimeUnit.SECONDS))
         .isInstanceOfSatisfying(
             ProviderException.RetryAfter.class,
             e -> assertThat(e.delay()).isEqualTo(Duration.ofSeconds(7)));
     assertThat(calls.get()).isEqualTo(1);
     answer(429, null, null);
-    assertThatThrownBy(() -> await(provider.getLoadBalancer("c", SVC)))
+    assertThatThrownBy(() -> provider.getLoadBalancer("c", SVC).await(30, TimeUnit.SECONDS))
         .isInstanceOf(ProviderException.RetryAfter.class);
   }
 
@@ -162,7 +150,8 @@ class WebhookErrorsTest {
                     .put("field", "metadata.annotations[x/y]")
                     .put("value", "z")
                     .put("message", "x/y=z: no such pool")));
-    assertThatThrownBy(() -> await(provider.ensureLoadBalancer("c", SVC, List.of())))
+    assertThatThrownBy(
+            () -> provider.ensureLoadBalancer("c", SVC, List.of()).await(30, TimeUnit.SECONDS))
         .isInstanceOfSatisfying(
             ProviderException.InvalidInput.class,
             e -> {
@@ -171,11 +160,13 @@ class WebhookErrorsTest {
               assertThat(e.getMessage()).contains("no such pool");
             });
     answer(409, null, error("implemented_elsewhere", "k3s does it"));
-    assertThatThrownBy(() -> await(provider.ensureLoadBalancer("c", SVC, List.of())))
+    assertThatThrownBy(
+            () -> provider.ensureLoadBalancer("c", SVC, List.of()).await(30, TimeUnit.SECONDS))
         .isInstanceOf(ProviderException.ImplementedElsewhere.class);
     // Never ImplementedElsewhere on delete (SPI contract).
     answer(409, null, error("implemented_elsewhere", "k3s does it"));
-    assertThatThrownBy(() -> await(provider.ensureLoadBalancerDeleted("c", SVC)))
+    assertThatThrownBy(
+            () -> provider.ensureLoadBalancerDeleted("c", SVC).await(30, TimeUnit.SECONDS))
         .isInstanceOf(ProviderException.Retry.class);
   }
 
@@ -189,7 +180,8 @@ class WebhookErrorsTest {
                 "status",
                 new JsonObject()
                     .put("ingress", new io.vertx.core.json.JsonArray().add(new JsonObject()))));
-    assertThatThrownBy(() -> await(provider.ensureLoadBalancer("c", SVC, List.of())))
+    assertThatThrownBy(
+            () -> provider.ensureLoadBalancer("c", SVC, List.of()).await(30, TimeUnit.SECONDS))
         .isInstanceOf(ProviderException.Retry.class)
         .hasMessageContaining("neither ip nor hostname");
   }

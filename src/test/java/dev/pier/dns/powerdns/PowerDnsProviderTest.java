@@ -11,11 +11,9 @@ import dev.pier.dns.HostnameResolver;
 import dev.pier.dns.RecordSet;
 import dev.pier.dns.ZoneBootstrap;
 import dev.pier.testkit.PowerDnsServer;
-import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -50,95 +48,102 @@ class PowerDnsProviderTest {
             .setApiKey(ApiKey.of(Secrets.fromFile(keyFile).value(), "file " + keyFile)));
   }
 
-  private static <T> T await(Future<T> f) throws Exception {
-    try {
-      return f.toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
-    } catch (ExecutionException e) {
-      throw (Exception) e.getCause();
-    }
-  }
-
   @Test
   void aMissingZoneIsCreatedOnceThenFoundByNameOrId() throws Exception {
-    DnsZone created = await(ZoneBootstrap.findOrCreate(provider, "boot.example", ""));
+    DnsZone created =
+        ZoneBootstrap.findOrCreate(provider, "boot.example", "").await(20, TimeUnit.SECONDS);
     assertThat(created.name()).isEqualTo("boot.example.");
-    DnsZone again = await(ZoneBootstrap.findOrCreate(provider, "boot.example.", ""));
+    DnsZone again =
+        ZoneBootstrap.findOrCreate(provider, "boot.example.", "").await(20, TimeUnit.SECONDS);
     assertThat(again).isEqualTo(created);
-    assertThat(await(ZoneBootstrap.findOrCreate(provider, "", created.id()))).isEqualTo(created);
-    assertThat(await(provider.zone(created.id()))).contains(created);
-    assertThat(await(provider.zone("nowhere.example."))).isEmpty();
-    assertThat(await(provider.zones()).stream().filter(z -> z.name().equals("boot.example.")))
+    assertThat(ZoneBootstrap.findOrCreate(provider, "", created.id()).await(20, TimeUnit.SECONDS))
+        .isEqualTo(created);
+    assertThat(provider.zone(created.id()).await(20, TimeUnit.SECONDS)).contains(created);
+    assertThat(provider.zone("nowhere.example.").await(20, TimeUnit.SECONDS)).isEmpty();
+    assertThat(
+            provider.zones().await(20, TimeUnit.SECONDS).stream()
+                .filter(z -> z.name().equals("boot.example.")))
         .hasSize(1);
-    assertThatThrownBy(() -> await(ZoneBootstrap.findOrCreate(provider, "", "nowhere.example.")))
+    assertThatThrownBy(
+            () ->
+                ZoneBootstrap.findOrCreate(provider, "", "nowhere.example.")
+                    .await(20, TimeUnit.SECONDS))
         .isInstanceOf(DnsException.class)
         .hasMessageContaining("nowhere.example.");
   }
 
   @Test
   void aToCnameAndBackInOnePatchEachWithTheOwnerMark() throws Exception {
-    DnsZone zone = await(ZoneBootstrap.findOrCreate(provider, "switch.example", ""));
+    DnsZone zone =
+        ZoneBootstrap.findOrCreate(provider, "switch.example", "").await(20, TimeUnit.SECONDS);
     String name = "web.switch.example.";
     RecordSet a = new RecordSet(name, "A", 180, List.of("198.51.100.7", "198.51.100.8"), "me");
-    await(provider.apply(zone, new ChangeSet(List.of(), List.of(a))));
+    provider.apply(zone, new ChangeSet(List.of(), List.of(a))).await(20, TimeUnit.SECONDS);
     assertThat(pdns.dig(name, "A")).containsExactlyInAnyOrder("198.51.100.7", "198.51.100.8");
-    assertThat(await(provider.recordSets(zone, name))).containsExactly(a);
+    assertThat(provider.recordSets(zone, name).await(20, TimeUnit.SECONDS)).containsExactly(a);
 
     RecordSet cname = new RecordSet(name, "CNAME", 180, List.of("other.switch.example."), "me");
-    await(provider.apply(zone, new ChangeSet(List.of(a), List.of(cname))));
-    assertThat(await(provider.recordSets(zone, name))).containsExactly(cname);
+    provider.apply(zone, new ChangeSet(List.of(a), List.of(cname))).await(20, TimeUnit.SECONDS);
+    assertThat(provider.recordSets(zone, name).await(20, TimeUnit.SECONDS)).containsExactly(cname);
     assertThat(pdns.dig(name, "CNAME")).containsExactly("other.switch.example.");
 
-    await(provider.apply(zone, new ChangeSet(List.of(cname), List.of(a))));
+    provider.apply(zone, new ChangeSet(List.of(cname), List.of(a))).await(20, TimeUnit.SECONDS);
     assertThat(pdns.dig(name, "A")).containsExactlyInAnyOrder("198.51.100.7", "198.51.100.8");
-    await(provider.apply(zone, new ChangeSet(List.of(a), List.of())));
-    assertThat(await(provider.recordSets(zone, name))).isEmpty();
+    provider.apply(zone, new ChangeSet(List.of(a), List.of())).await(20, TimeUnit.SECONDS);
+    assertThat(provider.recordSets(zone, name).await(20, TimeUnit.SECONDS)).isEmpty();
     assertThat(pdns.digStatus(name, "A")).isEqualTo("NXDOMAIN");
   }
 
   @Test
   void readingANameReturnsOnlyThatName() throws Exception {
-    DnsZone zone = await(ZoneBootstrap.findOrCreate(provider, "names.example", ""));
+    DnsZone zone =
+        ZoneBootstrap.findOrCreate(provider, "names.example", "").await(20, TimeUnit.SECONDS);
     RecordSet x = new RecordSet("x.names.example.", "A", 180, List.of("198.51.100.1"), "me");
     RecordSet y = new RecordSet("y.names.example.", "A", 180, List.of("198.51.100.2"), "me");
-    await(provider.apply(zone, new ChangeSet(List.of(), List.of(x, y))));
-    assertThat(await(provider.recordSets(zone, "x.names.example."))).containsExactly(x);
-    assertThat(await(provider.recordSets(zone, "z.names.example."))).isEmpty();
+    provider.apply(zone, new ChangeSet(List.of(), List.of(x, y))).await(20, TimeUnit.SECONDS);
+    assertThat(provider.recordSets(zone, "x.names.example.").await(20, TimeUnit.SECONDS))
+        .containsExactly(x);
+    assertThat(provider.recordSets(zone, "z.names.example.").await(20, TimeUnit.SECONDS)).isEmpty();
     pdns.stop();
     pdns.start();
-    assertThat(await(provider.recordSets(zone, "y.names.example."))).containsExactly(y);
-    assertThat(await(provider.recordSets(zone, "z.names.example."))).isEmpty();
-    assertThat(await(provider.recordSets(zone))).contains(x, y);
+    assertThat(provider.recordSets(zone, "y.names.example.").await(20, TimeUnit.SECONDS))
+        .containsExactly(y);
+    assertThat(provider.recordSets(zone, "z.names.example.").await(20, TimeUnit.SECONDS)).isEmpty();
+    assertThat(provider.recordSets(zone).await(20, TimeUnit.SECONDS)).contains(x, y);
   }
 
   @Test
   void loadBalancerHostnamesResolveWithTheNonBlockingClient() throws Exception {
-    DnsZone zone = await(ZoneBootstrap.findOrCreate(provider, "elb.example", ""));
+    DnsZone zone =
+        ZoneBootstrap.findOrCreate(provider, "elb.example", "").await(20, TimeUnit.SECONDS);
     String host = "lb-1.elb.example.";
-    await(
-        provider.apply(
+    provider
+        .apply(
             zone,
             new ChangeSet(
                 List.of(),
                 List.of(
                     new RecordSet(host, "A", 60, List.of("198.51.100.20"), null),
-                    new RecordSet(host, "AAAA", 60, List.of("2001:db8::20"), null)))));
+                    new RecordSet(host, "AAAA", 60, List.of("2001:db8::20"), null))))
+        .await(20, TimeUnit.SECONDS);
     HostnameResolver resolver = new HostnameResolver(vertx, "127.0.0.1", pdns.dnsPort());
-    HostnameResolver.Resolved r = await(resolver.resolve("lb-1.elb.example"));
+    HostnameResolver.Resolved r = resolver.resolve("lb-1.elb.example").await(20, TimeUnit.SECONDS);
     assertThat(r.ipv4()).containsExactly("198.51.100.20");
     assertThat(r.ipv6()).hasSize(1);
     assertThat(java.net.InetAddress.getByName(r.ipv6().get(0)))
         .isEqualTo(java.net.InetAddress.getByName("2001:db8::20"));
-    assertThatThrownBy(() -> await(resolver.resolve("missing.elb.example")))
+    assertThatThrownBy(() -> resolver.resolve("missing.elb.example").await(20, TimeUnit.SECONDS))
         .isInstanceOf(DnsException.class)
         .hasMessageContaining("missing.elb.example");
-    await(resolver.close());
+    resolver.close().await(20, TimeUnit.SECONDS);
   }
 
   @Test
   void foreignRecordsReadWithoutOwner() throws Exception {
-    DnsZone zone = await(ZoneBootstrap.findOrCreate(provider, "foreign.example", ""));
+    DnsZone zone =
+        ZoneBootstrap.findOrCreate(provider, "foreign.example", "").await(20, TimeUnit.SECONDS);
     pdns.putForeign(zone.id(), "x.foreign.example.", "A", "192.0.2.1");
-    assertThat(await(provider.recordSets(zone, "x.foreign.example.")))
+    assertThat(provider.recordSets(zone, "x.foreign.example.").await(20, TimeUnit.SECONDS))
         .containsExactly(new RecordSet("x.foreign.example.", "A", 300, List.of("192.0.2.1"), null));
   }
 
@@ -147,7 +152,7 @@ class PowerDnsProviderTest {
     java.nio.file.Path wrong = java.nio.file.Files.createTempFile("pier-key", "");
     java.nio.file.Files.writeString(wrong, "wrong-key-value");
     PowerDnsProvider bad = provider(pdns.apiUrl(), wrong.toString());
-    assertThatThrownBy(() -> await(bad.zones()))
+    assertThatThrownBy(() -> bad.zones().await(20, TimeUnit.SECONDS))
         .isInstanceOfSatisfying(DnsException.class, e -> assertThat(e.retryable()).isTrue())
         .hasMessageContaining("401")
         .satisfies(e -> assertThat(e.getMessage()).doesNotContain("wrong-key-value"));
@@ -155,7 +160,7 @@ class PowerDnsProviderTest {
     java.nio.file.Files.delete(wrong);
 
     PowerDnsProvider down = provider("http://127.0.0.1:1", pdns.apiKeyFile().toString());
-    assertThatThrownBy(() -> await(down.zones()))
+    assertThatThrownBy(() -> down.zones().await(20, TimeUnit.SECONDS))
         .isInstanceOfSatisfying(DnsException.class, e -> assertThat(e.retryable()).isTrue())
         .satisfies(e -> assertThat(e.getMessage()).doesNotContain(pdns.apiKey()));
     down.close();
