@@ -233,8 +233,10 @@ public abstract class WebhookConformanceTest {
         await(
             raw.postAbs(webhookUrl() + "/get")
                 .bearerTokenAuthentication("wrong-" + webhookToken())
-                .sendJsonObject(
-                    WebhookJson.request(CLUSTER, "x", service("auth", tcp(80, 30080)), null)));
+                .putHeader("Content-Type", "application/json")
+                .sendBuffer(
+                    WebhookJson.encode(
+                        WebhookJson.request(CLUSTER, "x", service("auth", tcp(80, 30080)), null))));
     assertThat(r.statusCode()).isEqualTo(401);
   }
 }
