@@ -1,12 +1,17 @@
 package dev.pier.cloud.hetzner;
 
+import dev.pier.cloud.hetzner.HetznerJson.Action;
+import dev.pier.cloud.hetzner.HetznerJson.ActionError;
+import dev.pier.cloud.hetzner.HetznerJson.Answer;
+import dev.pier.cloud.hetzner.HetznerJson.ApiError;
+import dev.pier.cloud.hetzner.HetznerJson.ErrorAnswer;
+import dev.pier.cloud.hetzner.HetznerJson.LoadBalancer;
+import dev.pier.cloud.hetzner.HetznerJson.Page;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
-import io.vertx.core.json.JsonArray;
-import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpRequest;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
@@ -54,48 +59,44 @@ final class HetznerApi {
     return options.getRequestTimeout();
   }
 
-  Future<JsonObject> get(String path, Map<String, String> query) {
-    return call(HttpMethod.GET, path, query, null);
+  Future<Answer> get(String path) {
+    return call(HttpMethod.GET, path, Map.of(), null, Answer.class);
   }
 
-  Future<JsonObject> post(String path, JsonObject body) {
-    return call(HttpMethod.POST, path, Map.of(), body);
+  Future<Answer> post(String path, Object body) {
+    return call(HttpMethod.POST, path, Map.of(), body, Answer.class);
   }
 
-  Future<JsonObject> put(String path, JsonObject body) {
-    return call(HttpMethod.PUT, path, Map.of(), body);
+  Future<Answer> put(String path, Object body) {
+    return call(HttpMethod.PUT, path, Map.of(), body, Answer.class);
   }
 
   Future<Void> delete(String path) {
-    return call(HttpMethod.DELETE, path, Map.of(), null).mapEmpty();
+    return call(HttpMethod.DELETE, path, Map.of(), null, Answer.class).mapEmpty();
   }
 
-  /** Every item of a paginated list, following {@code meta.pagination.next_page}. */
-  Future<List<JsonObject>> list(String path, Map<String, String> query, String key) {
-    List<JsonObject> all = new ArrayList<>();
-    return page(path, query, key, 1, all).map(v -> all);
+  /**
+   * Every load balancer {@code GET /load_balancers} lists for the query, following {@code
+   * meta.pagination.next_page}.
+   */
+  Future<List<LoadBalancer>> loadBalancers(Map<String, String> query) {
+    List<LoadBalancer> all = new ArrayList<>();
+    return page(query, 1, all).map(v -> all);
   }
 
-  private Future<Void> page(
-      String path, Map<String, String> query, String key, int page, List<JsonObject> into) {
+  private Future<Void> page(Map<String, String> query, int page, List<LoadBalancer> into) {
     Map<String, String> q = new LinkedHashMap<>(query);
     q.put("page", Integer.toString(page));
     q.put("per_page", Integer.toString(PER_PAGE));
-    return get(path, q)
+    return call(HttpMethod.GET, "/load_balancers", q, null, Page.class)
         .compose(
             body -> {
-              JsonArray items = body.getJsonArray(key, new JsonArray());
-              for (int i = 0; i < items.size(); i++) {
-                into.add(items.getJsonObject(i));
-              }
-              Integer next =
-                  body.getJsonObject("meta", new JsonObject())
-                      .getJsonObject("pagination", new JsonObject())
-                      .getInteger("next_page");
-              if (next == null || next <= page || items.isEmpty()) {
+              into.addAll(body.loadBalancers());
+              Integer next = body.nextPage();
+              if (next == null || next <= page || body.loadBalancers().isEmpty()) {
                 return Future.succeededFuture();
               }
-              return page(path, query, key, next, into);
+              return page(query, next, into);
             });
   }
 
@@ -103,36 +104,36 @@ final class HetznerApi {
    * Polls the Action on timers until it succeeds (completes) or ends in error (fails with its code
    * and message); an Action running longer than the configured timeout fails too.
    */
-  Future<Void> awaitAction(JsonObject action) {
+  Future<Void> awaitAction(Action action) {
     Promise<Void> done = Promise.promise();
     long deadline = System.nanoTime() + options.getActionTimeout().toNanos();
     check(action, deadline, done);
     return done.future();
   }
 
-  private void check(JsonObject action, long deadline, Promise<Void> done) {
+  private void check(Action action, long deadline, Promise<Void> done) {
     if (action == null) {
       done.complete();
       return;
     }
-    String status = action.getString("status", "running");
-    long id = action.getLong("id", 0L);
+    String status = action.status() == null ? "running" : action.status();
+    long id = action.id();
     if (status.equals("success")) {
       done.complete();
       return;
     }
     if (status.equals("error")) {
-      JsonObject error = action.getJsonObject("error", new JsonObject());
+      ActionError error = action.error();
       done.fail(
           new HetznerApiException(
               0,
-              error.getString("code", "action_failed"),
+              error.code() == null ? "action_failed" : error.code(),
               "Action "
                   + id
                   + " ("
-                  + action.getString("command")
+                  + action.command()
                   + ") failed: "
-                  + error.getString("message", "no message"),
+                  + (error.message() == null ? "no message" : error.message()),
               null,
               null));
       return;
@@ -145,7 +146,7 @@ final class HetznerApi {
               "Action "
                   + id
                   + " ("
-                  + action.getString("command")
+                  + action.command()
                   + ") still running after "
                   + options.getActionTimeout().toSeconds()
                   + "s",
@@ -156,19 +157,24 @@ final class HetznerApi {
     vertx.setTimer(
         Math.max(1, options.getActionPollInterval().toMillis()),
         t ->
-            get("/load_balancers/actions/" + id, Map.of())
-                .onSuccess(body -> check(body.getJsonObject("action"), deadline, done))
+            get("/load_balancers/actions/" + id)
+                .onSuccess(body -> check(body.action(), deadline, done))
                 .onFailure(done::fail));
   }
 
-  private Future<JsonObject> call(
-      HttpMethod method, String path, Map<String, String> query, JsonObject body) {
+  private <T> Future<T> call(
+      HttpMethod method, String path, Map<String, String> query, Object body, Class<T> type) {
     long deadline = System.currentTimeMillis() + options.getRateLimitMaxWait().toMillis();
-    return attempt(method, path, query, body, deadline);
+    return attempt(method, path, query, body, type, deadline);
   }
 
-  private Future<JsonObject> attempt(
-      HttpMethod method, String path, Map<String, String> query, JsonObject body, long deadline) {
+  private <T> Future<T> attempt(
+      HttpMethod method,
+      String path,
+      Map<String, String> query,
+      Object body,
+      Class<T> type,
+      long deadline) {
     return waitForBudget(deadline)
         .compose(v -> send(method, path, query, body))
         .compose(
@@ -183,16 +189,14 @@ final class HetznerApi {
                     method,
                     path,
                     until - System.currentTimeMillis());
-                return attempt(method, path, query, body, deadline);
+                return attempt(method, path, query, body, type, deadline);
               }
               if (status >= 400) {
                 return Future.failedFuture(error(method, path, response));
               }
-              if (status == 204 || response.body() == null || response.body().length() == 0) {
-                return Future.succeededFuture(new JsonObject());
-              }
               try {
-                return Future.succeededFuture(response.bodyAsJsonObject());
+                return Future.succeededFuture(
+                    HetznerJson.decode(status == 204 ? null : response.body(), type));
               } catch (RuntimeException e) {
                 return Future.failedFuture(
                     new HetznerApiException(
@@ -245,7 +249,7 @@ final class HetznerApi {
   }
 
   private Future<HttpResponse<Buffer>> send(
-      HttpMethod method, String path, Map<String, String> query, JsonObject body) {
+      HttpMethod method, String path, Map<String, String> query, Object body) {
     HttpRequest<Buffer> request =
         client
             .requestAbs(method, options.getEndpoint() + path)
@@ -253,7 +257,11 @@ final class HetznerApi {
             .bearerTokenAuthentication(options.getToken());
     query.forEach(request::addQueryParam);
     Future<HttpResponse<Buffer>> sent =
-        body == null ? request.send() : request.sendJsonObject(body);
+        body == null
+            ? request.send()
+            : request
+                .putHeader("Content-Type", "application/json")
+                .sendBuffer(HetznerJson.encode(body));
     return sent.recover(
         e ->
             Future.failedFuture(
@@ -267,16 +275,16 @@ final class HetznerApi {
 
   private static HetznerApiException error(
       HttpMethod method, String path, HttpResponse<Buffer> response) {
-    JsonObject error = new JsonObject();
+    ApiError error = null;
     try {
-      JsonObject body = response.bodyAsJsonObject();
-      if (body != null && body.getJsonObject("error") != null) {
-        error = body.getJsonObject("error");
-      }
+      error = HetznerJson.decode(response.body(), ErrorAnswer.class).error();
     } catch (RuntimeException ignored) {
       // A proxy's HTML error page: the status code alone says enough.
     }
-    String code = error.getString("code", "http_" + response.statusCode());
+    if (error == null) {
+      error = new ApiError(null, null, null);
+    }
+    String code = error.code() == null ? "http_" + response.statusCode() : error.code();
     return new HetznerApiException(
         response.statusCode(),
         code,
@@ -288,8 +296,8 @@ final class HetznerApi {
             + " "
             + code
             + ": "
-            + error.getString("message", response.statusMessage()),
-        error.getJsonObject("details"),
+            + (error.message() == null ? response.statusMessage() : error.message()),
+        error.invalidFields(),
         null);
   }
 

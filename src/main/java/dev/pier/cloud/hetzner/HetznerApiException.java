@@ -1,7 +1,7 @@
 package dev.pier.cloud.hetzner;
 
-import io.vertx.core.json.JsonObject;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * An error answer of the Hetzner Cloud API ({@code {"error": {"code", "message", "details"}}}) or a
@@ -10,15 +10,15 @@ import java.time.Duration;
 final class HetznerApiException extends RuntimeException {
   private final int status;
   private final String code;
-  private final JsonObject details;
+  private final List<String> invalidFields;
   private final Duration retryAfter;
 
   HetznerApiException(
-      int status, String code, String message, JsonObject details, Duration retryAfter) {
+      int status, String code, String message, List<String> invalidFields, Duration retryAfter) {
     super(message, null, false, false);
     this.status = status;
     this.code = code == null ? "unknown_error" : code;
-    this.details = details == null ? new JsonObject() : details;
+    this.invalidFields = invalidFields == null ? List.of() : invalidFields;
     this.retryAfter = retryAfter;
   }
 
@@ -30,8 +30,9 @@ final class HetznerApiException extends RuntimeException {
     return code;
   }
 
-  JsonObject details() {
-    return details;
+  /** The request fields named by {@code details.fields[].name}, in order. */
+  List<String> invalidFields() {
+    return invalidFields;
   }
 
   /** How long the rate limit asks to wait, or null. */

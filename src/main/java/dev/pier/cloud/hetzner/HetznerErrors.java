@@ -1,8 +1,6 @@
 package dev.pier.cloud.hetzner;
 
 import dev.pier.cloud.ProviderException;
-import io.vertx.core.json.JsonArray;
-import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.Map;
 
@@ -42,11 +40,8 @@ final class HetznerErrors {
       case "resource_limit_exceeded":
         return new ProviderException.RetryAfter(h.getMessage(), QUOTA_RETRY);
       case "invalid_input":
-        JsonArray list = h.details().getJsonArray("fields", new JsonArray());
-        for (int i = 0; i < list.size(); i++) {
-          Object f = list.getValue(i);
-          String name = f instanceof JsonObject o ? o.getString("name") : null;
-          Source s = name == null ? null : fields.get(name);
+        for (String name : h.invalidFields()) {
+          Source s = fields.get(name);
           if (s != null) {
             String field = "metadata.annotations[" + s.annotation() + "]";
             return new ProviderException.InvalidInput(

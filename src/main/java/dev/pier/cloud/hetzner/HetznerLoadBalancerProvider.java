@@ -3,6 +3,7 @@ package dev.pier.cloud.hetzner;
 import dev.pier.cloud.EnsureResult;
 import dev.pier.cloud.LoadBalancerProvider;
 import dev.pier.cloud.ProviderException;
+import dev.pier.cloud.hetzner.HetznerJson.LoadBalancer;
 import dev.pier.model.LbIngress;
 import dev.pier.model.LbNode;
 import dev.pier.model.LbService;
@@ -11,8 +12,6 @@ import dev.pier.model.ServiceKey;
 import dev.pier.util.Futures;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.json.JsonArray;
-import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -105,19 +104,16 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
                         return create(clusterName, service, spec, targets);
                       }
                       return update(clusterName, service, spec, lb, targets, warnings)
-                          .map(v -> lb.getLong("id"));
+                          .map(v -> lb.id());
                     })
-                .compose(id -> api.get("/load_balancers/" + id, Map.of()))
+                .compose(id -> api.get("/load_balancers/" + id))
                 .map(
                     body -> {
-                      JsonObject lb = body.getJsonObject("load_balancer");
+                      LoadBalancer lb = body.loadBalancer();
                       LbStatus status = status(lb, spec);
                       if (status.isEmpty()) {
                         throw new ProviderException.Retry(
-                            p
-                                + ": load balancer "
-                                + lb.getLong("id")
-                                + " has no public address yet");
+                            p + ": load balancer " + lb.id() + " has no public address yet");
                       }
                       return new EnsureResult(status, warnings);
                     }),
@@ -164,27 +160,21 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
           public Future<List<OwnedLoadBalancer>> list(String clusterName) {
             return guarded(
                 () ->
-                    api.list(
-                            "/load_balancers",
-                            Map.of("label_selector", CLUSTER_LABEL + "=" + clusterName),
-                            "load_balancers")
+                    api.loadBalancers(Map.of("label_selector", CLUSTER_LABEL + "=" + clusterName))
                         .map(
                             lbs ->
                                 lbs.stream()
                                     .map(
-                                        lb -> {
-                                          JsonObject l =
-                                              lb.getJsonObject("labels", new JsonObject());
-                                          return new OwnedLoadBalancer(
-                                              Long.toString(lb.getLong("id")),
-                                              lb.getString("name"),
-                                              l.getString(SERVICE_UID_LABEL, ""),
-                                              clusterName
-                                                  + "/"
-                                                  + l.getString(NAMESPACE_LABEL, "")
-                                                  + "/"
-                                                  + l.getString(NAME_LABEL, ""));
-                                        })
+                                        lb ->
+                                            new OwnedLoadBalancer(
+                                                Long.toString(lb.id()),
+                                                lb.name(),
+                                                lb.labels().getOrDefault(SERVICE_UID_LABEL, ""),
+                                                clusterName
+                                                    + "/"
+                                                    + lb.labels().getOrDefault(NAMESPACE_LABEL, "")
+                                                    + "/"
+                                                    + lb.labels().getOrDefault(NAME_LABEL, "")))
                                     .toList()),
                 Map.of());
           }
@@ -193,13 +183,11 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
           public Future<Void> delete(String clusterName, OwnedLoadBalancer lb) {
             return guarded(
                 () ->
-                    api.get("/load_balancers/" + lb.id(), Map.of())
+                    api.get("/load_balancers/" + lb.id())
                         .compose(
                             body -> {
-                              JsonObject found = body.getJsonObject("load_balancer");
-                              if (found
-                                  .getJsonObject("protection", new JsonObject())
-                                  .getBoolean("delete", false)) {
+                              LoadBalancer found = body.loadBalancer();
+                              if (found.protection().delete()) {
                                 return Future.failedFuture(
                                     new ProviderException.Retry(
                                         "load balancer "
@@ -233,12 +221,9 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
    * strict}) refuses it as invalid input, reads and deletes see none (so a deletion never hangs on
    * it and never deletes it).
    */
-  private Future<JsonObject> find(String clusterName, LbService service, boolean strict) {
+  private Future<LoadBalancer> find(String clusterName, LbService service, boolean strict) {
     String name = loadBalancerName(clusterName, service);
-    return api.list(
-            "/load_balancers",
-            Map.of("label_selector", SERVICE_UID_LABEL + "=" + service.uid()),
-            "load_balancers")
+    return api.loadBalancers(Map.of("label_selector", SERVICE_UID_LABEL + "=" + service.uid()))
         .compose(
             byUid -> {
               if (!byUid.isEmpty()) {
@@ -249,20 +234,18 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
                       byUid.size(),
                       SERVICE_UID_LABEL,
                       service.uid(),
-                      byUid.get(0).getLong("id"));
+                      byUid.get(0).id());
                 }
                 return Future.succeededFuture(byUid.get(0));
               }
-              return api.list("/load_balancers", Map.of("name", name), "load_balancers")
+              return api.loadBalancers(Map.of("name", name))
                   .map(
                       byName -> {
                         if (byName.isEmpty()) {
                           return null;
                         }
-                        JsonObject lb = byName.get(0);
-                        String owner =
-                            lb.getJsonObject("labels", new JsonObject())
-                                .getString(SERVICE_UID_LABEL);
+                        LoadBalancer lb = byName.get(0);
+                        String owner = lb.labels().get(SERVICE_UID_LABEL);
                         if (owner != null && !owner.isEmpty() && !owner.equals(service.uid())) {
                           if (!strict) {
                             return null;
@@ -281,24 +264,19 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
 
   private Future<Long> create(
       String clusterName, LbService service, HetznerSpec spec, Map<Long, String> targets) {
-    JsonArray services = new JsonArray();
-    spec.services().forEach(s -> services.add(s.toJson()));
-    JsonArray targetList = new JsonArray();
-    targets.keySet().forEach(id -> targetList.add(target(id, spec.usePrivateIp())));
-    JsonObject body =
-        new JsonObject()
-            .put("name", spec.name())
-            .put("load_balancer_type", spec.type())
-            .put("algorithm", new JsonObject().put("type", spec.algorithm()))
-            .put("labels", labels(clusterName, service))
-            .put("services", services)
-            .put("targets", targetList)
-            .put("public_interface", true);
-    if (spec.location() != null) {
-      body.put("location", spec.location());
-    } else {
-      body.put("network_zone", spec.networkZone());
-    }
+    HetznerJson.Create body =
+        new HetznerJson.Create(
+            spec.name(),
+            spec.type(),
+            new HetznerJson.Algorithm(spec.algorithm()),
+            labels(clusterName, service),
+            spec.services().stream().map(HetznerSpec.ServiceSpec::toApi).toList(),
+            targets.keySet().stream()
+                .map(id -> HetznerJson.Target.of(id, spec.usePrivateIp()))
+                .toList(),
+            true,
+            spec.location(),
+            spec.location() != null ? null : spec.networkZone());
     log.info(
         "{}: creating load balancer {} ({}, {})",
         prefix(service),
@@ -308,8 +286,8 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
     return api.post("/load_balancers", body)
         .compose(
             created -> {
-              long id = created.getJsonObject("load_balancer").getLong("id");
-              return api.awaitAction(created.getJsonObject("action")).map(v -> id);
+              long id = created.loadBalancer().id();
+              return api.awaitAction(created.action()).map(v -> id);
             });
   }
 
@@ -317,42 +295,40 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
       String clusterName,
       LbService service,
       HetznerSpec spec,
-      JsonObject lb,
+      LoadBalancer lb,
       Map<Long, String> targets,
       List<EnsureResult.Warning> warnings) {
-    long id = lb.getLong("id");
+    long id = lb.id();
     String p = prefix(service);
     Future<Void> chain = Future.succeededFuture();
 
-    JsonObject labels = lb.getJsonObject("labels", new JsonObject()).copy();
-    JsonObject wanted = labels(clusterName, service);
-    JsonObject put = new JsonObject();
-    if (!wanted.stream().allMatch(e -> e.getValue().equals(labels.getValue(e.getKey())))) {
-      put.put("labels", labels.mergeIn(wanted));
+    Map<String, String> wanted = labels(clusterName, service);
+    Map<String, String> labels = null;
+    if (!lb.labels().entrySet().containsAll(wanted.entrySet())) {
+      labels = new LinkedHashMap<>(lb.labels());
+      labels.putAll(wanted);
     }
-    if (!spec.name().equals(lb.getString("name"))) {
-      log.info("{}: renaming load balancer {} {} -> {}", p, id, lb.getString("name"), spec.name());
-      put.put("name", spec.name());
+    String name = null;
+    if (!spec.name().equals(lb.name())) {
+      log.info("{}: renaming load balancer {} {} -> {}", p, id, lb.name(), spec.name());
+      name = spec.name();
     }
-    if (!put.isEmpty()) {
+    if (labels != null || name != null) {
+      HetznerJson.Update put = new HetznerJson.Update(name, labels);
       chain = chain.compose(v -> api.put("/load_balancers/" + id, put).mapEmpty());
     }
-    String type = lb.getJsonObject("load_balancer_type", new JsonObject()).getString("name");
+    String type = lb.loadBalancerType().name();
     if (!spec.type().equals(type)) {
       log.info("{}: changing load balancer {} type {} -> {}", p, id, type, spec.type());
       chain =
-          chain.compose(
-              v ->
-                  action(
-                      id, "change_type", new JsonObject().put("load_balancer_type", spec.type())));
+          chain.compose(v -> action(id, "change_type", new HetznerJson.ChangeType(spec.type())));
     }
-    String algorithm = lb.getJsonObject("algorithm", new JsonObject()).getString("type");
-    if (!spec.algorithm().equals(algorithm)) {
+    if (!spec.algorithm().equals(lb.algorithm().type())) {
       chain =
           chain.compose(
-              v -> action(id, "change_algorithm", new JsonObject().put("type", spec.algorithm())));
+              v -> action(id, "change_algorithm", new HetznerJson.Algorithm(spec.algorithm())));
     }
-    String location = lb.getJsonObject("location", new JsonObject()).getString("name");
+    String location = lb.location().name();
     if (service.annotations().containsKey(HetznerSpec.LOCATION)
         && location != null
         && !location.equals(spec.location())) {
@@ -373,26 +349,20 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
     return chain.compose(v -> syncTargets(service, lb, targets, spec.usePrivateIp()));
   }
 
-  private Future<Void> syncServices(String p, long id, JsonObject lb, HetznerSpec spec) {
-    Map<Integer, JsonObject> existing = new TreeMap<>();
-    JsonArray list = lb.getJsonArray("services", new JsonArray());
-    for (int i = 0; i < list.size(); i++) {
-      JsonObject s = list.getJsonObject(i);
-      existing.put(s.getInteger("listen_port"), s);
-    }
+  private Future<Void> syncServices(String p, long id, LoadBalancer lb, HetznerSpec spec) {
+    Map<Integer, HetznerJson.Service> existing = new TreeMap<>();
+    lb.services().forEach(s -> existing.put(s.listenPort(), s));
     Map<Integer, HetznerSpec.ServiceSpec> desired = new LinkedHashMap<>();
     spec.services().forEach(s -> desired.put(s.listenPort(), s));
     Future<Void> chain = Future.succeededFuture();
     for (Integer port : existing.keySet()) {
       if (!desired.containsKey(port)) {
         log.info("{}: removing service {} from load balancer {}", p, port, id);
-        chain =
-            chain.compose(
-                v -> action(id, "delete_service", new JsonObject().put("listen_port", port)));
+        chain = chain.compose(v -> action(id, "delete_service", new HetznerJson.ListenPort(port)));
       }
     }
     for (HetznerSpec.ServiceSpec s : desired.values()) {
-      JsonObject current = existing.get(s.listenPort());
+      HetznerJson.Service current = existing.get(s.listenPort());
       if (current == null) {
         log.info(
             "{}: adding service {} -> {} to load balancer {}",
@@ -400,7 +370,7 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
             s.listenPort(),
             s.destinationPort(),
             id);
-        chain = chain.compose(v -> action(id, "add_service", s.toJson()));
+        chain = chain.compose(v -> action(id, "add_service", s.toApi()));
       } else if (!s.matches(current)) {
         log.info(
             "{}: updating service {} -> {} of load balancer {}",
@@ -408,23 +378,20 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
             s.listenPort(),
             s.destinationPort(),
             id);
-        chain = chain.compose(v -> action(id, "update_service", s.toJson()));
+        chain = chain.compose(v -> action(id, "update_service", s.toApi()));
       }
     }
     return chain;
   }
 
   private Future<Void> syncTargets(
-      LbService service, JsonObject lb, Map<Long, String> targets, boolean usePrivateIp) {
-    long id = lb.getLong("id");
+      LbService service, LoadBalancer lb, Map<Long, String> targets, boolean usePrivateIp) {
+    long id = lb.id();
     String p = prefix(service);
     Map<Long, Boolean> existing = new HashMap<>();
-    JsonArray list = lb.getJsonArray("targets", new JsonArray());
-    for (int i = 0; i < list.size(); i++) {
-      JsonObject t = list.getJsonObject(i);
-      if ("server".equals(t.getString("type")) && t.getJsonObject("server") != null) {
-        existing.put(
-            t.getJsonObject("server").getLong("id"), t.getBoolean("use_private_ip", false));
+    for (HetznerJson.Target t : lb.targets()) {
+      if ("server".equals(t.type()) && t.server() != null) {
+        existing.put(t.server().id(), Boolean.TRUE.equals(t.usePrivateIp()));
       }
     }
     Future<Void> chain = Future.succeededFuture();
@@ -435,12 +402,7 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
         chain =
             chain.compose(
                 v ->
-                    action(
-                            id,
-                            "remove_target",
-                            new JsonObject()
-                                .put("type", "server")
-                                .put("server", new JsonObject().put("id", server)))
+                    action(id, "remove_target", HetznerJson.Target.of(server, null))
                         .recover(
                             err -> ignoreCode(err, "load_balancer_target_not_found", "not_found")));
       }
@@ -450,24 +412,26 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
       if (current == null || current != usePrivateIp) {
         log.info(
             "{}: adding server {} (node {}) to load balancer {}", p, t.getKey(), t.getValue(), id);
-        chain = chain.compose(v -> action(id, "add_target", target(t.getKey(), usePrivateIp)));
+        chain =
+            chain.compose(
+                v -> action(id, "add_target", HetznerJson.Target.of(t.getKey(), usePrivateIp)));
       }
     }
     return chain;
   }
 
-  private Future<Void> delete(String p, JsonObject lb) {
-    long id = lb.getLong("id");
-    if (lb.getJsonObject("protection", new JsonObject()).getBoolean("delete", false)) {
+  private Future<Void> delete(String p, LoadBalancer lb) {
+    long id = lb.id();
+    if (lb.protection().delete()) {
       // hcloud-ccm's behaviour: a protected load balancer is left in place, the Service goes.
       log.warn(
           "{}: load balancer {} ({}) has delete protection; left in place, delete it by hand",
           p,
           id,
-          lb.getString("name"));
+          lb.name());
       return Future.succeededFuture();
     }
-    log.info("{}: deleting load balancer {} ({})", p, id, lb.getString("name"));
+    log.info("{}: deleting load balancer {} ({})", p, id, lb.name());
     return api.delete("/load_balancers/" + id)
         .recover(
             e ->
@@ -476,9 +440,9 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
                     : Future.failedFuture(e));
   }
 
-  private Future<Void> action(long id, String command, JsonObject body) {
+  private Future<Void> action(long id, String command, Object body) {
     return api.post("/load_balancers/" + id + "/actions/" + command, body)
-        .compose(r -> api.awaitAction(r.getJsonObject("action")));
+        .compose(r -> api.awaitAction(r.action()));
   }
 
   private static Future<Void> ignoreCode(Throwable e, String... codes) {
@@ -543,34 +507,28 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
     return ids;
   }
 
-  private static JsonObject target(long serverId, boolean usePrivateIp) {
-    return new JsonObject()
-        .put("type", "server")
-        .put("server", new JsonObject().put("id", serverId))
-        .put("use_private_ip", usePrivateIp);
-  }
-
-  private static JsonObject labels(String clusterName, LbService service) {
+  private static Map<String, String> labels(String clusterName, LbService service) {
     ServiceKey key = service.key();
-    return new JsonObject()
-        .put(SERVICE_UID_LABEL, service.uid())
-        .put(CLUSTER_LABEL, clusterName)
-        .put(NAMESPACE_LABEL, key.namespace())
-        .put(NAME_LABEL, key.name());
+    Map<String, String> labels = new LinkedHashMap<>();
+    labels.put(SERVICE_UID_LABEL, service.uid());
+    labels.put(CLUSTER_LABEL, clusterName);
+    labels.put(NAMESPACE_LABEL, key.namespace());
+    labels.put(NAME_LABEL, key.name());
+    return labels;
   }
 
-  private static LbStatus status(JsonObject lb, HetznerSpec spec) {
-    JsonObject net = lb.getJsonObject("public_net", new JsonObject());
-    if (!net.getBoolean("enabled", true)) {
+  private static LbStatus status(LoadBalancer lb, HetznerSpec spec) {
+    HetznerJson.PublicNet net = lb.publicNet();
+    if (!net.enabled()) {
       return LbStatus.EMPTY;
     }
     String mode = spec.proxyProtocol() ? "Proxy" : null;
     List<LbIngress> ingress = new ArrayList<>();
-    String v4 = net.getJsonObject("ipv4", new JsonObject()).getString("ip");
+    String v4 = net.ipv4().ip();
     if (v4 != null && !v4.isEmpty()) {
       ingress.add(new LbIngress(v4, null, mode, List.of()));
     }
-    String v6 = net.getJsonObject("ipv6", new JsonObject()).getString("ip");
+    String v6 = net.ipv6().ip();
     if (v6 != null && !v6.isEmpty() && !spec.ipv6Disabled()) {
       ingress.add(new LbIngress(v6, null, mode, List.of()));
     }

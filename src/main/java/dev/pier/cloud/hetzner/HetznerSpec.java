@@ -3,8 +3,6 @@ package dev.pier.cloud.hetzner;
 import dev.pier.cloud.ProviderException;
 import dev.pier.model.LbPort;
 import dev.pier.model.LbService;
-import io.vertx.core.json.JsonArray;
-import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,21 +48,17 @@ record HetznerSpec(
 
   /** One LB service: a listen port forwarded to the nodePort, over TCP. */
   record ServiceSpec(int listenPort, int destinationPort, boolean proxyProtocol, Check check) {
-    JsonObject toJson() {
-      return new JsonObject()
-          .put("protocol", "tcp")
-          .put("listen_port", listenPort)
-          .put("destination_port", destinationPort)
-          .put("proxyprotocol", proxyProtocol)
-          .put("health_check", check.toJson());
+    HetznerJson.Service toApi() {
+      return new HetznerJson.Service(
+          "tcp", listenPort, destinationPort, proxyProtocol, check.toApi());
     }
 
     /** True when the API's service object already is this one. */
-    boolean matches(JsonObject existing) {
-      return "tcp".equals(existing.getString("protocol"))
-          && existing.getInteger("destination_port", -1) == destinationPort
-          && existing.getBoolean("proxyprotocol", false) == proxyProtocol
-          && check.matches(existing.getJsonObject("health_check", new JsonObject()));
+    boolean matches(HetznerJson.Service existing) {
+      return "tcp".equals(existing.protocol())
+          && existing.destinationPort() == destinationPort
+          && existing.proxyprotocol() == proxyProtocol
+          && check.matches(existing.healthCheck());
     }
   }
 
@@ -77,39 +71,28 @@ record HetznerSpec(
       int retries,
       String path,
       String domain) {
-    JsonObject toJson() {
-      JsonObject o =
-          new JsonObject()
-              .put("protocol", protocol)
-              .put("port", port)
-              .put("interval", interval)
-              .put("timeout", timeout)
-              .put("retries", retries);
-      if (!protocol.equals("tcp")) {
-        o.put(
-            "http",
-            new JsonObject()
-                .put("domain", domain)
-                .put("path", path)
-                .put("status_codes", new JsonArray().add("2??").add("3??"))
-                .put("tls", false));
-      }
-      return o;
+    HetznerJson.HealthCheck toApi() {
+      HetznerJson.Http http =
+          protocol.equals("tcp")
+              ? null
+              : new HetznerJson.Http(domain, path, List.of("2??", "3??"), false);
+      return new HetznerJson.HealthCheck(protocol, port, interval, timeout, retries, http);
     }
 
-    boolean matches(JsonObject hc) {
+    boolean matches(HetznerJson.HealthCheck hc) {
       boolean base =
-          protocol.equals(hc.getString("protocol"))
-              && hc.getInteger("port", -1) == port
-              && hc.getInteger("interval", -1) == interval
-              && hc.getInteger("timeout", -1) == timeout
-              && hc.getInteger("retries", -1) == retries;
+          hc != null
+              && protocol.equals(hc.protocol())
+              && hc.port() == port
+              && hc.interval() == interval
+              && hc.timeout() == timeout
+              && hc.retries() == retries;
       if (!base || protocol.equals("tcp")) {
         return base;
       }
-      JsonObject http = hc.getJsonObject("http", new JsonObject());
-      return path.equals(http.getString("path"))
-          && String.valueOf(domain).equals(String.valueOf(http.getString("domain")));
+      return hc.http() != null
+          && path.equals(hc.http().path())
+          && String.valueOf(domain).equals(String.valueOf(hc.http().domain()));
     }
   }
 

@@ -1,102 +1,137 @@
 package dev.pier.cloud.webhook;
 
+import static com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.pier.model.LbIngress;
 import dev.pier.model.LbNode;
-import dev.pier.model.LbPort;
 import dev.pier.model.LbService;
 import dev.pier.model.LbStatus;
-import io.vertx.core.json.JsonArray;
-import io.vertx.core.json.JsonObject;
+import io.vertx.core.buffer.Buffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.SerializationFeature;
+import tools.jackson.databind.json.JsonMapper;
 
-/** The JSON bodies of the webhook contract (docs/webhook-provider.md). */
+/**
+ * The JSON bodies of the webhook contract (docs/webhook-provider.md) as records; component names
+ * are the wire names.
+ */
 public final class WebhookJson {
+  /** Fields a webhook adds to its answers are ignored, as the contract promises for requests. */
+  static final JsonMapper MAPPER =
+      JsonMapper.builder()
+          .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+          .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
+          .build();
+
   private WebhookJson() {}
 
-  public static JsonObject request(
+  /** The request body of every operation; {@code nodes} only for ensure and update-hosts. */
+  public record Request(
+      String cluster,
+      String loadBalancerName,
+      Service service,
+      @JsonInclude(NON_NULL) List<Node> nodes) {}
+
+  /** The Service; unset fields such as {@code loadBalancerIP} are sent as explicit nulls. */
+  public record Service(
+      String namespace,
+      String name,
+      String uid,
+      List<Port> ports,
+      String loadBalancerIP,
+      String externalTrafficPolicy,
+      int healthCheckNodePort,
+      String sessionAffinity,
+      List<String> loadBalancerSourceRanges,
+      Map<String, String> annotations,
+      List<String> ipFamilies,
+      Status status) {}
+
+  public record Port(String name, String protocol, int port, int nodePort) {}
+
+  public record Node(
+      String name,
+      String providerID,
+      String internalIP,
+      String externalIP,
+      Map<String, String> labels) {}
+
+  /** {@code {"ingress": [...]}}, in requests and answers. */
+  public record Status(List<Ingress> ingress) {}
+
+  /** One ingress point; absent fields are left out. */
+  @JsonInclude(NON_NULL)
+  public record Ingress(String ip, String hostname, String ipMode) {}
+
+  /** A success answer: get's {@code exists} and {@code status}, ensure's status and warnings. */
+  record Answer(Boolean exists, Status status, List<Warning> warnings) {
+    Answer {
+      warnings = warnings == null ? List.of() : warnings;
+    }
+  }
+
+  record Warning(String reason, String message) {}
+
+  /** {@code {"error": {"kind", "message", "field", "value"}}}. */
+  record ErrorAnswer(WebhookError error) {}
+
+  record WebhookError(String kind, String message, String field, String value) {}
+
+  public static Request request(
       String cluster, String loadBalancerName, LbService service, List<LbNode> nodes) {
-    JsonObject o =
-        new JsonObject()
-            .put("cluster", cluster)
-            .put("loadBalancerName", loadBalancerName)
-            .put("service", service(service));
-    if (nodes != null) {
-      JsonArray list = new JsonArray();
-      nodes.forEach(n -> list.add(node(n)));
-      o.put("nodes", list);
-    }
-    return o;
+    return new Request(
+        cluster,
+        loadBalancerName,
+        service(service),
+        nodes == null ? null : nodes.stream().map(WebhookJson::node).toList());
   }
 
-  static JsonObject service(LbService s) {
-    JsonArray ports = new JsonArray();
-    for (LbPort p : s.ports()) {
-      ports.add(
-          new JsonObject()
-              .put("name", p.name())
-              .put("protocol", p.protocol())
-              .put("port", p.port())
-              .put("nodePort", p.nodePort()));
-    }
-    return new JsonObject()
-        .put("namespace", s.key().namespace())
-        .put("name", s.key().name())
-        .put("uid", s.uid())
-        .put("ports", ports)
-        .put("loadBalancerIP", s.loadBalancerIp())
-        .put("externalTrafficPolicy", s.externalTrafficPolicy())
-        .put("healthCheckNodePort", s.healthCheckNodePort())
-        .put("sessionAffinity", s.sessionAffinity())
-        .put("loadBalancerSourceRanges", new JsonArray(new ArrayList<>(s.sourceRanges())))
-        .put("annotations", new JsonObject(Map.copyOf(s.annotations())))
-        .put("ipFamilies", new JsonArray(new ArrayList<>(s.ipFamilies())))
-        .put("status", status(s.status()));
+  static Service service(LbService s) {
+    return new Service(
+        s.key().namespace(),
+        s.key().name(),
+        s.uid(),
+        s.ports().stream()
+            .map(p -> new Port(p.name(), p.protocol(), p.port(), p.nodePort()))
+            .toList(),
+        s.loadBalancerIp(),
+        s.externalTrafficPolicy(),
+        s.healthCheckNodePort(),
+        s.sessionAffinity(),
+        s.sourceRanges(),
+        s.annotations(),
+        s.ipFamilies(),
+        status(s.status()));
   }
 
-  static JsonObject node(LbNode n) {
-    return new JsonObject()
-        .put("name", n.name())
-        .put("providerID", n.providerId())
-        .put("internalIP", n.internalIp())
-        .put("externalIP", n.externalIp())
-        .put("labels", new JsonObject(Map.copyOf(n.labels())));
+  static Node node(LbNode n) {
+    return new Node(n.name(), n.providerId(), n.internalIp(), n.externalIp(), n.labels());
   }
 
-  public static JsonObject status(LbStatus status) {
-    JsonArray ingress = new JsonArray();
-    for (LbIngress i : status.ingress()) {
-      JsonObject o = new JsonObject();
-      if (i.ip() != null) {
-        o.put("ip", i.ip());
-      }
-      if (i.hostname() != null) {
-        o.put("hostname", i.hostname());
-      }
-      if (i.ipMode() != null) {
-        o.put("ipMode", i.ipMode());
-      }
-      ingress.add(o);
-    }
-    return new JsonObject().put("ingress", ingress);
+  public static Status status(LbStatus status) {
+    return new Status(
+        status.ingress().stream().map(i -> new Ingress(i.ip(), i.hostname(), i.ipMode())).toList());
   }
 
-  /** Parses {@code {"ingress": [{"ip", "hostname", "ipMode"}]}}; throws on a malformed body. */
-  public static LbStatus parseStatus(JsonObject o) {
-    if (o == null) {
+  /** Parses {@code {"ingress": [{"ip", "hostname", "ipMode"}]}}; throws on a malformed status. */
+  public static LbStatus parseStatus(Status status) {
+    if (status == null) {
       throw new IllegalArgumentException("no \"status\" object");
     }
-    JsonArray list = o.getJsonArray("ingress", new JsonArray());
+    List<Ingress> list = status.ingress() == null ? List.of() : status.ingress();
     List<LbIngress> ingress = new ArrayList<>();
     for (int i = 0; i < list.size(); i++) {
-      JsonObject e = list.getJsonObject(i);
-      String ip = e.getString("ip");
-      String hostname = e.getString("hostname");
+      Ingress e = list.get(i);
+      String ip = e == null ? null : e.ip();
+      String hostname = e == null ? null : e.hostname();
       if ((ip == null || ip.isEmpty()) && (hostname == null || hostname.isEmpty())) {
         throw new IllegalArgumentException("status.ingress[" + i + "] has neither ip nor hostname");
       }
-      String mode = e.getString("ipMode");
+      String mode = e.ipMode();
       if (mode != null && !mode.equals("VIP") && !mode.equals("Proxy")) {
         throw new IllegalArgumentException(
             "status.ingress[" + i + "].ipMode=" + mode + " is not VIP or Proxy");
@@ -104,5 +139,17 @@ public final class WebhookJson {
       ingress.add(new LbIngress(ip, hostname, mode, List.of()));
     }
     return new LbStatus(ingress);
+  }
+
+  /** A body as JSON bytes, for {@code sendBuffer} with {@code Content-Type: application/json}. */
+  public static Buffer encode(Object body) {
+    return Buffer.buffer(MAPPER.writeValueAsBytes(body));
+  }
+
+  /** The body as {@code type}; an empty body reads as {@code {}}. */
+  static <T> T decode(Buffer body, Class<T> type) {
+    return body == null || body.length() == 0
+        ? MAPPER.readValue("{}", type)
+        : MAPPER.readValue(body.getBytes(), type);
   }
 }

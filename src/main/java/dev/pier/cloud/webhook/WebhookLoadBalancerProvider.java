@@ -3,6 +3,8 @@ package dev.pier.cloud.webhook;
 import dev.pier.cloud.EnsureResult;
 import dev.pier.cloud.LoadBalancerProvider;
 import dev.pier.cloud.ProviderException;
+import dev.pier.cloud.webhook.WebhookJson.Answer;
+import dev.pier.cloud.webhook.WebhookJson.WebhookError;
 import dev.pier.model.LbNode;
 import dev.pier.model.LbService;
 import dev.pier.model.LbStatus;
@@ -11,8 +13,6 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.json.JsonArray;
-import io.vertx.core.json.JsonObject;
 import io.vertx.core.net.PemKeyCertOptions;
 import io.vertx.core.net.PemTrustOptions;
 import io.vertx.ext.web.client.HttpRequest;
@@ -20,11 +20,12 @@ import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.exc.StreamReadException;
 
 /**
  * Drives any load balancer through the HTTP+JSON contract of {@code docs/webhook-provider.md}:
@@ -79,10 +80,10 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
     return call("get", clusterName, service, null, false)
         .map(
             body -> {
-              if (!body.getBoolean("exists", false)) {
+              if (!Boolean.TRUE.equals(body.exists())) {
                 return Optional.<LbStatus>empty();
               }
-              return Optional.of(parse(body.getJsonObject("status"), "get"));
+              return Optional.of(parse(body.status(), "get"));
             });
   }
 
@@ -92,19 +93,19 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
     return call("ensure", clusterName, service, nodes, true)
         .map(
             body -> {
-              LbStatus status = parse(body.getJsonObject("status"), "ensure");
+              LbStatus status = parse(body.status(), "ensure");
               if (status.isEmpty()) {
                 throw new ProviderException.Retry(
                     "webhook ensure: malformed answer: status.ingress is empty");
               }
-              List<EnsureResult.Warning> warnings = new ArrayList<>();
-              JsonArray list = body.getJsonArray("warnings", new JsonArray());
-              for (int i = 0; i < list.size(); i++) {
-                JsonObject w = list.getJsonObject(i);
-                warnings.add(
-                    new EnsureResult.Warning(
-                        w.getString("reason", "LoadBalancerWarning"), w.getString("message", "")));
-              }
+              List<EnsureResult.Warning> warnings =
+                  body.warnings().stream()
+                      .map(
+                          w ->
+                              new EnsureResult.Warning(
+                                  w.reason() == null ? "LoadBalancerWarning" : w.reason(),
+                                  w.message() == null ? "" : w.message()))
+                      .toList();
               return new EnsureResult(status, warnings);
             });
   }
@@ -126,7 +127,7 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
     return Future.succeededFuture();
   }
 
-  private static LbStatus parse(JsonObject status, String op) {
+  private static LbStatus parse(WebhookJson.Status status, String op) {
     try {
       return WebhookJson.parseStatus(status);
     } catch (RuntimeException e) {
@@ -134,12 +135,12 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
     }
   }
 
-  private Future<JsonObject> call(
+  private Future<Answer> call(
       String op, String cluster, LbService service, List<LbNode> nodes, boolean elsewhereAllowed) {
-    JsonObject body =
+    WebhookJson.Request body =
         WebhookJson.request(cluster, loadBalancerName(cluster, service), service, nodes);
     String prefix = "Service " + service.key().objectKey();
-    Promise<JsonObject> done = Promise.promise();
+    Promise<Answer> done = Promise.promise();
     attempt(op, prefix, body, elsewhereAllowed, 0, done);
     return done.future();
   }
@@ -147,17 +148,18 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
   private void attempt(
       String op,
       String prefix,
-      JsonObject body,
+      WebhookJson.Request body,
       boolean elsewhereAllowed,
       int attempt,
-      Promise<JsonObject> done) {
+      Promise<Answer> done) {
     HttpRequest<Buffer> request =
         client.postAbs(options.getUrl() + "/" + op).timeout(options.getTimeout().toMillis());
     if (!options.getToken().isEmpty()) {
       request.bearerTokenAuthentication(options.getToken());
     }
     request
-        .sendJsonObject(body)
+        .putHeader("Content-Type", "application/json")
+        .sendBuffer(WebhookJson.encode(body))
         .onComplete(
             ar -> {
               Throwable failure;
@@ -172,13 +174,14 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
                 int status = r.statusCode();
                 if (status >= 200 && status < 300) {
                   try {
-                    done.complete(
-                        r.body() == null || r.body().length() == 0
-                            ? new JsonObject()
-                            : r.bodyAsJsonObject());
-                  } catch (RuntimeException e) {
+                    done.complete(WebhookJson.decode(r.body(), Answer.class));
+                  } catch (StreamReadException e) {
                     done.fail(
                         new ProviderException.Retry("webhook " + op + ": answer is not JSON"));
+                  } catch (JacksonException e) {
+                    done.fail(
+                        new ProviderException.Retry(
+                            "webhook " + op + ": malformed answer: " + e.getOriginalMessage()));
                   }
                   return;
                 }
@@ -211,22 +214,18 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
 
   private static Throwable error(String op, HttpResponse<Buffer> r, boolean elsewhereAllowed) {
     int status = r.statusCode();
-    JsonObject error = new JsonObject();
+    WebhookError error = null;
     try {
-      JsonObject b = r.bodyAsJsonObject();
-      if (b != null && b.getJsonObject("error") != null) {
-        error = b.getJsonObject("error");
-      }
+      error = WebhookJson.decode(r.body(), WebhookJson.ErrorAnswer.class).error();
     } catch (RuntimeException ignored) {
       // not JSON: the status alone decides
     }
-    String kind = error.getString("kind", "");
+    if (error == null) {
+      error = new WebhookError(null, null, null, null);
+    }
+    String kind = error.kind() == null ? "" : error.kind();
     String message =
-        "webhook "
-            + op
-            + ": "
-            + status
-            + (error.containsKey("message") ? ": " + error.getString("message") : "");
+        "webhook " + op + ": " + status + (error.message() != null ? ": " + error.message() : "");
     Duration retryAfter = retryAfter(r.getHeader("Retry-After"));
     if ((status == 429 || status == 503) && retryAfter != null) {
       return new ProviderException.RetryAfter(message, retryAfter);
@@ -236,7 +235,9 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
     }
     if (status == 422 || kind.equals("invalid_input")) {
       return new ProviderException.InvalidInput(
-          error.getString("field", ""), error.getString("value", ""), message);
+          error.field() == null ? "" : error.field(),
+          error.value() == null ? "" : error.value(),
+          message);
     }
     if (kind.equals("implemented_elsewhere")) {
       return elsewhereAllowed

@@ -6,11 +6,14 @@ import dev.pier.dns.DnsNames;
 import dev.pier.dns.DnsProvider;
 import dev.pier.dns.DnsZone;
 import dev.pier.dns.RecordSet;
+import dev.pier.dns.powerdns.PowerDnsJson.Change;
+import dev.pier.dns.powerdns.PowerDnsJson.Comment;
+import dev.pier.dns.powerdns.PowerDnsJson.ResourceRecord;
+import dev.pier.dns.powerdns.PowerDnsJson.Zone;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpRequest;
 import io.vertx.ext.web.client.HttpResponse;
@@ -19,6 +22,7 @@ import io.vertx.ext.web.client.WebClientOptions;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -63,14 +67,10 @@ public final class PowerDnsProvider implements DnsProvider {
   public Future<List<DnsZone>> zones() {
     return send(request(HttpMethod.GET, "/zones"), null, "list zones")
         .map(
-            r -> {
-              List<DnsZone> zones = new ArrayList<>();
-              for (Object o : r.bodyAsJsonArray()) {
-                JsonObject z = (JsonObject) o;
-                zones.add(new DnsZone(z.getString("id"), z.getString("name")));
-              }
-              return zones;
-            });
+            r ->
+                Arrays.stream(PowerDnsJson.decode(r.body(), Zone[].class))
+                    .map(Zone::dnsZone)
+                    .toList());
   }
 
   @Override
@@ -85,30 +85,17 @@ public final class PowerDnsProvider implements DnsProvider {
                 return Future.succeededFuture(Optional.empty());
               }
               return check(r, "get zone " + id)
-                  .map(
-                      ok -> {
-                        JsonObject z = r.bodyAsJsonObject();
-                        return Optional.of(new DnsZone(z.getString("id"), z.getString("name")));
-                      });
+                  .map(ok -> Optional.of(PowerDnsJson.decode(r.body(), Zone.class).dnsZone()));
             });
   }
 
   @Override
   public Future<DnsZone> createZone(String name) {
-    JsonObject body =
-        new JsonObject()
-            .put("name", DnsNames.canonical(name))
-            .put("kind", "Native")
-            .put("nameservers", new JsonArray());
     return send(
             request(HttpMethod.POST, "/zones").addQueryParam("rrsets", "false"),
-            body,
+            new PowerDnsJson.NewZone(DnsNames.canonical(name), "Native", List.of()),
             "create zone " + name)
-        .map(
-            r -> {
-              JsonObject z = r.bodyAsJsonObject();
-              return new DnsZone(z.getString("id"), z.getString("name"));
-            });
+        .map(r -> PowerDnsJson.decode(r.body(), Zone.class).dnsZone());
   }
 
   @Override
@@ -118,13 +105,13 @@ public final class PowerDnsProvider implements DnsProvider {
                 .addQueryParam("rrset_name", DnsNames.canonical(name)),
             null,
             "read " + name)
-        .map(r -> parse(r.bodyAsJsonObject(), DnsNames.canonical(name)));
+        .map(r -> parse(PowerDnsJson.decode(r.body(), Zone.class), DnsNames.canonical(name)));
   }
 
   @Override
   public Future<List<RecordSet>> recordSets(DnsZone zone) {
     return send(request(HttpMethod.GET, "/zones/" + encode(zone.id())), null, "read " + zone.name())
-        .map(r -> parse(r.bodyAsJsonObject(), null));
+        .map(r -> parse(PowerDnsJson.decode(r.body(), Zone.class), null));
   }
 
   @Override
@@ -140,31 +127,24 @@ public final class PowerDnsProvider implements DnsProvider {
   }
 
   /** The PATCH body: every delete first, then every replace with Pier's owner comment. */
-  static JsonObject patchBody(ChangeSet changes) {
-    JsonArray rrsets = new JsonArray();
+  static PowerDnsJson.Patch patchBody(ChangeSet changes) {
+    List<Change> rrsets = new ArrayList<>();
     for (RecordSet d : changes.deletes()) {
-      rrsets.add(
-          new JsonObject().put("name", d.name()).put("type", d.type()).put("changetype", "DELETE"));
+      rrsets.add(new Change(d.name(), d.type(), null, "DELETE", null, null));
     }
     for (RecordSet r : changes.replaces()) {
-      JsonArray records = new JsonArray();
-      r.records()
-          .forEach(c -> records.add(new JsonObject().put("content", c).put("disabled", false)));
-      JsonArray comments = new JsonArray();
-      if (r.owner() != null) {
-        comments.add(
-            new JsonObject().put("content", OWNER_PREFIX + r.owner()).put("account", ACCOUNT));
-      }
       rrsets.add(
-          new JsonObject()
-              .put("name", r.name())
-              .put("type", r.type())
-              .put("ttl", r.ttl())
-              .put("changetype", "REPLACE")
-              .put("records", records)
-              .put("comments", comments));
+          new Change(
+              r.name(),
+              r.type(),
+              r.ttl(),
+              "REPLACE",
+              r.records().stream().map(c -> new ResourceRecord(c, false)).toList(),
+              r.owner() == null
+                  ? List.of()
+                  : List.of(new Comment(OWNER_PREFIX + r.owner(), ACCOUNT))));
     }
-    return new JsonObject().put("rrsets", rrsets);
+    return new PowerDnsJson.Patch(rrsets);
   }
 
   /**
@@ -172,35 +152,23 @@ public final class PowerDnsProvider implements DnsProvider {
    *
    * @param name only this canonical name, or null for all
    */
-  static List<RecordSet> parse(JsonObject zone, String name) {
+  static List<RecordSet> parse(Zone zone, String name) {
     List<RecordSet> out = new ArrayList<>();
-    JsonArray rrsets = zone.getJsonArray("rrsets", new JsonArray());
-    for (Object o : rrsets) {
-      JsonObject r = (JsonObject) o;
-      JsonArray raw = r.getJsonArray("records", new JsonArray());
+    for (PowerDnsJson.RRSet r : zone.rrsets()) {
       // PowerDNS 4.7 lists the comments of every name of the zone even with ?rrset_name=, as
       // entries without records: those are no rrsets.
-      if (raw.isEmpty()
-          || (name != null && !DnsNames.canonical(r.getString("name")).equals(name))) {
+      if (r.records().isEmpty() || (name != null && !DnsNames.canonical(r.name()).equals(name))) {
         continue;
       }
-      List<String> records = new ArrayList<>();
-      for (Object rec : raw) {
-        JsonObject ro = (JsonObject) rec;
-        if (!ro.getBoolean("disabled", false)) {
-          records.add(ro.getString("content"));
-        }
-      }
+      List<String> records =
+          r.records().stream().filter(rr -> !rr.disabled()).map(ResourceRecord::content).toList();
       String owner = null;
-      for (Object c : r.getJsonArray("comments", new JsonArray())) {
-        String content = ((JsonObject) c).getString("content", "");
-        if (content.startsWith(OWNER_PREFIX)) {
-          owner = content.substring(OWNER_PREFIX.length()).trim();
+      for (Comment c : r.comments()) {
+        if (c.content() != null && c.content().startsWith(OWNER_PREFIX)) {
+          owner = c.content().substring(OWNER_PREFIX.length()).trim();
         }
       }
-      out.add(
-          new RecordSet(
-              r.getString("name"), r.getString("type"), r.getLong("ttl", 0L), records, owner));
+      out.add(new RecordSet(r.name(), r.type(), r.ttl(), records, owner));
     }
     return out;
   }
@@ -213,8 +181,12 @@ public final class PowerDnsProvider implements DnsProvider {
         .timeout(options.getTimeout().toMillis());
   }
 
-  private Future<HttpResponse<Buffer>> send(HttpRequest<Buffer> req, JsonObject body, String what) {
-    Future<HttpResponse<Buffer>> sent = body == null ? req.send() : req.sendJsonObject(body);
+  private Future<HttpResponse<Buffer>> send(HttpRequest<Buffer> req, Object body, String what) {
+    Future<HttpResponse<Buffer>> sent =
+        body == null
+            ? req.send()
+            : req.putHeader("Content-Type", "application/json")
+                .sendBuffer(PowerDnsJson.encode(body));
     return sent.recover(e -> Future.failedFuture(unreachable(what, e)))
         .compose(r -> check(r, what).map(r));
   }
@@ -243,6 +215,7 @@ public final class PowerDnsProvider implements DnsProvider {
   }
 
   private static String errorText(HttpResponse<Buffer> r) {
+    // One string field: the JsonObject lookup is shorter than a record for it.
     try {
       JsonObject o = r.bodyAsJsonObject();
       return o == null ? "" : o.getString("error", "");

@@ -239,8 +239,10 @@ public abstract class WebhookConformanceTest {
     HttpResponse<Buffer> r =
         raw.postAbs(webhookUrl() + "/get")
             .bearerTokenAuthentication("wrong-" + webhookToken())
-            .sendJsonObject(
-                WebhookJson.request(CLUSTER, "x", service("auth", tcp(80, 30080)), null))
+            .putHeader("Content-Type", "application/json")
+            .sendBuffer(
+                WebhookJson.encode(
+                    WebhookJson.request(CLUSTER, "x", service("auth", tcp(80, 30080)), null)))
             .await(30, TimeUnit.SECONDS);
     assertThat(r.statusCode()).isEqualTo(401);
   }

@@ -18,7 +18,9 @@ class PowerDnsJsonTest {
   void patchBodyHasDeletesFirstAndTheOwnerComment() {
     RecordSet a = new RecordSet("x.example.com.", "A", 180, List.of("10.0.0.1"), "me");
     RecordSet c = new RecordSet("x.example.com.", "CNAME", 180, List.of("y.example.com."), "me");
-    JsonObject body = PowerDnsProvider.patchBody(new ChangeSet(List.of(a), List.of(c)));
+    JsonObject body =
+        new JsonObject(
+            PowerDnsJson.encode(PowerDnsProvider.patchBody(new ChangeSet(List.of(a), List.of(c)))));
     var rrsets = body.getJsonArray("rrsets");
     assertThat(rrsets.getJsonObject(0).getString("changetype")).isEqualTo("DELETE");
     assertThat(rrsets.getJsonObject(0).getString("type")).isEqualTo("A");
@@ -33,8 +35,8 @@ class PowerDnsJsonTest {
 
   @Test
   void parseReadsTheOwnerAndSkipsDisabledRecords() {
-    JsonObject zone =
-        new JsonObject(
+    PowerDnsJson.Zone zone =
+        PowerDnsJson.MAPPER.readValue(
             """
             {"rrsets":[
               {"name":"x.example.com.","type":"A","ttl":180,
@@ -45,7 +47,8 @@ class PowerDnsJsonTest {
               {"name":"z.example.com.","type":"A","ttl":0,"records":[],
                "comments":[{"content":"pier-owner=me","account":"pier"}]}
             ]}
-            """);
+            """,
+            PowerDnsJson.Zone.class);
     List<RecordSet> sets = PowerDnsProvider.parse(zone, null);
     assertThat(PowerDnsProvider.parse(zone, "y.example.com.")).hasSize(1);
     assertThat(sets)
