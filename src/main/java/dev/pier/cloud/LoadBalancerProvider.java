@@ -3,6 +3,8 @@ package dev.pier.cloud;
 import dev.pier.model.LbNode;
 import dev.pier.model.LbService;
 import dev.pier.model.LbStatus;
+import dev.pier.model.ServiceKey;
+import dev.pier.model.ServiceRef;
 import io.vertx.core.Future;
 import java.util.List;
 import java.util.Optional;
@@ -69,6 +71,19 @@ public interface LoadBalancerProvider {
     Future<Void> delete(String clusterName, OwnedLoadBalancer loadBalancer);
   }
 
-  /** A load balancer found by {@link OwnedLoadBalancers#list}. */
-  record OwnedLoadBalancer(String id, String name, String serviceUid, String serviceKey) {}
+  /**
+   * A load balancer found by {@link OwnedLoadBalancers#list}.
+   *
+   * @param serviceKey the {@code cluster/namespace/name} key of the Service it was made for
+   */
+  record OwnedLoadBalancer(String id, String name, String serviceUid, String serviceKey) {
+    /** The Service it was made for, as log lines name Services. */
+    public ServiceRef service(String cluster) {
+      try {
+        return ServiceRef.of(ServiceKey.parse(serviceKey), serviceUid);
+      } catch (IllegalArgumentException | NullPointerException e) {
+        return new ServiceRef(cluster, "", String.valueOf(serviceKey), serviceUid);
+      }
+    }
+  }
 }

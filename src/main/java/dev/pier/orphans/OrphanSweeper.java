@@ -6,8 +6,6 @@ import dev.pier.cloud.LoadBalancerProvider.OwnedLoadBalancers;
 import dev.pier.kube.Cluster;
 import dev.pier.kube.Clusters;
 import dev.pier.log.ServiceLog;
-import dev.pier.model.ServiceKey;
-import dev.pier.model.ServiceRef;
 import io.fabric8.kubernetes.api.model.Service;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -89,15 +87,6 @@ public final class OrphanSweeper extends AbstractVerticle {
             });
   }
 
-  /** The load balancer's Service as log lines name Services. */
-  private static ServiceRef serviceOf(String cluster, OwnedLoadBalancer lb) {
-    try {
-      return ServiceRef.of(ServiceKey.parse(lb.serviceKey()), lb.serviceUid());
-    } catch (IllegalArgumentException | NullPointerException e) {
-      return new ServiceRef(cluster, "", String.valueOf(lb.serviceKey()), lb.serviceUid());
-    }
-  }
-
   private Future<Integer> sweep(Cluster cluster) {
     return owned
         .list(cluster.name())
@@ -122,7 +111,7 @@ public final class OrphanSweeper extends AbstractVerticle {
                             v -> {
                               deleted.increment();
                               serviceLog.warn(
-                                  serviceOf(cluster.name(), lb),
+                                  lb.service(cluster.name()),
                                   "deleted orphaned load balancer {} ({}): no Service"
                                       + " with uid {} exists any more",
                                   lb.name(),
@@ -134,7 +123,7 @@ public final class OrphanSweeper extends AbstractVerticle {
                             e -> {
                               failures.increment();
                               serviceLog.warn(
-                                  serviceOf(cluster.name(), lb),
+                                  lb.service(cluster.name()),
                                   "deleting orphaned load balancer {} ({}) failed: {}",
                                   lb.name(),
                                   lb.id(),

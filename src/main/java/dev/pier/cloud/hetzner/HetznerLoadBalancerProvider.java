@@ -4,11 +4,13 @@ import dev.pier.cloud.EnsureResult;
 import dev.pier.cloud.LoadBalancerProvider;
 import dev.pier.cloud.ProviderException;
 import dev.pier.cloud.hetzner.HetznerJson.LoadBalancer;
+import dev.pier.log.ServiceLog;
 import dev.pier.model.LbIngress;
 import dev.pier.model.LbNode;
 import dev.pier.model.LbService;
 import dev.pier.model.LbStatus;
 import dev.pier.model.ServiceKey;
+import dev.pier.model.ServiceRef;
 import dev.pier.util.Futures;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -32,6 +34,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
   private static final Logger log = LoggerFactory.getLogger(HetznerLoadBalancerProvider.class);
+  private static final ServiceLog serviceLog = ServiceLog.of(HetznerLoadBalancerProvider.class);
 
   /** The label hcloud-ccm and Pier both put on a Service's load balancer. */
   public static final String SERVICE_UID_LABEL = "hcloud-ccm/service-uid";
@@ -94,7 +97,7 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
     List<EnsureResult.Warning> warnings = new ArrayList<>(unsupported(service));
     Map<Long, String> targets = targets(nodes, warnings);
     Map<String, HetznerErrors.Source> fields = fields(service, spec);
-    String p = prefix(service);
+    ServiceRef p = service.ref();
     return guarded(
         () ->
             find(clusterName, service, true)
@@ -133,7 +136,7 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
                       if (lb == null) {
                         return Future.failedFuture(
                             new ProviderException.Retry(
-                                prefix(service) + ": no load balancer to update yet"));
+                                service.ref() + ": no load balancer to update yet"));
                       }
                       return syncTargets(service, lb, targets, spec.usePrivateIp());
                     }),
@@ -145,7 +148,7 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
     return guarded(
         () ->
             find(clusterName, service, false)
-                .compose(lb -> lb == null ? Future.succeededFuture() : delete(prefix(service), lb)),
+                .compose(lb -> lb == null ? Future.succeededFuture() : delete(service.ref(), lb)),
         Map.of());
   }
 
@@ -195,7 +198,7 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
                                             + " has delete protection; delete it by hand"));
                               }
                               return HetznerLoadBalancerProvider.this.delete(
-                                  "Service " + lb.serviceKey(), found);
+                                  lb.service(clusterName), found);
                             })
                         .recover(
                             e ->
@@ -228,9 +231,9 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
             byUid -> {
               if (!byUid.isEmpty()) {
                 if (byUid.size() > 1) {
-                  log.warn(
-                      "{}: {} load balancers carry {}={}; using {}",
-                      prefix(service),
+                  serviceLog.warn(
+                      service.ref(),
+                      "{} load balancers carry {}={}; using {}",
                       byUid.size(),
                       SERVICE_UID_LABEL,
                       service.uid(),
@@ -277,9 +280,9 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
             true,
             spec.location(),
             spec.location() != null ? null : spec.networkZone());
-    log.info(
-        "{}: creating load balancer {} ({}, {})",
-        prefix(service),
+    serviceLog.info(
+        service.ref(),
+        "creating load balancer {} ({}, {})",
         spec.name(),
         spec.type(),
         spec.location() != null ? spec.location() : spec.networkZone());
@@ -299,7 +302,7 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
       Map<Long, String> targets,
       List<EnsureResult.Warning> warnings) {
     long id = lb.id();
-    String p = prefix(service);
+    ServiceRef p = service.ref();
     Future<Void> chain = Future.succeededFuture();
 
     Map<String, String> wanted = labels(clusterName, service);
@@ -310,7 +313,7 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
     }
     String name = null;
     if (!spec.name().equals(lb.name())) {
-      log.info("{}: renaming load balancer {} {} -> {}", p, id, lb.name(), spec.name());
+      serviceLog.info(p, "renaming load balancer {} {} -> {}", id, lb.name(), spec.name());
       name = spec.name();
     }
     if (labels != null || name != null) {
@@ -319,7 +322,7 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
     }
     String type = lb.loadBalancerType().name();
     if (!spec.type().equals(type)) {
-      log.info("{}: changing load balancer {} type {} -> {}", p, id, type, spec.type());
+      serviceLog.info(p, "changing load balancer {} type {} -> {}", id, type, spec.type());
       chain =
           chain.compose(v -> action(id, "change_type", new HetznerJson.ChangeType(spec.type())));
     }
@@ -349,7 +352,7 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
     return chain.compose(v -> syncTargets(service, lb, targets, spec.usePrivateIp()));
   }
 
-  private Future<Void> syncServices(String p, long id, LoadBalancer lb, HetznerSpec spec) {
+  private Future<Void> syncServices(ServiceRef p, long id, LoadBalancer lb, HetznerSpec spec) {
     Map<Integer, HetznerJson.Service> existing = new TreeMap<>();
     lb.services().forEach(s -> existing.put(s.listenPort(), s));
     Map<Integer, HetznerSpec.ServiceSpec> desired = new LinkedHashMap<>();
@@ -357,24 +360,24 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
     Future<Void> chain = Future.succeededFuture();
     for (Integer port : existing.keySet()) {
       if (!desired.containsKey(port)) {
-        log.info("{}: removing service {} from load balancer {}", p, port, id);
+        serviceLog.info(p, "removing service {} from load balancer {}", port, id);
         chain = chain.compose(v -> action(id, "delete_service", new HetznerJson.ListenPort(port)));
       }
     }
     for (HetznerSpec.ServiceSpec s : desired.values()) {
       HetznerJson.Service current = existing.get(s.listenPort());
       if (current == null) {
-        log.info(
-            "{}: adding service {} -> {} to load balancer {}",
+        serviceLog.info(
             p,
+            "adding service {} -> {} to load balancer {}",
             s.listenPort(),
             s.destinationPort(),
             id);
         chain = chain.compose(v -> action(id, "add_service", s.toApi()));
       } else if (!s.matches(current)) {
-        log.info(
-            "{}: updating service {} -> {} of load balancer {}",
+        serviceLog.info(
             p,
+            "updating service {} -> {} of load balancer {}",
             s.listenPort(),
             s.destinationPort(),
             id);
@@ -387,7 +390,7 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
   private Future<Void> syncTargets(
       LbService service, LoadBalancer lb, Map<Long, String> targets, boolean usePrivateIp) {
     long id = lb.id();
-    String p = prefix(service);
+    ServiceRef p = service.ref();
     Map<Long, Boolean> existing = new HashMap<>();
     for (HetznerJson.Target t : lb.targets()) {
       if ("server".equals(t.type()) && t.server() != null) {
@@ -398,7 +401,7 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
     for (Map.Entry<Long, Boolean> e : existing.entrySet()) {
       long server = e.getKey();
       if (!targets.containsKey(server) || e.getValue() != usePrivateIp) {
-        log.info("{}: removing server {} from load balancer {}", p, server, id);
+        serviceLog.info(p, "removing server {} from load balancer {}", server, id);
         chain =
             chain.compose(
                 v ->
@@ -410,8 +413,8 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
     for (Map.Entry<Long, String> t : targets.entrySet()) {
       Boolean current = existing.get(t.getKey());
       if (current == null || current != usePrivateIp) {
-        log.info(
-            "{}: adding server {} (node {}) to load balancer {}", p, t.getKey(), t.getValue(), id);
+        serviceLog.info(
+            p, "adding server {} (node {}) to load balancer {}", t.getKey(), t.getValue(), id);
         chain =
             chain.compose(
                 v -> action(id, "add_target", HetznerJson.Target.of(t.getKey(), usePrivateIp)));
@@ -420,18 +423,18 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
     return chain;
   }
 
-  private Future<Void> delete(String p, LoadBalancer lb) {
+  private Future<Void> delete(ServiceRef p, LoadBalancer lb) {
     long id = lb.id();
     if (lb.protection().delete()) {
       // hcloud-ccm's behaviour: a protected load balancer is left in place, the Service goes.
-      log.warn(
-          "{}: load balancer {} ({}) has delete protection; left in place, delete it by hand",
+      serviceLog.warn(
           p,
+          "load balancer {} ({}) has delete protection; left in place, delete it by hand",
           id,
           lb.name());
       return Future.succeededFuture();
     }
-    log.info("{}: deleting load balancer {} ({})", p, id, lb.name());
+    serviceLog.info(p, "deleting load balancer {} ({})", id, lb.name());
     return api.delete("/load_balancers/" + id)
         .recover(
             e ->
@@ -568,9 +571,5 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
   private static <T> Future<T> guarded(
       Supplier<Future<T>> call, Map<String, HetznerErrors.Source> fields) {
     return Futures.call(call).recover(e -> Future.failedFuture(HetznerErrors.map(e, fields)));
-  }
-
-  private static String prefix(LbService service) {
-    return "Service " + service.key().objectKey();
   }
 }

@@ -3,6 +3,7 @@ package dev.pier.cloud.local;
 import dev.pier.model.LbIngress;
 import dev.pier.model.LbStatus;
 import dev.pier.model.ServiceKey;
+import dev.pier.model.ServiceRef;
 import io.vertx.core.Future;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,18 +11,16 @@ import java.util.List;
 /** One Service's load balancer: its address, its backend nodes and one listener per port. */
 final class Balancer {
 
+  final ServiceRef ref;
   final ServiceKey key;
   String ip;
   String[] hosts = new String[0];
   int healthCheckPort;
   List<PortListener> listeners = new ArrayList<>(2);
 
-  Balancer(ServiceKey key) {
-    this.key = key;
-  }
-
-  String prefix() {
-    return "Service " + key.objectKey();
+  Balancer(ServiceRef ref) {
+    this.ref = ref;
+    this.key = ref.key();
   }
 
   /** Points every listener at the current backends. */

@@ -3,6 +3,7 @@ package dev.pier.cloud.local;
 import dev.pier.cloud.EnsureResult;
 import dev.pier.cloud.LoadBalancerProvider;
 import dev.pier.cloud.ProviderException;
+import dev.pier.log.ServiceLog;
 import dev.pier.model.LbIngress;
 import dev.pier.model.LbNode;
 import dev.pier.model.LbPort;
@@ -67,6 +68,7 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
   public static final String IP_MODE = "Proxy";
 
   private static final Logger log = LoggerFactory.getLogger(LocalLoadBalancerProvider.class);
+  private static final ServiceLog serviceLog = ServiceLog.of(LocalLoadBalancerProvider.class);
 
   private final Vertx vertx;
   private final Context context;
@@ -116,11 +118,8 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
               pool.reserve(svc.key().toString(), svc.uid(), ip);
               restored++;
             } catch (IllegalStateException | IllegalArgumentException e) {
-              log.warn(
-                  "{}: cannot keep address {} from its status: {}",
-                  prefix(svc),
-                  ip,
-                  e.getMessage());
+              serviceLog.warn(
+                  svc.ref(), "cannot keep address {} from its status: {}", ip, e.getMessage());
             }
           }
           log.info(
@@ -162,12 +161,12 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
           if (b == null) {
             return Future.failedFuture(
                 new ProviderException.Retry(
-                    prefix(service) + " has no load balancer yet; it must be ensured first"));
+                    service.ref() + " has no load balancer yet; it must be ensured first"));
           }
           b.hosts = backendHosts(nodes);
           b.healthCheckPort = service.needsHealthCheck() ? service.healthCheckNodePort() : 0;
           b.retarget();
-          log.info("{}: load balancer backends are now {}", b.prefix(), List.of(b.hosts));
+          serviceLog.info(b.ref, "load balancer backends are now {}", List.of(b.hosts));
           return Future.succeededFuture();
         });
   }
@@ -180,7 +179,7 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
           Balancer b = balancers.remove(key);
           if (b == null) {
             pool.release(key)
-                .ifPresent(ip -> log.info("{}: released address {}", prefix(service), ip));
+                .ifPresent(ip -> serviceLog.info(service.ref(), "released address {}", ip));
             return Future.succeededFuture();
           }
           return Future.join(b.closeListeners())
@@ -190,7 +189,7 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
                     if (!balancers.containsKey(key)) {
                       pool.release(key);
                     }
-                    log.info("{}: deleted load balancer {}", b.prefix(), b.ip);
+                    serviceLog.info(b.ref, "deleted load balancer {}", b.ip);
                     return Future.<Void>succeededFuture();
                   });
         });
@@ -260,18 +259,18 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
 
     List<Future<Void>> closing = new ArrayList<>();
     if (b == null) {
-      b = new Balancer(svc.key());
+      b = new Balancer(svc.ref());
       balancers.put(key, b);
-      log.info("{}: allocated address {}", b.prefix(), ip);
+      serviceLog.info(b.ref, "allocated address {}", ip);
     } else if (!ip.equals(b.ip)) {
-      log.info("{}: moving load balancer from {} to {}", b.prefix(), b.ip, ip);
+      serviceLog.info(b.ref, "moving load balancer from {} to {}", b.ip, ip);
       closing.addAll(b.closeListeners());
     }
     b.ip = ip;
     b.hosts = backendHosts(nodes);
     b.healthCheckPort = svc.needsHealthCheck() ? svc.healthCheckNodePort() : 0;
     if (b.hosts.length == 0) {
-      log.warn("{}: no node has an address to send traffic to", b.prefix());
+      serviceLog.warn(b.ref, "no node has an address to send traffic to");
     }
 
     Map<String, PortListener> existing = new HashMap<>();
@@ -289,7 +288,7 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
       next.add(l);
     }
     for (PortListener gone : existing.values()) {
-      log.info("{}: closing listener {}", b.prefix(), gone.describe());
+      serviceLog.info(b.ref, "closing listener {}", gone.describe());
       closing.add(gone.close());
     }
     b.listeners = next;
@@ -314,9 +313,9 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
     Backends backends = new Backends(healthChecks);
     if (protocol.equals("TCP")) {
       return new TcpProxy(
-          b.prefix(), b.ip, port, backends, vertx, proxyClient, options.getConnectTimeout());
+          b.ref, b.ip, port, backends, vertx, proxyClient, options.getConnectTimeout());
     }
-    return new UdpProxy(b.prefix(), b.ip, port, backends, vertx, options.getUdpSessionTimeout());
+    return new UdpProxy(b.ref, b.ip, port, backends, vertx, options.getUdpSessionTimeout());
   }
 
   private EnsureResult result(Balancer b) {
@@ -401,9 +400,5 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
       }
     }
     return hosts.toArray(new String[0]);
-  }
-
-  private static String prefix(LbService svc) {
-    return "Service " + svc.key().objectKey();
   }
 }

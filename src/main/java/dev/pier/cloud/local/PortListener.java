@@ -1,5 +1,7 @@
 package dev.pier.cloud.local;
 
+import dev.pier.log.ServiceLog;
+import dev.pier.model.ServiceRef;
 import io.vertx.core.Future;
 import java.util.Locale;
 import org.slf4j.Logger;
@@ -9,8 +11,9 @@ import org.slf4j.LoggerFactory;
 abstract class PortListener {
 
   private static final Logger log = LoggerFactory.getLogger(PortListener.class);
+  private static final ServiceLog serviceLog = ServiceLog.of(PortListener.class);
 
-  final String logPrefix;
+  final ServiceRef service;
   final String ip;
   final int port;
   final Backends backends;
@@ -20,8 +23,8 @@ abstract class PortListener {
   private String error;
   private String errorDetail;
 
-  PortListener(String logPrefix, String ip, int port, Backends backends) {
-    this.logPrefix = logPrefix;
+  PortListener(ServiceRef service, String ip, int port, Backends backends) {
+    this.service = service;
     this.ip = ip;
     this.port = port;
     this.backends = backends;
@@ -78,9 +81,9 @@ abstract class PortListener {
               if (ar.succeeded()) {
                 bound = true;
                 if (error != null) {
-                  log.info("{}: now listening on {}", logPrefix, describe());
+                  serviceLog.info(service, "now listening on {}", describe());
                 } else {
-                  log.debug("{}: listening on {}", logPrefix, describe());
+                  serviceLog.debug(service, "listening on {}", describe());
                 }
                 error = null;
                 errorDetail = null;
@@ -91,9 +94,9 @@ abstract class PortListener {
               } else {
                 error = bindError(ar.cause());
                 errorDetail = message(ar.cause());
-                log.warn(
-                    "{}: cannot listen on {}: {}; other ports are unaffected",
-                    logPrefix,
+                serviceLog.warn(
+                    service,
+                    "cannot listen on {}: {}; other ports are unaffected",
                     describe(),
                     errorDetail);
               }

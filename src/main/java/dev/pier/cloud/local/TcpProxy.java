@@ -1,5 +1,7 @@
 package dev.pier.cloud.local;
 
+import dev.pier.log.ServiceLog;
+import dev.pier.model.ServiceRef;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.net.ConnectOptions;
@@ -14,6 +16,7 @@ import org.slf4j.LoggerFactory;
 final class TcpProxy extends PortListener {
 
   private static final Logger log = LoggerFactory.getLogger(TcpProxy.class);
+  private static final ServiceLog serviceLog = ServiceLog.of(TcpProxy.class);
 
   private final Vertx vertx;
   private final NetClient client;
@@ -21,14 +24,14 @@ final class TcpProxy extends PortListener {
   private NetServer server;
 
   TcpProxy(
-      String logPrefix,
+      ServiceRef service,
       String ip,
       int port,
       Backends backends,
       Vertx vertx,
       NetClient client,
       Duration connectTimeout) {
-    super(logPrefix, ip, port, backends);
+    super(service, ip, port, backends);
     this.vertx = vertx;
     this.client = client;
     this.connectTimeoutMillis = (int) Math.max(1, connectTimeout.toMillis());
@@ -73,7 +76,7 @@ final class TcpProxy extends PortListener {
     front.closeHandler(v -> connection.frontClosed());
     // Until the pipes take over (they install their own), a reset by the client is expected.
     front.exceptionHandler(
-        e -> log.debug("{}: client connection on {}: {}", logPrefix, describe(), message(e)));
+        e -> serviceLog.debug(service, "client connection on {}: {}", describe(), message(e)));
     connect(connection, backends.candidates(), nodePort(), 0, null);
   }
 
@@ -83,9 +86,9 @@ final class TcpProxy extends PortListener {
       return;
     }
     if (attempt >= targets.length) {
-      log.debug(
-          "{}: no backend accepted a connection on {}: {}",
-          logPrefix,
+      serviceLog.debug(
+          service,
+          "no backend accepted a connection on {}: {}",
           describe(),
           last == null ? "no backends" : message(last));
       connection.front.close();
@@ -98,9 +101,9 @@ final class TcpProxy extends PortListener {
         .onComplete(
             ar -> {
               if (ar.failed()) {
-                log.debug(
-                    "{}: backend {} refused a connection on {}: {}",
-                    logPrefix,
+                serviceLog.debug(
+                    service,
+                    "backend {} refused a connection on {}: {}",
                     HealthChecks.hostPort(host, targetPort),
                     describe(),
                     message(ar.cause()));

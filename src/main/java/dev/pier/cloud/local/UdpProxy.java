@@ -1,5 +1,7 @@
 package dev.pier.cloud.local;
 
+import dev.pier.log.ServiceLog;
+import dev.pier.model.ServiceRef;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -20,6 +22,7 @@ import org.slf4j.LoggerFactory;
 final class UdpProxy extends PortListener {
 
   private static final Logger log = LoggerFactory.getLogger(UdpProxy.class);
+  private static final ServiceLog serviceLog = ServiceLog.of(UdpProxy.class);
 
   private final Vertx vertx;
   private final Duration sessionTimeout;
@@ -27,13 +30,13 @@ final class UdpProxy extends PortListener {
   private Map<String, UdpSession> sessions;
 
   UdpProxy(
-      String logPrefix,
+      ServiceRef service,
       String ip,
       int port,
       Backends backends,
       Vertx vertx,
       Duration sessionTimeout) {
-    super(logPrefix, ip, port, backends);
+    super(service, ip, port, backends);
     this.vertx = vertx;
     this.sessionTimeout = sessionTimeout;
   }
@@ -67,7 +70,7 @@ final class UdpProxy extends PortListener {
     DatagramSocket s =
         vertx.createDatagramSocket(new DatagramSocketOptions().setIpV6(ip.indexOf(':') >= 0));
     s.handler(this::receive);
-    s.exceptionHandler(e -> log.debug("{}: error on {}: {}", logPrefix, describe(), message(e)));
+    s.exceptionHandler(e -> serviceLog.debug(service, "error on {}: {}", describe(), message(e)));
     socket = s;
     return s.listen(port, ip)
         .<Void>mapEmpty()
@@ -109,7 +112,7 @@ final class UdpProxy extends PortListener {
       session =
           new UdpSession(
               vertx,
-              logPrefix,
+              service,
               client,
               candidates[0],
               nodePort(),

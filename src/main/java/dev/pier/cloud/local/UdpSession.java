@@ -1,5 +1,7 @@
 package dev.pier.cloud.local;
 
+import dev.pier.log.ServiceLog;
+import dev.pier.model.ServiceRef;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.datagram.DatagramSocket;
@@ -14,12 +16,13 @@ import org.slf4j.LoggerFactory;
 final class UdpSession {
 
   private static final Logger log = LoggerFactory.getLogger(UdpSession.class);
+  private static final ServiceLog serviceLog = ServiceLog.of(UdpSession.class);
 
   /** Datagrams buffered while the session's socket binds. */
   private static final int PENDING_LIMIT = 64;
 
   private final Vertx vertx;
-  private final String logPrefix;
+  private final ServiceRef service;
   private final String id;
   private final String backendHost;
   private final int backendPort;
@@ -39,7 +42,7 @@ final class UdpSession {
    */
   UdpSession(
       Vertx vertx,
-      String logPrefix,
+      ServiceRef service,
       String id,
       String backendHost,
       int backendPort,
@@ -47,7 +50,7 @@ final class UdpSession {
       Consumer<Buffer> onReply,
       Consumer<UdpSession> onEnd) {
     this.vertx = vertx;
-    this.logPrefix = logPrefix;
+    this.service = service;
     this.id = id;
     this.backendHost = backendHost;
     this.backendPort = backendPort;
@@ -79,9 +82,9 @@ final class UdpSession {
         });
     s.exceptionHandler(
         e ->
-            log.debug(
-                "{}: UDP session {} -> {} failed: {}",
-                logPrefix,
+            serviceLog.debug(
+                service,
+                "UDP session {} -> {} failed: {}",
                 id,
                 HealthChecks.hostPort(backendHost, backendPort),
                 PortListener.message(e)));
@@ -95,9 +98,9 @@ final class UdpSession {
                 return;
               }
               if (ar.failed()) {
-                log.warn(
-                    "{}: cannot open a UDP session socket for {}: {}",
-                    logPrefix,
+                serviceLog.warn(
+                    service,
+                    "cannot open a UDP session socket for {}: {}",
                     id,
                     PortListener.message(ar.cause()));
                 close();
@@ -148,7 +151,7 @@ final class UdpSession {
     }
     long idle = (System.nanoTime() - lastActivity) / 1_000_000;
     if (idle >= idleTimeoutMillis) {
-      log.debug("{}: UDP session {} expired", logPrefix, id);
+      serviceLog.debug(service, "UDP session {} expired", id);
       close();
     } else {
       scheduleExpiry(idleTimeoutMillis - idle);

@@ -5,9 +5,11 @@ import dev.pier.cloud.LoadBalancerProvider;
 import dev.pier.cloud.ProviderException;
 import dev.pier.cloud.webhook.WebhookJson.Answer;
 import dev.pier.cloud.webhook.WebhookJson.WebhookError;
+import dev.pier.log.ServiceLog;
 import dev.pier.model.LbNode;
 import dev.pier.model.LbService;
 import dev.pier.model.LbStatus;
+import dev.pier.model.ServiceRef;
 import dev.pier.retry.ExponentialBackoff;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -38,6 +40,7 @@ import tools.jackson.core.exc.StreamReadException;
  */
 public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
   private static final Logger log = LoggerFactory.getLogger(WebhookLoadBalancerProvider.class);
+  private static final ServiceLog serviceLog = ServiceLog.of(WebhookLoadBalancerProvider.class);
 
   private final Vertx vertx;
   private final WebhookOptions options;
@@ -139,7 +142,7 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
       String op, String cluster, LbService service, List<LbNode> nodes, boolean elsewhereAllowed) {
     WebhookJson.Request body =
         WebhookJson.request(cluster, loadBalancerName(cluster, service), service, nodes);
-    String prefix = "Service " + service.key().objectKey();
+    ServiceRef prefix = service.ref();
     Promise<Answer> done = Promise.promise();
     attempt(op, prefix, body, elsewhereAllowed, 0, done);
     return done.future();
@@ -147,7 +150,7 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
 
   private void attempt(
       String op,
-      String prefix,
+      ServiceRef prefix,
       WebhookJson.Request body,
       boolean elsewhereAllowed,
       int attempt,
@@ -196,9 +199,9 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
                             options.getRetryDelay().multipliedBy(1L << 20),
                             attempt + 1)
                         .toMillis();
-                log.debug(
-                    "{}: webhook {} failed ({}), retry {} in {} ms",
+                serviceLog.debug(
                     prefix,
+                    "webhook {} failed ({}), retry {} in {} ms",
                     op,
                     failure.getMessage(),
                     attempt + 1,
