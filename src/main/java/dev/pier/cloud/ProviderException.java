@@ -52,11 +52,26 @@ public abstract sealed class ProviderException extends RuntimeException
   public static final class InvalidInput extends ProviderException {
     private final String field;
     private final String value;
+    private final String reason;
 
     public InvalidInput(String field, String value, String message) {
+      this(field, value, message, null);
+    }
+
+    /**
+     * @param reason the CamelCase reason of the Warning event (e.g. {@code LoadBalancerNameTaken}),
+     *     or null for the reconcile's generic one
+     */
+    public InvalidInput(String field, String value, String message, String reason) {
       super(message, null);
       this.field = field;
       this.value = value;
+      this.reason = reason;
+    }
+
+    /** The Warning event's reason, or null for the generic one. */
+    public String reason() {
+      return reason;
     }
 
     public String field() {

@@ -2,6 +2,7 @@ package dev.pier.reconcile;
 
 import dev.pier.cloud.EnsureResult;
 import dev.pier.cloud.ProviderException;
+import dev.pier.events.EventReasons;
 import dev.pier.model.LbStatus;
 import dev.pier.policy.ServiceFilter;
 import dev.pier.queue.WorkKind;
@@ -122,6 +123,14 @@ public final class ReconcileDecision {
       return WorkResult.success();
     }
     return Outcomes.forFailure(error, kinds);
+  }
+
+  /** The reason of the Warning event for a failed run: the provider's own, else the generic one. */
+  public static String failureReason(Throwable error) {
+    if (error instanceof ProviderException.InvalidInput i && i.reason() != null) {
+      return i.reason();
+    }
+    return EventReasons.SYNC_LOAD_BALANCER_FAILED;
   }
 
   /**

@@ -385,7 +385,7 @@ public final class ServiceReconciler {
     run.events()
         .warning(
             run.object(),
-            EventReasons.SYNC_LOAD_BALANCER_FAILED,
+            ReconcileDecision.failureReason(e),
             "Error syncing load balancer: " + why);
     switch (r.outcome()) {
       case PERMANENT -> log.warn(run.ref(), "invalid: {} (waiting for the Service to change)", why);

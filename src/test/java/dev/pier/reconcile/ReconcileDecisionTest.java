@@ -139,4 +139,16 @@ class ReconcileDecisionTest {
     live.getMetadata().setDeletionTimestamp("2026-12-03T12:00:00Z");
     assertThat(ReconcileDecision.clearStatusOnCleanup(live, A)).isFalse();
   }
+
+  @Test
+  void aProviderNamesTheReasonOfItsRefusal() {
+    assertThat(
+            ReconcileDecision.failureReason(
+                new ProviderException.InvalidInput("f", "v", "taken", "LoadBalancerNameTaken")))
+        .isEqualTo("LoadBalancerNameTaken");
+    assertThat(ReconcileDecision.failureReason(new ProviderException.InvalidInput("f", "v", "bad")))
+        .isEqualTo("SyncLoadBalancerFailed");
+    assertThat(ReconcileDecision.failureReason(new RuntimeException("x")))
+        .isEqualTo("SyncLoadBalancerFailed");
+  }
 }
