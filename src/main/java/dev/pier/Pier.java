@@ -79,7 +79,13 @@ public final class Pier {
   private Future<?> deploy(Runnable onLeaseLost) {
     Future<?> started = Future.succeededFuture();
     if (parts.adminPort() >= 0) {
-      admin = new AdminServer(parts.adminHost(), parts.adminPort(), parts.registry(), this::ready);
+      admin =
+          new AdminServer(
+              parts.adminHost(),
+              parts.adminPort(),
+              parts.registry(),
+              this::ready,
+              parts.deletionGuard()::detail);
       started = vertx.deployVerticle(admin);
     }
     started = started.compose(v -> vertx.deployVerticle(parts.reconciler()));

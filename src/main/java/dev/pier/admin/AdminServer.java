@@ -6,6 +6,7 @@ import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerRequest;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,14 +22,23 @@ public final class AdminServer extends VerticleBase {
   private final int port;
   private final PrometheusMeterRegistry registry;
   private final BooleanSupplier ready;
+  private final Supplier<String> readyDetail;
   private HttpServer server;
 
+  /**
+   * @param readyDetail a line /readyz adds while it stays 200 (e.g. deletions held), or null
+   */
   public AdminServer(
-      String host, int port, PrometheusMeterRegistry registry, BooleanSupplier ready) {
+      String host,
+      int port,
+      PrometheusMeterRegistry registry,
+      BooleanSupplier ready,
+      Supplier<String> readyDetail) {
     this.host = host;
     this.port = port;
     this.registry = registry;
     this.ready = ready;
+    this.readyDetail = readyDetail;
   }
 
   @Override
@@ -54,10 +64,11 @@ public final class AdminServer extends VerticleBase {
       case "/healthz" -> req.response().putHeader("content-type", "text/plain").end("ok\n");
       case "/readyz" -> {
         boolean ok = ready.getAsBoolean();
+        String detail = readyDetail.get();
         req.response()
             .setStatusCode(ok ? 200 : 503)
             .putHeader("content-type", "text/plain")
-            .end(ok ? "ok\n" : "not ready\n");
+            .end((ok ? "ok\n" : "not ready\n") + (detail == null ? "" : detail + "\n"));
       }
       case "/metrics" -> {
         String body = registry.scrape();

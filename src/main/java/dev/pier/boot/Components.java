@@ -19,6 +19,7 @@ import dev.pier.metrics.PierMetrics;
 import dev.pier.nodes.PushedNodeSets;
 import dev.pier.nodesync.NodeSyncVerticle;
 import dev.pier.orphans.OrphanSweeper;
+import dev.pier.policy.DeletionGuard;
 import dev.pier.policy.NodeEligibility;
 import dev.pier.policy.ServiceFilter;
 import dev.pier.reconcile.DeletedServices;
@@ -26,6 +27,7 @@ import dev.pier.reconcile.ReconcileOptions;
 import dev.pier.reconcile.ReconcileVerticle;
 import dev.pier.watch.WatchVerticle;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Deployable;
@@ -50,6 +52,7 @@ import java.util.function.UnaryOperator;
  * @param dns the DNS publisher, or null when DNS publishing is off
  * @param election the leader election, or null when it is off
  * @param orphanSweeper the orphan sweeper, or null when the provider cannot list what it owns
+ * @param deletionGuard holds back mass deletions Pier starts on its own
  * @param watchers the verticles that turn informer events into keys, in deployment order
  * @param adminPort the admin server's port (0: any free port; -1: off)
  */
@@ -62,6 +65,7 @@ public record Components(
     DnsPublisher dns,
     LeaderElection election,
     OrphanSweeper orphanSweeper,
+    DeletionGuard deletionGuard,
     ReconcileVerticle reconciler,
     List<Deployable> watchers,
     String adminHost,
@@ -129,9 +133,18 @@ public record Components(
                 clusters.all().iterator().next().client(),
                 electionOptions,
                 vertx.getOrCreateContext());
+    DeletionGuard guard = deletionGuard(config);
+    Gauge.builder("pier.deletion.guard.held", guard, DeletionGuard::held)
+        .description(
+            "Deletions Pier started on its own that the deletion guard holds until confirmed")
+        .register(registry);
     OrphanSweeper sweeper =
         OrphanSweeper.forProvider(
-            clusters, provider, config.get(PierOptions.HETZNER_ORPHAN_CLEANUP_PERIOD), registry);
+            clusters,
+            provider,
+            config.get(PierOptions.HETZNER_ORPHAN_CLEANUP_PERIOD),
+            guard,
+            registry);
     return new Components(
         vertx,
         registry,
@@ -141,6 +154,7 @@ public record Components(
         dns,
         election,
         sweeper,
+        guard,
         reconciler,
         List.copyOf(watchers),
         config.get(PierOptions.ADMIN_HOST),
@@ -162,7 +176,18 @@ public record Components(
   }
 
   static ServiceFilter serviceFilter(ConfigValues config) {
-    return new ServiceFilter(new HashSet<>(config.get(PierOptions.LOAD_BALANCER_CLASSES)));
+    return new ServiceFilter(
+        new HashSet<>(config.get(PierOptions.LOAD_BALANCER_CLASSES)),
+        config.get(PierOptions.SERVE_SERVICES_WITHOUT_CLASS));
+  }
+
+  static DeletionGuard deletionGuard(ConfigValues config) {
+    return new DeletionGuard(
+        config.get(PierOptions.DELETION_GUARD_MIN_DELETIONS),
+        config.get(PierOptions.DELETION_GUARD_MAX_PERCENT),
+        config.get(PierOptions.DELETION_GUARD_WINDOW),
+        config.get(PierOptions.DELETION_GUARD_CONFIRM),
+        System::currentTimeMillis);
   }
 
   static ReconcileOptions reconcileOptions(ConfigValues config) {

@@ -8,6 +8,7 @@ import dev.pier.config.Option;
 import dev.pier.dns.powerdns.PowerDnsOptions;
 import dev.pier.dns.publish.DnsOptions;
 import dev.pier.leader.LeaderElectionOptions;
+import dev.pier.policy.DeletionGuard;
 import dev.pier.policy.NodeEligibility;
 import dev.pier.reconcile.ReconcileOptions;
 import dev.pier.retry.ExponentialBackoff;
@@ -61,7 +62,14 @@ public final class PierOptions {
           List.of(),
           l -> true,
           "a list of class names",
-          "spec.loadBalancerClass values Pier owns; Services without a class are always Pier's.");
+          "spec.loadBalancerClass values Pier owns. A Service of any other class is never changed,"
+              + " even when it carries the cleanup finalizer.");
+  public static final Option<Boolean> SERVE_SERVICES_WITHOUT_CLASS =
+      Option.bool(
+          "serveServicesWithoutClass",
+          true,
+          "Serve Services without spec.loadBalancerClass; false where another controller is the"
+              + " cluster's default.");
   public static final Option<Integer> RECONCILE_CONCURRENCY =
       Option.integer(
           "reconcile.concurrency",
@@ -323,6 +331,34 @@ public final class PierOptions {
           s -> true,
           "a PEM file path",
           "Private key of webhook.tls.certFile.");
+  public static final Option<Integer> DELETION_GUARD_MIN_DELETIONS =
+      Option.integer(
+          "deletionGuard.minDeletions",
+          DeletionGuard.DEFAULT_MIN_DELETIONS,
+          0,
+          1_000_000,
+          "Deletions Pier starts on its own (orphan sweeps) that always go through per window.");
+  public static final Option<Integer> DELETION_GUARD_MAX_PERCENT =
+      Option.integer(
+          "deletionGuard.maxPercent",
+          DeletionGuard.DEFAULT_MAX_PERCENT,
+          0,
+          100,
+          "Beyond minDeletions, the percentage of the load balancers known at the window's start"
+              + " that may be deleted per window; more are held.");
+  public static final Option<Duration> DELETION_GUARD_WINDOW =
+      Option.duration(
+          "deletionGuard.window",
+          DeletionGuard.DEFAULT_WINDOW,
+          Duration.ofSeconds(1),
+          DAY,
+          "The sliding window of the deletion guard.");
+  public static final Option<Boolean> DELETION_GUARD_CONFIRM =
+      Option.bool(
+          "deletionGuard.confirm",
+          false,
+          "Let held deletions go: the operator checked them. Deletions users ask for (a deleted"
+              + " Service, a type change) are never held.");
   public static final Option<Boolean> LEADER_ELECTION_ENABLED =
       Option.bool(
           "leaderElection.enabled",
@@ -495,6 +531,7 @@ public final class PierOptions {
           CLUSTER_CONTEXT,
           PROVIDER,
           LOAD_BALANCER_CLASSES,
+          SERVE_SERVICES_WITHOUT_CLASS,
           RECONCILE_CONCURRENCY,
           RECONCILE_MIN_RETRY_DELAY,
           RECONCILE_MAX_RETRY_DELAY,
@@ -533,6 +570,10 @@ public final class PierOptions {
           WEBHOOK_TLS_CA_FILE,
           WEBHOOK_TLS_CERT_FILE,
           WEBHOOK_TLS_KEY_FILE,
+          DELETION_GUARD_MIN_DELETIONS,
+          DELETION_GUARD_MAX_PERCENT,
+          DELETION_GUARD_WINDOW,
+          DELETION_GUARD_CONFIRM,
           LEADER_ELECTION_ENABLED,
           LEADER_ELECTION_LEASE_NAME,
           LEADER_ELECTION_NAMESPACE,

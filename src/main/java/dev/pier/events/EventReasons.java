@@ -14,6 +14,9 @@ public final class EventReasons {
   public static final String DELETED_LOAD_BALANCER = "DeletedLoadBalancer";
   public static final String DELETE_LOAD_BALANCER_FAILED = "DeleteLoadBalancerFailed";
   public static final String SYNC_LOAD_BALANCER_FAILED = "SyncLoadBalancerFailed";
+  public static final String CLASS_NOT_OWNED = "LoadBalancerClassNotOwned";
+  public static final String INGRESS_REPLACED = "LoadBalancerIngressReplaced";
+  public static final String LOAD_BALANCER_ABANDONED = "LoadBalancerAbandoned";
 
   public static final String UPDATED_DNS = "UpdatedDNS";
   public static final String SYNC_DNS_FAILED = "SyncDNSFailed";

@@ -6,6 +6,7 @@ import dev.pier.cloud.LoadBalancerProvider.OwnedLoadBalancers;
 import dev.pier.kube.Cluster;
 import dev.pier.kube.Clusters;
 import dev.pier.log.ServiceLog;
+import dev.pier.policy.DeletionGuard;
 import io.fabric8.kubernetes.api.model.Service;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -34,13 +35,19 @@ public final class OrphanSweeper extends AbstractVerticle {
   private final Duration period;
   private final Counter deleted;
   private final Counter failures;
+  private final DeletionGuard guard;
   private boolean running;
 
   public OrphanSweeper(
-      Clusters clusters, OwnedLoadBalancers owned, Duration period, MeterRegistry registry) {
+      Clusters clusters,
+      OwnedLoadBalancers owned,
+      Duration period,
+      DeletionGuard guard,
+      MeterRegistry registry) {
     this.clusters = clusters;
     this.owned = owned;
     this.period = period;
+    this.guard = guard;
     this.deleted =
         Counter.builder("pier.orphans.deleted")
             .description("Load balancers deleted because their Service no longer exists")
@@ -53,10 +60,14 @@ public final class OrphanSweeper extends AbstractVerticle {
 
   /** A sweeper for the provider, or null when it cannot list what it owns. */
   public static OrphanSweeper forProvider(
-      Clusters clusters, LoadBalancerProvider provider, Duration period, MeterRegistry registry) {
+      Clusters clusters,
+      LoadBalancerProvider provider,
+      Duration period,
+      DeletionGuard guard,
+      MeterRegistry registry) {
     return provider
         .ownedLoadBalancers()
-        .map(o -> new OrphanSweeper(clusters, o, period, registry))
+        .map(o -> new OrphanSweeper(clusters, o, period, guard, registry))
         .orElse(null);
   }
 
@@ -102,6 +113,14 @@ public final class OrphanSweeper extends AbstractVerticle {
                 if (lb.serviceUid() == null
                     || lb.serviceUid().isEmpty()
                     || uids.contains(lb.serviceUid())) {
+                  continue;
+                }
+                if (!guard.allow(lb.name() + " (" + lb.id() + ")", lbs.size())) {
+                  serviceLog.warn(
+                      lb.service(cluster.name()),
+                      "not deleting orphaned load balancer {} ({}): held by the deletion guard",
+                      lb.name(),
+                      lb.id());
                   continue;
                 }
                 deletions.add(

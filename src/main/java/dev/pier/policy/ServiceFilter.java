@@ -16,19 +16,44 @@ public final class ServiceFilter {
   public static final String LB_CLEANUP_FINALIZER = "service.kubernetes.io/load-balancer-cleanup";
 
   private final Set<String> ownedClasses;
+  private final boolean servesServicesWithoutClass;
 
   public ServiceFilter(Set<String> ownedClasses) {
-    this.ownedClasses = Set.copyOf(ownedClasses);
+    this(ownedClasses, true);
   }
 
-  /** Type LoadBalancer, and no class or a class Pier is configured to own. */
+  /**
+   * @param servesServicesWithoutClass false where another controller is the cluster's default and
+   *     serves Services without {@code spec.loadBalancerClass}
+   */
+  public ServiceFilter(Set<String> ownedClasses, boolean servesServicesWithoutClass) {
+    this.ownedClasses = Set.copyOf(ownedClasses);
+    this.servesServicesWithoutClass = servesServicesWithoutClass;
+  }
+
+  /** Type LoadBalancer, and a class Pier owns (or none, when Pier serves those). */
   public boolean wantsLoadBalancer(Service svc) {
+    return isLoadBalancer(svc) && ownsClass(svc);
+  }
+
+  public static boolean isLoadBalancer(Service svc) {
     ServiceSpec spec = svc.getSpec();
-    if (spec == null || !"LoadBalancer".equals(spec.getType())) {
-      return false;
-    }
-    String cls = spec.getLoadBalancerClass();
-    return cls == null || ownedClasses.contains(cls);
+    return spec != null && "LoadBalancer".equals(spec.getType());
+  }
+
+  /** The Service's {@code spec.loadBalancerClass} is one Pier owns. */
+  public boolean ownsClass(Service svc) {
+    String cls = svc.getSpec() == null ? null : svc.getSpec().getLoadBalancerClass();
+    return cls == null ? servesServicesWithoutClass : ownedClasses.contains(cls);
+  }
+
+  /**
+   * Type LoadBalancer with the cleanup finalizer, but of a class Pier does not own (any more): a
+   * class dropped from the configuration, or another controller's Service that uses the standard
+   * finalizer. Pier never deletes, rewrites or releases such a Service's load balancer.
+   */
+  public boolean classNotOwned(Service svc) {
+    return isLoadBalancer(svc) && hasFinalizer(svc) && !ownsClass(svc);
   }
 
   public static boolean hasFinalizer(Service svc) {
@@ -36,19 +61,29 @@ public final class ServiceFilter {
     return f != null && f.contains(LB_CLEANUP_FINALIZER);
   }
 
-  /** Has Pier's finalizer and is being deleted or no longer wants a load balancer. */
+  /**
+   * Has the finalizer, and stopped being type LoadBalancer, or is being deleted and of a class Pier
+   * owns. A class alone never makes Pier delete: only a deletion or a type change does.
+   */
   public boolean needsCleanup(Service svc) {
-    return hasFinalizer(svc)
-        && (svc.getMetadata().getDeletionTimestamp() != null || !wantsLoadBalancer(svc));
+    if (!hasFinalizer(svc)) {
+      return false;
+    }
+    if (!isLoadBalancer(svc)) {
+      return true;
+    }
+    return svc.getMetadata().getDeletionTimestamp() != null && ownsClass(svc);
   }
 
-  /** A new Service is worth a reconcile when it wants a load balancer or needs cleanup. */
+  /** A new Service is worth a reconcile when Pier serves it, cleans it up or must report it. */
   public boolean shouldEnqueueAdd(Service svc) {
-    return wantsLoadBalancer(svc) || needsCleanup(svc);
+    return wantsLoadBalancer(svc) || needsCleanup(svc) || classNotOwned(svc);
   }
 
   public boolean shouldEnqueueUpdate(Service oldSvc, Service newSvc) {
-    return needsUpdate(oldSvc, newSvc) || needsCleanup(newSvc);
+    return needsUpdate(oldSvc, newSvc)
+        || needsCleanup(newSvc)
+        || (classNotOwned(newSvc) && !classNotOwned(oldSvc));
   }
 
   /** Upstream's needsUpdate: true on any change that a load balancer depends on. */

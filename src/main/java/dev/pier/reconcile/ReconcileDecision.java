@@ -34,8 +34,13 @@ public final class ReconcileDecision {
     /** Only node sync asked: point the existing load balancer at the eligible nodes. */
     UPDATE_HOSTS,
     /** Ensure the load balancer: finalizer, provider, status. */
-    ENSURE
+    ENSURE,
+    /** It carries Pier's finalizer but a class Pier does not own: report, change nothing. */
+    CLASS_NOT_OWNED
   }
+
+  /** {@code "true"} lets a cleanup go on without deleting the load balancer. */
+  public static final String ABANDON_ANNOTATION = "pier.dev/abandon-load-balancer";
 
   /**
    * @param deleteLastSeenFirst the Service was deleted without the finalizer and re-created under
@@ -82,6 +87,9 @@ public final class ReconcileDecision {
     if (filter.needsCleanup(svc)) {
       return Action.CLEANUP;
     }
+    if (filter.classNotOwned(svc)) {
+      return Action.CLASS_NOT_OWNED;
+    }
     if (!filter.wantsLoadBalancer(svc)) {
       return Action.NOT_WANTED;
     }
@@ -123,6 +131,33 @@ public final class ReconcileDecision {
       return WorkResult.success();
     }
     return Outcomes.forFailure(error, kinds);
+  }
+
+  /**
+   * What the queue does after a failed deletion: a refusal (invalid input) is retried with backoff
+   * like any failure, because only a deletion lets the Service go; an operator who gives up on a
+   * load balancer says so with {@link #ABANDON_ANNOTATION}.
+   */
+  public static WorkResult afterDeleteFailure(Throwable error, Set<WorkKind> kinds) {
+    WorkResult r = Outcomes.forFailure(error, kinds);
+    return r.outcome() == WorkResult.Outcome.PERMANENT ? WorkResult.retry(kinds) : r;
+  }
+
+  /** The operator gave up on the Service's load balancer: cleanup goes on without deleting it. */
+  public static boolean abandoned(Service svc) {
+    var a = svc.getMetadata().getAnnotations();
+    return a != null && "true".equalsIgnoreCase(a.get(ABANDON_ANNOTATION));
+  }
+
+  /**
+   * Writing {@code desired} replaces an ingress that this process did not write (another
+   * controller's, or one set by hand): allowed, but never silently.
+   */
+  public static boolean replacesForeignIngress(
+      LbStatus current, LbStatus desired, StatusWrite last) {
+    return !current.isEmpty()
+        && !current.equals(desired)
+        && (last == null || !last.stored().equals(current));
   }
 
   /** The reason of the Warning event for a failed run: the provider's own, else the generic one. */

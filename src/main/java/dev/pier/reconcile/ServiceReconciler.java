@@ -74,6 +74,8 @@ public final class ServiceReconciler {
   private final Map<ServiceKey, StatusWrite> statusWrites = new HashMap<>();
   // The status of each load balancer ensured by this process: what DNS-only runs publish.
   private final Map<ServiceKey, LbStatus> ensured = new HashMap<>();
+  // Services of a class Pier does not own that were reported, by key and uid: once each.
+  private final Map<ServiceKey, String> reportedClassNotOwned = new HashMap<>();
 
   /**
    * @param clusters the cluster of a name, or null for an unknown one
@@ -133,6 +135,7 @@ public final class ServiceReconciler {
       case ALREADY_ENSURED -> Future.succeededFuture(WorkResult.success());
       case UPDATE_HOSTS -> updateHosts(run);
       case ENSURE -> ensure(run);
+      case CLASS_NOT_OWNED -> classNotOwned(run);
       case FORGET, DELETE_LAST_SEEN ->
           throw new IllegalStateException(plan.action() + " for a cached Service");
     };
@@ -178,8 +181,18 @@ public final class ServiceReconciler {
   /** Writes the status unless the Service already shows it (as the server stores it). */
   private Future<Void> writeStatus(Run run, LbStatus desired) {
     LbStatus current = run.view().status();
-    if (!ReconcileDecision.statusWriteNeeded(current, desired, statusWrites.get(run.key()))) {
+    StatusWrite last = statusWrites.get(run.key());
+    if (!ReconcileDecision.statusWriteNeeded(current, desired, last)) {
       return Future.succeededFuture();
+    }
+    if (ReconcileDecision.replacesForeignIngress(current, desired, last)) {
+      String message =
+          "Replacing load balancer ingress "
+              + addresses(current)
+              + ", which Pier did not write, with "
+              + addresses(desired);
+      run.events().warning(run.object(), EventReasons.INGRESS_REPLACED, message);
+      log.warn(run.ref(), "{}", message);
     }
     return run.cluster()
         .writer()
@@ -274,8 +287,7 @@ public final class ServiceReconciler {
     boolean deleting = run.svc().getMetadata().getDeletionTimestamp() != null;
     run.events()
         .normal(run.object(), EventReasons.DELETING_LOAD_BALANCER, "Deleting load balancer");
-    return provider
-        .ensureLoadBalancerDeleted(run.ref().cluster(), run.view())
+    return deleteLoadBalancer(run)
         .compose(v -> clearStatus(run))
         .compose(v -> run.cluster().writer().removeFinalizer(ctx, run.key()))
         .map(
@@ -290,7 +302,58 @@ public final class ServiceReconciler {
                   deleting ? "Service deleted" : "no longer type LoadBalancer");
               return WorkResult.success();
             })
-        .recover(e -> failed(run, e));
+        .recover(e -> deleteFailed(run, e));
+  }
+
+  /** Deletes the load balancer, unless the operator abandoned it. */
+  private Future<Void> deleteLoadBalancer(Run run) {
+    if (!ReconcileDecision.abandoned(run.svc())) {
+      return provider.ensureLoadBalancerDeleted(run.ref().cluster(), run.view());
+    }
+    String message =
+        "Not deleting the load balancer: abandoned by the annotation "
+            + ReconcileDecision.ABANDON_ANNOTATION
+            + "; delete it by hand if it still exists";
+    run.events().warning(run.object(), EventReasons.LOAD_BALANCER_ABANDONED, message);
+    log.warn(run.ref(), "{}", message);
+    return Future.succeededFuture();
+  }
+
+  /** A failed deletion keeps the finalizer and is retried, whatever the provider said. */
+  private Future<WorkResult> deleteFailed(Run run, Throwable e) {
+    WorkResult r = ReconcileDecision.afterDeleteFailure(e, run.kinds());
+    if (r.outcome() == WorkResult.Outcome.SUCCESS) {
+      return Future.succeededFuture(r);
+    }
+    String why = Outcomes.describe(e);
+    run.events()
+        .warning(
+            run.object(),
+            EventReasons.DELETE_LOAD_BALANCER_FAILED,
+            "Error deleting load balancer: "
+                + why
+                + (e instanceof ProviderException.InvalidInput
+                    ? " (retrying; to give up on this load balancer, annotate the Service "
+                        + ReconcileDecision.ABANDON_ANNOTATION
+                        + "=true)"
+                    : ""));
+    log.warn(run.ref(), "deleting load balancer failed, retrying: {}", why);
+    return Future.succeededFuture(r);
+  }
+
+  /** A Service of a class Pier does not own keeps everything; it is reported once. */
+  private Future<WorkResult> classNotOwned(Run run) {
+    if (!run.ref().uid().equals(reportedClassNotOwned.put(run.key(), run.ref().uid()))) {
+      String message =
+          "spec.loadBalancerClass '"
+              + run.svc().getSpec().getLoadBalancerClass()
+              + "' is not one of Pier's loadBalancerClasses: Pier leaves this Service's load"
+              + " balancer, status and finalizer alone (add the class to loadBalancerClasses if"
+              + " Pier should serve it)";
+      run.events().warning(run.object(), EventReasons.CLASS_NOT_OWNED, message);
+      log.warn(run.ref(), "{}", message);
+    }
+    return Future.succeededFuture(WorkResult.success());
   }
 
   private Future<Void> clearStatus(Run run) {
@@ -357,7 +420,8 @@ public final class ServiceReconciler {
                   EventReasons.DELETE_LOAD_BALANCER_FAILED,
                   "Error deleting load balancer: " + Outcomes.describe(e));
               log.warn(ref, "deleting load balancer failed: {}", Outcomes.describe(e));
-              return Future.succeededFuture(Outcomes.forFailure(e, Set.of(WorkKind.RECONCILE)));
+              return Future.succeededFuture(
+                  ReconcileDecision.afterDeleteFailure(e, Set.of(WorkKind.RECONCILE)));
             });
   }
 
@@ -406,6 +470,7 @@ public final class ServiceReconciler {
   }
 
   private void forget(ServiceKey key) {
+    reportedClassNotOwned.remove(key);
     pushed.forget(key);
     statusWrites.remove(key);
     ensured.remove(key);

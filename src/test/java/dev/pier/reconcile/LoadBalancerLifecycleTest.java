@@ -262,4 +262,40 @@ class LoadBalancerLifecycleTest {
       await().atMost(InProcessPier.CONVERGE).until(() -> Traffic.refused(ip, 8083));
     }
   }
+
+  @Test
+  void aClusterWhoseDefaultControllerIsAnotherLeavesClasslessServicesAlone() throws Exception {
+    String ns = kube.createNamespace("notdefault");
+    try (InProcessPier pier =
+        InProcessPier.start(
+            kube,
+            Map.of(
+                PierOptions.LOCAL_POOLS.envName(),
+                POOL,
+                PierOptions.SERVE_SERVICES_WITHOUT_CLASS.envName(),
+                "false"))) {
+      client.services().inNamespace(ns).resource(lbService(ns, "theirs", 80, 30991)).create();
+      // The cluster's default controller answers.
+      client
+          .services()
+          .inNamespace(ns)
+          .withName("theirs")
+          .editStatus(
+              s ->
+                  new io.fabric8.kubernetes.api.model.ServiceBuilder(s)
+                      .withNewStatus()
+                      .withNewLoadBalancer()
+                      .addNewIngress()
+                      .withIp("192.0.2.10")
+                      .endIngress()
+                      .endLoadBalancer()
+                      .endStatus()
+                      .build());
+      Thread.sleep(3_000);
+      Service svc = client.services().inNamespace(ns).withName("theirs").get();
+      assertThat(ingressIp(ns, "theirs")).isEqualTo("192.0.2.10");
+      assertThat(svc.getMetadata().getFinalizers()).isNullOrEmpty();
+      assertThat(eventReasons(ns, "theirs")).isEmpty();
+    }
+  }
 }

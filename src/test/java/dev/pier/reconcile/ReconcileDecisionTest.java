@@ -151,4 +151,44 @@ class ReconcileDecisionTest {
     assertThat(ReconcileDecision.failureReason(new RuntimeException("x")))
         .isEqualTo("SyncLoadBalancerFailed");
   }
+
+  @Test
+  void aServiceOfAClassPierDoesNotOwnIsNeverCleanedUpEvenWithTheFinalizer() {
+    Service foreign = finalized("u1");
+    foreign.getSpec().setLoadBalancerClass("example.com/other");
+    assertThat(plan(foreign, null, FULL).action()).isEqualTo(Action.CLASS_NOT_OWNED);
+
+    foreign.getMetadata().setDeletionTimestamp("2026-12-03T12:00:00Z");
+    assertThat(plan(foreign, null, FULL).action()).isEqualTo(Action.CLASS_NOT_OWNED);
+
+    // Without Pier's finalizer and status it is simply another controller's Service.
+    Service other = svc("u2");
+    other.getSpec().setLoadBalancerClass("example.com/other");
+    assertThat(plan(other, null, FULL).action()).isEqualTo(Action.NOT_WANTED);
+  }
+
+  @Test
+  void withoutClasslessServicesAClasslessServiceIsAnotherControllersAndNeverCleanedUp() {
+    ServiceFilter notDefault = new ServiceFilter(Set.of("pier.dev/lb"), false);
+    assertThat(ReconcileDecision.plan(notDefault, svc("u1"), null, FULL, false, false).action())
+        .isEqualTo(Action.NOT_WANTED);
+    assertThat(
+            ReconcileDecision.plan(notDefault, finalized("u1"), null, FULL, false, false).action())
+        .isEqualTo(Action.CLASS_NOT_OWNED);
+    Service owned = svc("u1");
+    owned.getSpec().setLoadBalancerClass("pier.dev/lb");
+    assertThat(ReconcileDecision.plan(notDefault, owned, null, FULL, false, false).action())
+        .isEqualTo(Action.ENSURE);
+  }
+
+  @Test
+  void aTypeChangeOfAServicePierServedIsStillCleanedUp() {
+    Service clusterIp = finalized("u1");
+    clusterIp.getSpec().setType("ClusterIP");
+    ServiceFilter notDefault = new ServiceFilter(Set.of(), false);
+    // The API server clears spec.loadBalancerClass with the type; the finalizer says Pier served
+    // it.
+    assertThat(ReconcileDecision.plan(notDefault, clusterIp, null, FULL, true, true).action())
+        .isEqualTo(Action.CLEANUP);
+  }
 }

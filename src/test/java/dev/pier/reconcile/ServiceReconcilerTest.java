@@ -281,4 +281,77 @@ class ServiceReconcilerTest {
     assertThat(f.result().outcome()).isEqualTo(Outcome.SUCCESS);
     assertThat(provider.calls).isEmpty();
   }
+
+  @Test
+  void aServiceOfAClassPierDoesNotOwnKeepsItsLoadBalancerStatusAndFinalizerAndIsReportedOnce() {
+    Service svc = withIngress(withFinalizer(service("u1")), "10.0.0.1");
+    svc.getSpec().setLoadBalancerClass("example.com/other");
+    cluster.put(svc);
+
+    assertThat(run(WorkKind.RECONCILE).outcome()).isEqualTo(Outcome.SUCCESS);
+    assertThat(run(WorkKind.RECONCILE).outcome()).isEqualTo(Outcome.SUCCESS);
+
+    assertThat(provider.calls).isEmpty();
+    assertThat(cluster.writes.calls).isEmpty();
+    assertThat(cluster.events.recorded).containsExactly("Warning LoadBalancerClassNotOwned");
+  }
+
+  @Test
+  void replacingAnIngressPierDidNotWriteIsAWarning() {
+    cluster.put(withIngress(withFinalizer(service("u1")), "192.0.2.99"));
+
+    assertThat(run(WorkKind.RECONCILE).outcome()).isEqualTo(Outcome.SUCCESS);
+
+    assertThat(cluster.writes.calls).containsExactly("patchStatus ns/web");
+    assertThat(cluster.events.recorded).contains("Warning LoadBalancerIngressReplaced");
+  }
+
+  @Test
+  void replacingAnIngressPierWroteItselfIsNoWarning() {
+    cluster.put(withFinalizer(service("u1")));
+    run(WorkKind.RECONCILE);
+    cluster.put(withIngress(withFinalizer(service("u1")), "10.0.0.1"));
+    provider.ensureAnswer =
+        Future.succeededFuture(EnsureResult.of(new LbStatus(List.of(LbIngress.ip("10.0.0.2")))));
+
+    run(WorkKind.RECONCILE);
+
+    assertThat(cluster.writes.calls).containsExactly("patchStatus ns/web", "patchStatus ns/web");
+    assertThat(cluster.events.recorded).doesNotContain("Warning LoadBalancerIngressReplaced");
+  }
+
+  @Test
+  void aPermanentErrorOnDeleteIsRetriedNeverTakenAsDeleted() {
+    Service svc = withFinalizer(service("u1"));
+    svc.getMetadata().setDeletionTimestamp("2026-12-03T12:00:00Z");
+    cluster.put(svc);
+    provider.deleteAnswer =
+        Future.failedFuture(new ProviderException.InvalidInput("pool", "x", "webhook said 422"));
+
+    WorkResult r = run(WorkKind.RECONCILE);
+
+    assertThat(r.outcome()).isEqualTo(Outcome.RETRY);
+    assertThat(cluster.writes.calls).isEmpty();
+    assertThat(cluster.events.recorded).contains("Warning DeleteLoadBalancerFailed");
+  }
+
+  @Test
+  void anOperatorAbandonsALoadBalancerOnlyDuringCleanup() {
+    Service svc = withFinalizer(service("u1"));
+    svc.getMetadata()
+        .setAnnotations(java.util.Map.of(ReconcileDecision.ABANDON_ANNOTATION, "true"));
+    cluster.put(svc);
+    run(WorkKind.RECONCILE);
+    assertThat(provider.calls).as("honoured only during cleanup").containsExactly("ensure ns/web");
+
+    svc.getMetadata().setDeletionTimestamp("2026-12-03T12:00:00Z");
+    provider.deleteAnswer =
+        Future.failedFuture(new ProviderException.InvalidInput("pool", "x", "webhook said 422"));
+    cluster.events.recorded.clear();
+
+    assertThat(run(WorkKind.RECONCILE).outcome()).isEqualTo(Outcome.SUCCESS);
+    assertThat(provider.calls).containsExactly("ensure ns/web");
+    assertThat(cluster.writes.calls).endsWith("removeFinalizer ns/web");
+    assertThat(cluster.events.recorded).contains("Warning LoadBalancerAbandoned");
+  }
 }
