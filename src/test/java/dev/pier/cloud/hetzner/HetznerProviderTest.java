@@ -410,6 +410,45 @@ class HetznerProviderTest {
   }
 
   @Test
+  void aServiceNamingAnUnlabelledLoadBalancerIsRefusedAndCannotDeleteIt() {
+    String ns = kube.createNamespace("hztaken");
+    JsonObject precious = cloud.createDirect("precious-" + ns, Map.of("team", "db"), false);
+    long id = precious.getLong("id");
+    try (InProcessPier pier = startPier(Map.of())) {
+      client
+          .services()
+          .inNamespace(ns)
+          .resource(
+              lbService(
+                  ns,
+                  "hijack",
+                  Map.of(HetznerSpec.NAME, precious.getString("name")),
+                  port("http", "TCP", 80)))
+          .create();
+      await()
+          .atMost(InProcessPier.CONVERGE)
+          .until(
+              () ->
+                  warnings(ns, "hijack").stream()
+                      .anyMatch(
+                          w ->
+                              w.startsWith("LoadBalancerNameTaken: ")
+                                  && w.contains(precious.getString("name"))));
+      assertThat(ingressIps(ns, "hijack")).isEmpty();
+      assertThat(cloud.byServiceUid(uid(ns, "hijack"))).isNull();
+
+      client.services().inNamespace(ns).withName("hijack").delete();
+      await().atMost(InProcessPier.CONVERGE).until(() -> get(ns, "hijack") == null);
+      JsonObject after =
+          cloud.loadBalancers().stream()
+              .filter(l -> l.getLong("id") == id)
+              .findFirst()
+              .orElse(null);
+      assertThat(after).isEqualTo(precious);
+    }
+  }
+
+  @Test
   void deleteProtectionIsReportedNotRetriedForeverAndOrphansAreCleanedUp() {
     String ns = kube.createNamespace("hzprot");
     JsonObject orphan =
