@@ -269,18 +269,25 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
    * Service's load balancer name, that one only if adoption by name is on and it carries no uid
    * label (the update then labels it as this Service's); null when the name is free. A name taken
    * by a load balancer that is not the Service's fails with {@code LoadBalancerNameTaken}, before
-   * anything is called on it.
+   * anything is called on it; so does renaming the Service's own load balancer to such a name.
    */
   private Future<LoadBalancer> findForEnsure(LbService service, String name) {
     return owned(service)
         .compose(
             own -> {
-              if (own != null) {
+              if (own != null && own.name().equals(name)) {
                 return Future.succeededFuture(own);
               }
               return api.loadBalancers(Map.of("name", name))
                   .map(
                       byName -> {
+                        if (own != null) {
+                          // A rename of the Service's own load balancer.
+                          if (byName.isEmpty() || byName.get(0).id() == own.id()) {
+                            return own;
+                          }
+                          throw renameTaken(own, byName.get(0));
+                        }
                         if (byName.isEmpty()) {
                           return null;
                         }
@@ -300,6 +307,25 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
                         throw nameTaken(service, lb, owner);
                       });
             });
+  }
+
+  /** The permanent error for renaming the Service's load balancer to a name another one has. */
+  private static ProviderException.InvalidInput renameTaken(LoadBalancer own, LoadBalancer other) {
+    String field = "metadata.annotations[" + HetznerSpec.NAME + "]";
+    return new ProviderException.InvalidInput(
+        field,
+        other.name(),
+        field
+            + "="
+            + other.name()
+            + ": load balancer "
+            + other.id()
+            + " already has this name, so this Service's load balancer "
+            + own.id()
+            + " ("
+            + own.name()
+            + ") cannot be renamed to it; pick another name",
+        "LoadBalancerNameTaken");
   }
 
   /** The permanent error for a name that belongs to a load balancer the Service does not own. */

@@ -201,4 +201,41 @@ class HetznerOwnershipTest {
     var owned = p.ownedLoadBalancers().orElseThrow().list("c").await(30, TimeUnit.SECONDS);
     assertThat(owned).extracting(o -> o.name()).containsExactly("pier-made");
   }
+
+  @Test
+  void renamingToTheNameOfAnotherLoadBalancerIsRefused() throws Exception {
+    JsonObject foreign = cloud.createDirect("prod-db", Map.of(), false);
+    long id = foreign.getLong("id");
+    HetznerLoadBalancerProvider p =
+        new HetznerLoadBalancerProvider(vertx, options().setAdoptByName(true));
+    LbService svc = named("tenant-web");
+    p.ensureLoadBalancer("c", svc, nodes()).await(30, TimeUnit.SECONDS);
+    long own = cloud.byServiceUid(svc.uid()).getLong("id");
+    LbService renamed =
+        new LbService(
+            svc.key(),
+            svc.uid(),
+            svc.ports(),
+            null,
+            "Cluster",
+            0,
+            "None",
+            List.of(),
+            Map.of(HetznerSpec.NAME, "prod-db"),
+            List.of(),
+            LbStatus.EMPTY);
+
+    assertThatThrownBy(
+            () -> p.ensureLoadBalancer("c", renamed, nodes()).await(30, TimeUnit.SECONDS))
+        .isInstanceOfSatisfying(
+            ProviderException.InvalidInput.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(TAKEN);
+              assertThat(e.getMessage()).contains(HetznerSpec.NAME).contains("prod-db");
+            });
+    assertThat(cloud.byServiceUid(svc.uid()).getLong("id")).isEqualTo(own);
+    assertThat(cloud.byServiceUid(svc.uid()).getString("name")).isEqualTo("tenant-web");
+    assertThat(writesOn(id)).isEmpty();
+    assertThat(current(id)).isEqualTo(foreign);
+  }
 }

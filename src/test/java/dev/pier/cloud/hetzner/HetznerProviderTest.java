@@ -449,6 +449,36 @@ class HetznerProviderTest {
   }
 
   @Test
+  void withAdoptByNameAServiceTakesOverAnUnlabelledLoadBalancerAndDeletesItWhenItGoes() {
+    String ns = kube.createNamespace("hzadopt");
+    JsonObject legacy = cloud.createDirect("legacy-" + ns, Map.of(), false);
+    long id = legacy.getLong("id");
+    try (InProcessPier pier =
+        startPier(Map.of(PierOptions.HETZNER_ADOPT_BY_NAME.envName(), "true"))) {
+      client
+          .services()
+          .inNamespace(ns)
+          .resource(
+              lbService(
+                  ns,
+                  "legacy",
+                  Map.of(HetznerSpec.NAME, legacy.getString("name")),
+                  port("http", "TCP", 80)))
+          .create();
+      String uid = uid(ns, "legacy");
+      await()
+          .atMost(InProcessPier.CONVERGE)
+          .until(() -> cloud.byServiceUid(uid) != null && !ingressIps(ns, "legacy").isEmpty());
+      assertThat(cloud.byServiceUid(uid).getLong("id")).isEqualTo(id);
+      assertThat(services(cloud.byServiceUid(uid))).isEqualTo(nodePorts(ns, "legacy"));
+
+      client.services().inNamespace(ns).withName("legacy").delete();
+      await().atMost(InProcessPier.CONVERGE).until(() -> get(ns, "legacy") == null);
+      assertThat(cloud.loadBalancers().stream().map(l -> l.getLong("id"))).doesNotContain(id);
+    }
+  }
+
+  @Test
   void deleteProtectionIsReportedNotRetriedForeverAndOrphansAreCleanedUp() {
     String ns = kube.createNamespace("hzprot");
     JsonObject orphan =
