@@ -275,6 +275,12 @@ public final class PierOptions {
           Duration.ofSeconds(1),
           DAY,
           "How often orphans are looked for (the first time right after start).");
+  public static final Option<Boolean> HETZNER_ADOPT_BY_NAME =
+      Option.bool(
+          "hetzner.adoptByName",
+          HetznerOptions.DEFAULT_ADOPT_BY_NAME,
+          "Let a Service take over an existing load balancer without a hcloud-ccm/service-uid"
+              + " label by naming it (load-balancer.hetzner.cloud/name).");
   public static final Option<String> WEBHOOK_URL =
       Option.string(
           "webhook.url",
@@ -562,6 +568,7 @@ public final class PierOptions {
           HETZNER_RATE_LIMIT_MAX_WAIT,
           HETZNER_ORPHAN_CLEANUP,
           HETZNER_ORPHAN_CLEANUP_PERIOD,
+          HETZNER_ADOPT_BY_NAME,
           WEBHOOK_URL,
           WEBHOOK_TIMEOUT,
           WEBHOOK_RETRIES,

@@ -26,11 +26,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Hetzner Cloud load balancers, after hcloud-cloud-controller-manager: the load balancer is found
- * by the label {@code hcloud-ccm/service-uid} (so Pier adopts hcloud-ccm's load balancers), then by
- * name; it gets one TCP service per Service port (listen port to nodePort) and the nodes' servers
- * ({@code hcloud://<id>} provider ids) as targets. Every change is an Action that is awaited before
- * the next one.
+ * Hetzner Cloud load balancers, after hcloud-cloud-controller-manager: a Service owns the load
+ * balancer labelled {@code hcloud-ccm/service-uid=<uid>} (so Pier adopts hcloud-ccm's load
+ * balancers) and no other. A load balancer already having the Service's name is taken over only
+ * with {@code hetzner.adoptByName} and only when it carries no uid label; otherwise the name is
+ * refused ({@code LoadBalancerNameTaken}) and nothing is called on it. Reads, host updates and
+ * deletes see only the labelled one. It gets one TCP service per Service port (listen port to
+ * nodePort) and the nodes' servers ({@code hcloud://<id>} provider ids) as targets. Every change is
+ * an Action that is awaited before the next one.
  */
 public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
   private static final Logger log = LoggerFactory.getLogger(HetznerLoadBalancerProvider.class);
@@ -76,7 +79,7 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
   public Future<Optional<LbStatus>> getLoadBalancer(String clusterName, LbService service) {
     return guarded(
         () ->
-            find(clusterName, service, false)
+            owned(service)
                 .map(
                     lb ->
                         lb == null
@@ -100,7 +103,7 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
     ServiceRef p = service.ref();
     return guarded(
         () ->
-            find(clusterName, service, true)
+            findForEnsure(service, spec.name())
                 .compose(
                     lb -> {
                       if (lb == null) {
@@ -130,7 +133,7 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
     Map<Long, String> targets = targets(nodes, new ArrayList<>());
     return guarded(
         () ->
-            find(clusterName, service, false)
+            owned(service)
                 .compose(
                     lb -> {
                       if (lb == null) {
@@ -147,8 +150,12 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
   public Future<Void> ensureLoadBalancerDeleted(String clusterName, LbService service) {
     return guarded(
         () ->
-            find(clusterName, service, false)
-                .compose(lb -> lb == null ? Future.succeededFuture() : delete(service.ref(), lb)),
+            owned(service)
+                .compose(
+                    lb ->
+                        lb == null
+                            ? Future.succeededFuture()
+                            : delete(service.ref(), lb, service.uid())),
         Map.of());
   }
 
@@ -163,7 +170,10 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
           public Future<List<OwnedLoadBalancer>> list(String clusterName) {
             return guarded(
                 () ->
-                    api.loadBalancers(Map.of("label_selector", CLUSTER_LABEL + "=" + clusterName))
+                    api.loadBalancers(
+                            Map.of(
+                                "label_selector",
+                                CLUSTER_LABEL + "=" + clusterName + "," + SERVICE_UID_LABEL))
                         .map(
                             lbs ->
                                 lbs.stream()
@@ -197,8 +207,19 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
                                             + lb.id()
                                             + " has delete protection; delete it by hand"));
                               }
+                              if (!clusterName.equals(found.labels().get(CLUSTER_LABEL))) {
+                                return Future.failedFuture(
+                                    new ProviderException.Retry(
+                                        "load balancer "
+                                            + lb.id()
+                                            + " no longer carries "
+                                            + CLUSTER_LABEL
+                                            + "="
+                                            + clusterName
+                                            + "; left alone"));
+                              }
                               return HetznerLoadBalancerProvider.this.delete(
-                                  lb.service(clusterName), found);
+                                  lb.service(clusterName), found, lb.serviceUid());
                             })
                         .recover(
                             e ->
@@ -219,50 +240,119 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
   // --- finding, creating, updating, deleting -------------------------------------------------
 
   /**
-   * The Service's load balancer by uid label, then by name; null when there is none. A load
-   * balancer of that name labelled for another Service is not this Service's: ensure ({@code
-   * strict}) refuses it as invalid input, reads and deletes see none (so a deletion never hangs on
-   * it and never deletes it).
+   * The Service's own load balancer: the one labelled {@code hcloud-ccm/service-uid=<uid>}, or
+   * null. Reads, host updates and deletes only ever see this one, so a Service never changes or
+   * deletes a load balancer it does not own, whatever its name annotation says.
    */
-  private Future<LoadBalancer> find(String clusterName, LbService service, boolean strict) {
-    String name = loadBalancerName(clusterName, service);
+  private Future<LoadBalancer> owned(LbService service) {
     return api.loadBalancers(Map.of("label_selector", SERVICE_UID_LABEL + "=" + service.uid()))
-        .compose(
+        .map(
             byUid -> {
-              if (!byUid.isEmpty()) {
-                if (byUid.size() > 1) {
-                  serviceLog.warn(
-                      service.ref(),
-                      "{} load balancers carry {}={}; using {}",
-                      byUid.size(),
-                      SERVICE_UID_LABEL,
-                      service.uid(),
-                      byUid.get(0).id());
-                }
-                return Future.succeededFuture(byUid.get(0));
+              if (byUid.isEmpty()) {
+                return null;
+              }
+              if (byUid.size() > 1) {
+                serviceLog.warn(
+                    service.ref(),
+                    "{} load balancers carry {}={}; using {}",
+                    byUid.size(),
+                    SERVICE_UID_LABEL,
+                    service.uid(),
+                    byUid.get(0).id());
+              }
+              return byUid.get(0);
+            });
+  }
+
+  /**
+   * The load balancer an ensure works on: the Service's own; else, when one already has the
+   * Service's load balancer name, that one only if adoption by name is on and it carries no uid
+   * label (the update then labels it as this Service's); null when the name is free. A name taken
+   * by a load balancer that is not the Service's fails with {@code LoadBalancerNameTaken}, before
+   * anything is called on it; so does renaming the Service's own load balancer to such a name.
+   */
+  private Future<LoadBalancer> findForEnsure(LbService service, String name) {
+    return owned(service)
+        .compose(
+            own -> {
+              if (own != null && own.name().equals(name)) {
+                return Future.succeededFuture(own);
               }
               return api.loadBalancers(Map.of("name", name))
                   .map(
                       byName -> {
+                        if (own != null) {
+                          // A rename of the Service's own load balancer.
+                          if (byName.isEmpty() || byName.get(0).id() == own.id()) {
+                            return own;
+                          }
+                          throw renameTaken(own, byName.get(0));
+                        }
                         if (byName.isEmpty()) {
                           return null;
                         }
                         LoadBalancer lb = byName.get(0);
-                        String owner = lb.labels().get(SERVICE_UID_LABEL);
-                        if (owner != null && !owner.isEmpty() && !owner.equals(service.uid())) {
-                          if (!strict) {
-                            return null;
-                          }
-                          throw HetznerSpec.invalid(
-                              HetznerSpec.NAME,
-                              name,
-                              "the load balancer of this name belongs to another Service (uid "
-                                  + owner
-                                  + ")");
+                        String owner = lb.labels().getOrDefault(SERVICE_UID_LABEL, "");
+                        if (owner.equals(service.uid())) {
+                          return lb;
                         }
-                        return lb;
+                        if (owner.isEmpty() && options.isAdoptByName()) {
+                          serviceLog.info(
+                              service.ref(),
+                              "adopting unlabelled load balancer {} ({}) by name",
+                              lb.id(),
+                              lb.name());
+                          return lb;
+                        }
+                        throw nameTaken(service, lb, owner);
                       });
             });
+  }
+
+  /** The permanent error for renaming the Service's load balancer to a name another one has. */
+  private static ProviderException.InvalidInput renameTaken(LoadBalancer own, LoadBalancer other) {
+    String field = "metadata.annotations[" + HetznerSpec.NAME + "]";
+    return new ProviderException.InvalidInput(
+        field,
+        other.name(),
+        field
+            + "="
+            + other.name()
+            + ": load balancer "
+            + other.id()
+            + " already has this name, so this Service's load balancer "
+            + own.id()
+            + " ("
+            + own.name()
+            + ") cannot be renamed to it; pick another name",
+        "LoadBalancerNameTaken");
+  }
+
+  /** The permanent error for a name that belongs to a load balancer the Service does not own. */
+  private ProviderException.InvalidInput nameTaken(
+      LbService service, LoadBalancer lb, String owner) {
+    boolean annotated = service.annotations().containsKey(HetznerSpec.NAME);
+    String field =
+        annotated ? "metadata.annotations[" + HetznerSpec.NAME + "]" : "load balancer name";
+    String why =
+        owner.isEmpty()
+            ? "it carries no "
+                + SERVICE_UID_LABEL
+                + " label, so it is not this Service's; pick another name, or label it "
+                + SERVICE_UID_LABEL
+                + "="
+                + service.uid()
+                + " (or enable hetzner.adoptByName) to hand it over to this Service"
+            : "it is labelled "
+                + SERVICE_UID_LABEL
+                + "="
+                + owner
+                + " for another Service and is never taken over; pick another name";
+    return new ProviderException.InvalidInput(
+        field,
+        lb.name(),
+        field + "=" + lb.name() + ": load balancer " + lb.id() + " of this name exists and " + why,
+        "LoadBalancerNameTaken");
   }
 
   private Future<Long> create(
@@ -423,8 +513,26 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
     return chain;
   }
 
-  private Future<Void> delete(ServiceRef p, LoadBalancer lb) {
+  /**
+   * Deletes the load balancer if it carries {@code hcloud-ccm/service-uid=<uid>}; one without that
+   * label is never deleted (it is not the Service's).
+   */
+  private Future<Void> delete(ServiceRef p, LoadBalancer lb, String uid) {
     long id = lb.id();
+    if (uid == null || uid.isEmpty() || !uid.equals(lb.labels().get(SERVICE_UID_LABEL))) {
+      return Future.failedFuture(
+          new ProviderException.Retry(
+              p
+                  + ": load balancer "
+                  + id
+                  + " ("
+                  + lb.name()
+                  + ") does not carry "
+                  + SERVICE_UID_LABEL
+                  + "="
+                  + uid
+                  + "; not deleting it"));
+    }
     if (lb.protection().delete()) {
       // hcloud-ccm's behaviour: a protected load balancer is left in place, the Service goes.
       serviceLog.warn(

@@ -19,6 +19,7 @@ public final class HetznerOptions {
   public static final Duration DEFAULT_ACTION_TIMEOUT = Duration.ofMinutes(5);
   public static final Duration DEFAULT_RATE_LIMIT_MAX_WAIT = Duration.ofSeconds(60);
   public static final boolean DEFAULT_ORPHAN_CLEANUP = false;
+  public static final boolean DEFAULT_ADOPT_BY_NAME = false;
 
   private String endpoint = DEFAULT_ENDPOINT;
   private String token = "";
@@ -35,6 +36,7 @@ public final class HetznerOptions {
   private Duration actionTimeout = DEFAULT_ACTION_TIMEOUT;
   private Duration rateLimitMaxWait = DEFAULT_RATE_LIMIT_MAX_WAIT;
   private boolean orphanCleanup = DEFAULT_ORPHAN_CLEANUP;
+  private boolean adoptByName = DEFAULT_ADOPT_BY_NAME;
 
   /** The API base URL, without a trailing slash. */
   public String getEndpoint() {
@@ -173,6 +175,21 @@ public final class HetznerOptions {
 
   public HetznerOptions setOrphanCleanup(boolean orphanCleanup) {
     this.orphanCleanup = orphanCleanup;
+    return this;
+  }
+
+  /**
+   * Whether a Service may adopt an existing load balancer that carries no {@code
+   * hcloud-ccm/service-uid} label by naming it ({@code load-balancer.hetzner.cloud/name}). Off by
+   * default: without it a Service only ever gets a load balancer labelled with its own uid. A load
+   * balancer labelled for another Service is never adopted.
+   */
+  public boolean isAdoptByName() {
+    return adoptByName;
+  }
+
+  public HetznerOptions setAdoptByName(boolean adoptByName) {
+    this.adoptByName = adoptByName;
     return this;
   }
 

@@ -410,6 +410,75 @@ class HetznerProviderTest {
   }
 
   @Test
+  void aServiceNamingAnUnlabelledLoadBalancerIsRefusedAndCannotDeleteIt() {
+    String ns = kube.createNamespace("hztaken");
+    JsonObject precious = cloud.createDirect("precious-" + ns, Map.of("team", "db"), false);
+    long id = precious.getLong("id");
+    try (InProcessPier pier = startPier(Map.of())) {
+      client
+          .services()
+          .inNamespace(ns)
+          .resource(
+              lbService(
+                  ns,
+                  "hijack",
+                  Map.of(HetznerSpec.NAME, precious.getString("name")),
+                  port("http", "TCP", 80)))
+          .create();
+      await()
+          .atMost(InProcessPier.CONVERGE)
+          .until(
+              () ->
+                  warnings(ns, "hijack").stream()
+                      .anyMatch(
+                          w ->
+                              w.startsWith("LoadBalancerNameTaken: ")
+                                  && w.contains(precious.getString("name"))));
+      assertThat(ingressIps(ns, "hijack")).isEmpty();
+      assertThat(cloud.byServiceUid(uid(ns, "hijack"))).isNull();
+
+      client.services().inNamespace(ns).withName("hijack").delete();
+      await().atMost(InProcessPier.CONVERGE).until(() -> get(ns, "hijack") == null);
+      JsonObject after =
+          cloud.loadBalancers().stream()
+              .filter(l -> l.getLong("id") == id)
+              .findFirst()
+              .orElse(null);
+      assertThat(after).isEqualTo(precious);
+    }
+  }
+
+  @Test
+  void withAdoptByNameAServiceTakesOverAnUnlabelledLoadBalancerAndDeletesItWhenItGoes() {
+    String ns = kube.createNamespace("hzadopt");
+    JsonObject legacy = cloud.createDirect("legacy-" + ns, Map.of(), false);
+    long id = legacy.getLong("id");
+    try (InProcessPier pier =
+        startPier(Map.of(PierOptions.HETZNER_ADOPT_BY_NAME.envName(), "true"))) {
+      client
+          .services()
+          .inNamespace(ns)
+          .resource(
+              lbService(
+                  ns,
+                  "legacy",
+                  Map.of(HetznerSpec.NAME, legacy.getString("name")),
+                  port("http", "TCP", 80)))
+          .create();
+      String uid = uid(ns, "legacy");
+      await()
+          .atMost(InProcessPier.CONVERGE)
+          .until(() -> cloud.byServiceUid(uid) != null && !ingressIps(ns, "legacy").isEmpty());
+      assertThat(cloud.byServiceUid(uid).getLong("id")).isEqualTo(id);
+      assertThat(services(cloud.byServiceUid(uid))).isEqualTo(nodePorts(ns, "legacy"));
+
+      client.services().inNamespace(ns).withName("legacy").delete();
+      await().atMost(InProcessPier.CONVERGE).until(() -> get(ns, "legacy") == null);
+      assertThat(cloud.loadBalancers().stream().map(l -> l.getLong("id"))).doesNotContain(id);
+    }
+  }
+
+  @Test
   void deleteProtectionIsReportedNotRetriedForeverAndOrphansAreCleanedUp() {
     String ns = kube.createNamespace("hzprot");
     JsonObject orphan =
