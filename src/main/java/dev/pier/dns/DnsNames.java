@@ -1,7 +1,9 @@
 package dev.pier.dns;
 
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
@@ -14,6 +16,12 @@ import java.util.regex.Pattern;
  * </ul>
  */
 public record DnsNames(String federation, String suffix) {
+  /** The longest label, in bytes. */
+  public static final int MAX_LABEL_BYTES = 63;
+
+  /** The longest name in bytes, written without its trailing dot. */
+  public static final int MAX_NAME_BYTES = 253;
+
   private static final Pattern LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
 
   public DnsNames {
@@ -43,6 +51,48 @@ public record DnsNames(String federation, String suffix) {
     }
     return List.of(c.substring(0, c.length() - 1).split("\\.", -1)).stream()
         .allMatch(DnsNames::isLabel);
+  }
+
+  /**
+   * Why {@code name} cannot be a DNS name, or empty when it can: every label is 1 to {@value
+   * #MAX_LABEL_BYTES} bytes and the whole name, without its trailing dot, at most {@value
+   * #MAX_NAME_BYTES} bytes (RFC 1035's 255 bytes on the wire). A Service name, namespace, region or
+   * zone that is a valid label on its own can still make a name too long.
+   */
+  public static Optional<String> nameProblem(String name) {
+    String c = canonical(name);
+    String bare = c.substring(0, c.length() - 1);
+    for (String label : bare.split("\\.", -1)) {
+      int bytes = label.getBytes(StandardCharsets.UTF_8).length;
+      if (bytes == 0) {
+        return Optional.of("empty label in '" + bare + "'");
+      }
+      if (bytes > MAX_LABEL_BYTES) {
+        return Optional.of(
+            "label '"
+                + label
+                + "' is "
+                + bytes
+                + " bytes, over the "
+                + MAX_LABEL_BYTES
+                + "-byte limit of a DNS label");
+      }
+    }
+    int bytes = bare.getBytes(StandardCharsets.UTF_8).length;
+    if (bytes > MAX_NAME_BYTES) {
+      return Optional.of(
+          "the name is "
+              + bytes
+              + " bytes, over the "
+              + MAX_NAME_BYTES
+              + "-byte limit of a DNS name");
+    }
+    return Optional.empty();
+  }
+
+  /** True when {@link #nameProblem} finds nothing. */
+  public static boolean isValidName(String name) {
+    return nameProblem(name).isEmpty();
   }
 
   /** True when {@code name} is {@code domain} or below it. */

@@ -22,6 +22,8 @@ public final class EventReasons {
   public static final String SYNC_DNS_FAILED = "SyncDNSFailed";
   public static final String INVALID_DNS_LABEL = "InvalidDNSLabel";
   public static final String DNS_RECORD_CONFLICT = "DNSRecordConflict";
+  public static final String INVALID_DNS_NAME = "InvalidDNSName";
+  public static final String DNS_RECORD_REJECTED = "DNSRecordRejected";
 
   private EventReasons() {}
 }

@@ -207,7 +207,11 @@ public final class PowerDnsProvider implements DnsProvider {
     if (code == 401 || code == 403) {
       return Future.failedFuture(DnsException.retry(msg + " (check the API key)"));
     }
-    // A 422 may be a race with another writer (a record appeared in the way): retried like 5xx.
+    // A 422 is PowerDNS refusing what the change set holds: a name it does not take, or a race
+    // with another writer (a record appeared in the way). Retryable, and for one name only.
+    if (code == 422) {
+      return Future.failedFuture(DnsException.rejected(msg));
+    }
     if (code == 400) {
       return Future.failedFuture(DnsException.invalid(msg));
     }

@@ -34,6 +34,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
@@ -47,6 +48,10 @@ import org.slf4j.LoggerFactory;
  * are never synced twice at once. The first call finds (or creates) the zone and reads which names
  * Pier owns there, once; afterwards each sync reads only the Service's own names, sends one change
  * set holding only what differs, and nothing when DNS already matches.
+ *
+ * <p>One name never holds up the others: a name over DNS's length limits is reported and never
+ * sent, and when the server refuses a change set (PowerDNS's 422) its names are sent one by one, so
+ * that the good ones land while each refused one gets a Warning and the key's backoff.
  */
 public final class DnsPublisher implements DnsSync {
   private static final Logger log = LoggerFactory.getLogger(DnsPublisher.class);
@@ -178,7 +183,6 @@ public final class DnsPublisher implements DnsSync {
                         ? serving(cluster, key, service, ref, status)
                         : Future.succeededFuture(List.<ServingCluster>of()))
                     .compose(serving -> apply(cluster, zone, key, service, ref, serving)))
-        .map(v -> WorkResult.success())
         .recover(
             e -> {
               String why = e.getMessage() == null ? e.toString() : e.getMessage();
@@ -252,7 +256,7 @@ public final class DnsPublisher implements DnsSync {
             });
   }
 
-  private Future<Void> apply(
+  private Future<WorkResult> apply(
       ClusterAccess cluster,
       DnsZone zone,
       ServiceKey key,
@@ -261,21 +265,29 @@ public final class DnsPublisher implements DnsSync {
       List<ServingCluster> serving) {
     String objectKey = key.objectKey();
     Map<String, List<RecordSet>> desired = new LinkedHashMap<>();
+    Map<String, String> invalid = new LinkedHashMap<>();
     DesiredRecords.compute(
             names, key.namespace(), key.name(), serving, options.getTtl(), options.getOwnerId())
         .forEach(
             (name, sets) -> {
-              if (manages(zone, name)) {
+              if (!manages(zone, name)) {
+                return;
+              }
+              Optional<String> problem = DnsNames.nameProblem(name);
+              if (problem.isPresent()) {
+                invalid.put(name, problem.get());
+              } else {
                 desired.put(name, sets);
               }
             });
+    reportInvalid(cluster, service, ref, invalid);
     Set<String> before = published.getOrDefault(objectKey, Set.of());
     for (String name : before) {
       desired.putIfAbsent(name, List.of());
     }
     if (desired.values().stream().allMatch(List::isEmpty) && before.isEmpty()) {
       published.remove(objectKey);
-      return Future.succeededFuture();
+      return Future.succeededFuture(WorkResult.success());
     }
     List<String> toRead = List.copyOf(desired.keySet());
     List<Future<List<RecordSet>>> reads =
@@ -303,30 +315,195 @@ public final class DnsPublisher implements DnsSync {
               }
               if (diff.changes().isEmpty()) {
                 remember(objectKey, diff.owned());
-                return Future.<Void>succeededFuture();
+                return Future.succeededFuture(WorkResult.success());
               }
               return provider
                   .apply(zone, diff.changes())
-                  .onFailure(
+                  .map(
+                      v -> {
+                        remember(objectKey, diff.owned());
+                        announce(cluster, service, ref, diff.changes());
+                        return WorkResult.success();
+                      })
+                  .recover(
                       e -> {
                         // The change may have landed even so (a timeout): keep every name in view.
                         Set<String> maybe = new LinkedHashSet<>(before);
                         maybe.addAll(diff.owned());
                         remember(objectKey, maybe);
-                      })
-                  .onSuccess(
-                      v -> {
-                        remember(objectKey, diff.owned());
-                        String summary = summary(diff.changes());
-                        serviceLog.info(service, "DNS updated: {}", summary);
-                        if (ref != null) {
-                          cluster
-                              .events()
-                              .normal(
-                                  ref, EventReasons.UPDATED_DNS, "Updated DNS names: " + summary);
+                        if (!(e instanceof DnsException d) || !d.rejected()) {
+                          return Future.failedFuture(e);
                         }
+                        Map<String, ChangeSet> byName = byName(diff.changes());
+                        if (byName.size() == 1) {
+                          return settle(
+                              cluster,
+                              service,
+                              ref,
+                              objectKey,
+                              diff.owned(),
+                              List.of(),
+                              Map.of(byName.keySet().iterator().next(), d),
+                              null);
+                        }
+                        serviceLog.warn(
+                            service,
+                            "DNS change set of {} names refused ({}); sending each name on its own",
+                            byName.size(),
+                            e.getMessage());
+                        return applyEach(zone, new ArrayList<>(byName.entrySet()), 0, new Split())
+                            .compose(
+                                split ->
+                                    settle(
+                                        cluster,
+                                        service,
+                                        ref,
+                                        objectKey,
+                                        diff.owned(),
+                                        split.landed,
+                                        split.rejected,
+                                        split.failure));
                       });
             });
+  }
+
+  /** What sending a refused change set name by name came to. */
+  private static final class Split {
+    final List<ChangeSet> landed = new ArrayList<>();
+    final Map<String, DnsException> rejected = new LinkedHashMap<>();
+    Throwable failure;
+  }
+
+  /**
+   * Sends the change sets one after the other. A name the server refuses is noted and the next one
+   * sent; any other failure (the server gone, a timeout) stops the split, since the names left
+   * would most likely fail the same way, and is noted for the key's backoff.
+   */
+  private Future<Split> applyEach(
+      DnsZone zone, List<Map.Entry<String, ChangeSet>> changes, int next, Split split) {
+    if (next == changes.size()) {
+      return Future.succeededFuture(split);
+    }
+    Map.Entry<String, ChangeSet> one = changes.get(next);
+    return provider
+        .apply(zone, one.getValue())
+        .transform(
+            ar -> {
+              if (ar.succeeded()) {
+                split.landed.add(one.getValue());
+              } else if (ar.cause() instanceof DnsException d && d.rejected()) {
+                split.rejected.put(one.getKey(), d);
+              } else {
+                split.failure = ar.cause();
+                return Future.succeededFuture(split);
+              }
+              return applyEach(zone, changes, next + 1, split);
+            });
+  }
+
+  /**
+   * The outcome of a refused change set once its names were sent on their own: the names that
+   * landed are announced, each refused name gets a Warning, and the key is retried with backoff (a
+   * refusal may be a race with another writer, which the next read sees as a conflict).
+   */
+  private Future<WorkResult> settle(
+      ClusterAccess cluster,
+      ServiceRef service,
+      ObjectRef ref,
+      String objectKey,
+      Set<String> owned,
+      List<ChangeSet> landed,
+      Map<String, DnsException> rejected,
+      Throwable failure) {
+    if (!landed.isEmpty()) {
+      announce(
+          cluster,
+          service,
+          ref,
+          new ChangeSet(
+              landed.stream().flatMap(c -> c.deletes().stream()).toList(),
+              landed.stream().flatMap(c -> c.replaces().stream()).toList()));
+    }
+    if (rejected.isEmpty() && failure == null) {
+      remember(objectKey, owned);
+      return Future.succeededFuture(WorkResult.success());
+    }
+    rejected.forEach(
+        (name, e) -> {
+          serviceLog.warn(
+              service, "DNS name {} refused, retrying with backoff: {}", name, e.getMessage());
+          if (ref != null) {
+            cluster
+                .events()
+                .warning(
+                    ref,
+                    EventReasons.DNS_RECORD_REJECTED,
+                    "Not publishing DNS name "
+                        + name
+                        + ": "
+                        + e.getMessage()
+                        + "; retrying with backoff");
+          }
+        });
+    if (failure != null) {
+      return Future.failedFuture(failure);
+    }
+    return Future.succeededFuture(WorkResult.retry(RETRY));
+  }
+
+  /** The change set cut into one per name, each keeping its deletes before its replaces. */
+  static Map<String, ChangeSet> byName(ChangeSet changes) {
+    Map<String, List<RecordSet>> deletes = new LinkedHashMap<>();
+    Map<String, List<RecordSet>> replaces = new LinkedHashMap<>();
+    Set<String> order = new LinkedHashSet<>();
+    for (RecordSet d : changes.deletes()) {
+      order.add(d.name());
+      deletes.computeIfAbsent(d.name(), n -> new ArrayList<>()).add(d);
+    }
+    for (RecordSet r : changes.replaces()) {
+      order.add(r.name());
+      replaces.computeIfAbsent(r.name(), n -> new ArrayList<>()).add(r);
+    }
+    Map<String, ChangeSet> out = new LinkedHashMap<>();
+    for (String name : order) {
+      out.put(
+          name,
+          new ChangeSet(
+              deletes.getOrDefault(name, List.of()), replaces.getOrDefault(name, List.of())));
+    }
+    return out;
+  }
+
+  private void announce(ClusterAccess cluster, ServiceRef service, ObjectRef ref, ChangeSet done) {
+    String summary = summary(done);
+    serviceLog.info(service, "DNS updated: {}", summary);
+    if (ref != null) {
+      cluster.events().normal(ref, EventReasons.UPDATED_DNS, "Updated DNS names: " + summary);
+    }
+  }
+
+  /**
+   * One Warning for every desired name that breaks DNS's length limits. Such a name is never sent:
+   * retrying cannot shorten it, so the sync does not fail for it; a change of the Service, the
+   * nodes' labels or the configuration computes the names again.
+   */
+  private void reportInvalid(
+      ClusterAccess cluster, ServiceRef service, ObjectRef ref, Map<String, String> invalid) {
+    if (invalid.isEmpty()) {
+      return;
+    }
+    String msg =
+        "Not publishing DNS name"
+            + (invalid.size() == 1 ? " " : "s ")
+            + invalid.entrySet().stream()
+                .map(e -> e.getKey() + " (" + e.getValue() + ")")
+                .collect(Collectors.joining(", "))
+            + "; a shorter Service name, namespace, dns.federation, dns.suffix or region/zone"
+            + " label makes it fit";
+    serviceLog.warn(service, "{}", msg);
+    if (ref != null) {
+      cluster.events().warning(ref, EventReasons.INVALID_DNS_NAME, msg);
+    }
   }
 
   private void remember(String objectKey, Set<String> owned) {

@@ -165,4 +165,43 @@ class PowerDnsProviderTest {
         .satisfies(e -> assertThat(e.getMessage()).doesNotContain(pdns.apiKey()));
     down.close();
   }
+
+  @Test
+  void aChangeSetWithOneNameInConflictIsRejectedWholeAsA422() throws Exception {
+    DnsZone zone =
+        ZoneBootstrap.findOrCreate(provider, "reject.example", "").await(20, TimeUnit.SECONDS);
+    pdns.putForeign(zone.id(), "taken.reject.example.", "CNAME", "elsewhere.example.");
+    RecordSet free = new RecordSet("free.reject.example.", "A", 180, List.of("198.51.100.1"), "me");
+    RecordSet taken =
+        new RecordSet("taken.reject.example.", "A", 180, List.of("198.51.100.2"), "me");
+    assertThatThrownBy(
+            () ->
+                provider
+                    .apply(zone, new ChangeSet(List.of(), List.of(free, taken)))
+                    .await(20, TimeUnit.SECONDS))
+        .isInstanceOfSatisfying(
+            DnsException.class,
+            e -> {
+              assertThat(e.rejected()).isTrue();
+              assertThat(e.retryable()).isTrue();
+            })
+        .hasMessageContaining("422")
+        .hasMessageContaining("taken.reject.example.");
+    // One PATCH is one transaction: the good name did not land either.
+    assertThat(provider.recordSets(zone, "free.reject.example.").await(20, TimeUnit.SECONDS))
+        .isEmpty();
+
+    // A label over 63 bytes is refused the same way.
+    RecordSet longLabel =
+        new RecordSet("x".repeat(64) + ".reject.example.", "A", 180, List.of("198.51.100.3"), "me");
+    assertThatThrownBy(
+            () ->
+                provider
+                    .apply(zone, new ChangeSet(List.of(), List.of(free, longLabel)))
+                    .await(20, TimeUnit.SECONDS))
+        .isInstanceOfSatisfying(DnsException.class, e -> assertThat(e.rejected()).isTrue())
+        .hasMessageContaining("422");
+    provider.apply(zone, new ChangeSet(List.of(), List.of(free))).await(20, TimeUnit.SECONDS);
+    assertThat(pdns.dig("free.reject.example.", "A")).containsExactly("198.51.100.1");
+  }
 }
