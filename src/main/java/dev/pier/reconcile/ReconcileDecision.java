@@ -36,7 +36,12 @@ public final class ReconcileDecision {
     /** Ensure the load balancer: finalizer, provider, status. */
     ENSURE,
     /** It carries Pier's finalizer but a class Pier does not own: report, change nothing. */
-    CLASS_NOT_OWNED
+    CLASS_NOT_OWNED,
+    /**
+     * It stopped being type LoadBalancer without the finalizer (stripped by hand): delete the load
+     * balancer when the provider reports one for it, as upstream checks before it gives up.
+     */
+    CLEANUP_IF_PRESENT
   }
 
   /** {@code "true"} lets a cleanup go on without deleting the load balancer. */
@@ -89,6 +94,9 @@ public final class ReconcileDecision {
     }
     if (filter.classNotOwned(svc)) {
       return Action.CLASS_NOT_OWNED;
+    }
+    if (!ServiceFilter.isLoadBalancer(svc)) {
+      return Action.CLEANUP_IF_PRESENT;
     }
     if (!filter.wantsLoadBalancer(svc)) {
       return Action.NOT_WANTED;

@@ -136,6 +136,7 @@ public final class ServiceReconciler {
       case UPDATE_HOSTS -> updateHosts(run);
       case ENSURE -> ensure(run);
       case CLASS_NOT_OWNED -> classNotOwned(run);
+      case CLEANUP_IF_PRESENT -> cleanupIfPresent(run);
       case FORGET, DELETE_LAST_SEEN ->
           throw new IllegalStateException(plan.action() + " for a cached Service");
     };
@@ -301,6 +302,40 @@ public final class ServiceReconciler {
                   "deleted load balancer ({})",
                   deleting ? "Service deleted" : "no longer type LoadBalancer");
               return WorkResult.success();
+            })
+        .recover(e -> deleteFailed(run, e));
+  }
+
+  /** Deletes the load balancer of a Service without the finalizer, if the provider has one. */
+  private Future<WorkResult> cleanupIfPresent(Run run) {
+    ensured.remove(run.key());
+    return provider
+        .getLoadBalancer(run.ref().cluster(), run.view())
+        .compose(
+            existing -> {
+              if (existing.isEmpty()) {
+                forget(run.key());
+                return Future.succeededFuture(WorkResult.success());
+              }
+              run.events()
+                  .normal(
+                      run.object(), EventReasons.DELETING_LOAD_BALANCER, "Deleting load balancer");
+              return deleteLoadBalancer(run)
+                  .compose(v -> clearStatus(run))
+                  .map(
+                      v -> {
+                        forget(run.key());
+                        run.events()
+                            .normal(
+                                run.object(),
+                                EventReasons.DELETED_LOAD_BALANCER,
+                                "Deleted load balancer");
+                        log.info(
+                            run.ref(),
+                            "deleted load balancer (no longer type LoadBalancer, finalizer"
+                                + " removed by hand)");
+                        return WorkResult.success();
+                      });
             })
         .recover(e -> deleteFailed(run, e));
   }

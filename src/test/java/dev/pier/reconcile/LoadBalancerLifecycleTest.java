@@ -298,4 +298,37 @@ class LoadBalancerLifecycleTest {
       assertThat(eventReasons(ns, "theirs")).isEmpty();
     }
   }
+
+  @Test
+  void aServiceWhoseFinalizerWasStrippedStillLosesItsLoadBalancerWhenItBecomesClusterIp() {
+    String ns = kube.createNamespace("stripped");
+    int port = InProcessPier.freeNodePort();
+    try (TestBackend backend = TestBackend.start("node-a", "127.0.0.1", port);
+        InProcessPier pier = startPier()) {
+      client.services().inNamespace(ns).resource(lbService(ns, "web", 8084, port)).create();
+      String ip = awaitIngress(ns, "web");
+      await().atMost(InProcessPier.CONVERGE).until(() -> Traffic.get(ip, 8084) != null);
+      Services.edit(
+          client,
+          ns,
+          "web",
+          s ->
+              new ServiceBuilder(s).editMetadata().withFinalizers(List.of()).endMetadata().build());
+      Services.edit(
+          client,
+          ns,
+          "web",
+          s ->
+              new ServiceBuilder(s)
+                  .editSpec()
+                  .withType("ClusterIP")
+                  .editFirstPort()
+                  .withNodePort(null)
+                  .endPort()
+                  .endSpec()
+                  .build());
+      await().atMost(InProcessPier.CONVERGE).until(() -> Traffic.refused(ip, 8084));
+      await().atMost(InProcessPier.CONVERGE).until(() -> ingressIp(ns, "web") == null);
+    }
+  }
 }

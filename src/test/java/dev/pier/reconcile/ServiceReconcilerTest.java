@@ -354,4 +354,32 @@ class ServiceReconcilerTest {
     assertThat(cluster.writes.calls).endsWith("removeFinalizer ns/web");
     assertThat(cluster.events.recorded).contains("Warning LoadBalancerAbandoned");
   }
+
+  @Test
+  void aServiceWhoseFinalizerWasStrippedStillLosesItsLoadBalancerWhenItStopsBeingOne() {
+    Service svc = withIngress(service("u1"), "10.0.0.1");
+    svc.getSpec().setType("ClusterIP");
+    cluster.put(svc);
+    provider.existing = java.util.Optional.of(new LbStatus(List.of(LbIngress.ip("10.0.0.1"))));
+
+    assertThat(run(WorkKind.RECONCILE).outcome()).isEqualTo(Outcome.SUCCESS);
+
+    assertThat(provider.calls).containsExactly("get ns/web", "delete ns/web u1");
+    assertThat(cluster.writes.calls).containsExactly("clearStatus ns/web");
+    assertThat(cluster.events.recorded)
+        .containsExactly("Normal DeletingLoadBalancer", "Normal DeletedLoadBalancer");
+  }
+
+  @Test
+  void withoutALoadBalancerOfItsOwnSuchAServiceCostsOneLookUp() {
+    Service svc = service("u1");
+    svc.getSpec().setType("ClusterIP");
+    cluster.put(svc);
+
+    assertThat(run(WorkKind.RECONCILE).outcome()).isEqualTo(Outcome.SUCCESS);
+
+    assertThat(provider.calls).containsExactly("get ns/web");
+    assertThat(cluster.writes.calls).isEmpty();
+    assertThat(cluster.events.recorded).isEmpty();
+  }
 }
