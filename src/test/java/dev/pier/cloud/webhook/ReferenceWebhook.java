@@ -27,6 +27,7 @@ public final class ReferenceWebhook implements AutoCloseable {
   private int busy;
   private int busyRetryAfter;
   private int failures;
+  private boolean refuseDeletes;
   private int calls;
 
   private ReferenceWebhook(String token, HttpServerOptions options) {
@@ -63,6 +64,11 @@ public final class ReferenceWebhook implements AutoCloseable {
   public synchronized void busyNext(int n, int seconds) {
     busy = n;
     busyRetryAfter = seconds;
+  }
+
+  /** While true, every delete is refused with 422 invalid_input, as a stuck backend would. */
+  public synchronized void refuseDeletes(boolean refuse) {
+    refuseDeletes = refuse;
   }
 
   /** The next {@code n} calls are answered 500. */
@@ -205,6 +211,20 @@ public final class ReferenceWebhook implements AutoCloseable {
         req.response().setStatusCode(204).end();
       }
       default -> {
+        if (refuseDeletes) {
+          json(
+              req,
+              422,
+              new JsonObject()
+                  .put(
+                      "error",
+                      new JsonObject()
+                          .put("kind", "invalid_input")
+                          .put("field", "metadata.uid")
+                          .put("value", svc.getString("uid"))
+                          .put("message", "the load balancer is locked and cannot be deleted")));
+          return;
+        }
         if (lb != null) {
           lbs.remove(key);
           String ip = lb.getString("ip");

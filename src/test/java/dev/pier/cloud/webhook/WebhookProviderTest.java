@@ -7,12 +7,14 @@ import dev.pier.boot.PierOptions;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.RealKubeApiServer;
+import dev.pier.testkit.Services;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -103,6 +105,87 @@ class WebhookProviderTest {
           .atMost(InProcessPier.CONVERGE)
           .until(() -> client.services().inNamespace(ns).withName("web").get() == null);
       assertThat(lbOf(uid)).isNull();
+    }
+  }
+
+  private static Service webService(String ns, String name) {
+    return new ServiceBuilder()
+        .withNewMetadata()
+        .withNamespace(ns)
+        .withName(name)
+        .endMetadata()
+        .withNewSpec()
+        .withType("LoadBalancer")
+        .addNewPort()
+        .withName("http")
+        .withProtocol("TCP")
+        .withPort(80)
+        .endPort()
+        .endSpec()
+        .build();
+  }
+
+  private static List<String> reasons(String ns, String name) {
+    return Services.events(client, ns, name).stream().map(e -> e.getReason()).toList();
+  }
+
+  @Test
+  void aRefusedDeletionKeepsTheServiceUntilItSucceedsOrIsAbandoned() throws Exception {
+    String ns = kube.createNamespace("whrefuse");
+    try (InProcessPier pier =
+        InProcessPier.start(
+            kube,
+            Map.of(
+                PierOptions.PROVIDER.envName(),
+                "webhook",
+                PierOptions.WEBHOOK_URL.envName(),
+                webhook.url(),
+                PierOptions.WEBHOOK_TOKEN_FILE.envName(),
+                tokenFile.toString(),
+                PierOptions.WEBHOOK_RETRY_DELAY.envName(),
+                "50ms"))) {
+      for (String name : List.of("kept", "abandoned")) {
+        client.services().inNamespace(ns).resource(webService(ns, name)).create();
+        await().atMost(InProcessPier.CONVERGE).until(() -> ingressIp(ns, name) != null);
+      }
+      String keptUid =
+          client.services().inNamespace(ns).withName("kept").get().getMetadata().getUid();
+      String abandonedUid =
+          client.services().inNamespace(ns).withName("abandoned").get().getMetadata().getUid();
+      webhook.refuseDeletes(true);
+      client.services().inNamespace(ns).withName("kept").delete();
+      client.services().inNamespace(ns).withName("abandoned").delete();
+      await()
+          .atMost(InProcessPier.CONVERGE)
+          .until(() -> reasons(ns, "kept").contains("DeleteLoadBalancerFailed"));
+      Thread.sleep(2_000);
+      assertThat(client.services().inNamespace(ns).withName("kept").get()).isNotNull();
+      assertThat(lbOf(keptUid)).isNotNull();
+
+      // The operator gives up on one load balancer: that Service goes, its load balancer stays.
+      Services.edit(
+          client,
+          ns,
+          "abandoned",
+          s ->
+              new ServiceBuilder(s)
+                  .editMetadata()
+                  .addToAnnotations("pier.dev/abandon-load-balancer", "true")
+                  .endMetadata()
+                  .build());
+      await()
+          .atMost(InProcessPier.CONVERGE)
+          .until(() -> client.services().inNamespace(ns).withName("abandoned").get() == null);
+      assertThat(lbOf(abandonedUid)).isNotNull();
+
+      // The backend accepts again: the retry deletes the other one and releases its Service.
+      webhook.refuseDeletes(false);
+      await()
+          .atMost(InProcessPier.CONVERGE)
+          .until(() -> client.services().inNamespace(ns).withName("kept").get() == null);
+      assertThat(lbOf(keptUid)).isNull();
+    } finally {
+      webhook.refuseDeletes(false);
     }
   }
 }
