@@ -194,7 +194,8 @@ public record Components(
     return new ReconcileOptions()
         .setConcurrency(config.get(PierOptions.RECONCILE_CONCURRENCY))
         .setMinRetryDelay(config.get(PierOptions.RECONCILE_MIN_RETRY_DELAY))
-        .setMaxRetryDelay(config.get(PierOptions.RECONCILE_MAX_RETRY_DELAY));
+        .setMaxRetryDelay(config.get(PierOptions.RECONCILE_MAX_RETRY_DELAY))
+        .setVerifyPeriod(config.get(PierOptions.RECONCILE_VERIFY_PERIOD));
   }
 
   /** The Lease settings, or null when leader election is off. */

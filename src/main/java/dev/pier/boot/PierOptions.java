@@ -91,6 +91,14 @@ public final class PierOptions {
           MS,
           DAY,
           "Longest retry delay of a failed key.");
+  public static final Option<Duration> RECONCILE_VERIFY_PERIOD =
+      Option.duration(
+          "reconcile.verifyPeriod",
+          ReconcileOptions.DEFAULT_VERIFY_PERIOD,
+          Duration.ZERO,
+          Duration.ofDays(7),
+          "One round of verifying every served load balancer, spread evenly, repairing drift"
+              + " (0: none).");
   public static final Option<Duration> WATCH_SERVICE_RESYNC =
       Option.duration(
           "watch.serviceResync",
@@ -541,6 +549,7 @@ public final class PierOptions {
           RECONCILE_CONCURRENCY,
           RECONCILE_MIN_RETRY_DELAY,
           RECONCILE_MAX_RETRY_DELAY,
+          RECONCILE_VERIFY_PERIOD,
           WATCH_SERVICE_RESYNC,
           NODES_PREDICATES,
           NODE_SYNC_PERIOD,

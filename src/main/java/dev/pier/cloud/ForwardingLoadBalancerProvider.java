@@ -42,6 +42,12 @@ public abstract class ForwardingLoadBalancerProvider implements LoadBalancerProv
   }
 
   @Override
+  public Future<VerifyResult> verifyLoadBalancer(
+      String clusterName, LbService service, List<LbNode> nodes) {
+    return delegate.verifyLoadBalancer(clusterName, service, nodes);
+  }
+
+  @Override
   public Future<Void> updateLoadBalancerHosts(
       String clusterName, LbService service, List<LbNode> nodes) {
     return delegate.updateLoadBalancerHosts(clusterName, service, nodes);

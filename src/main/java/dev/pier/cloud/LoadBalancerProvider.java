@@ -43,6 +43,17 @@ public interface LoadBalancerProvider {
   Future<EnsureResult> ensureLoadBalancer(
       String clusterName, LbService service, List<LbNode> nodes);
 
+  /**
+   * Checks the Service's load balancer against what it should be and repairs what differs (deleted
+   * or changed out of band); called periodically for every load balancer Pier serves. The default
+   * runs {@link #ensureLoadBalancer}, which providers implement idempotently, and cannot tell what
+   * it repaired; providers that can, say so in {@link VerifyResult#repairs()}.
+   */
+  default Future<VerifyResult> verifyLoadBalancer(
+      String clusterName, LbService service, List<LbNode> nodes) {
+    return ensureLoadBalancer(clusterName, service, nodes).map(r -> new VerifyResult(r, List.of()));
+  }
+
   /** Points an existing load balancer at a new node set; nothing else changes. */
   Future<Void> updateLoadBalancerHosts(String clusterName, LbService service, List<LbNode> nodes);
 

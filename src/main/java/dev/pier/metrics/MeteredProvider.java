@@ -4,6 +4,7 @@ import dev.pier.cloud.EnsureResult;
 import dev.pier.cloud.ForwardingLoadBalancerProvider;
 import dev.pier.cloud.LoadBalancerProvider;
 import dev.pier.cloud.ProviderException;
+import dev.pier.cloud.VerifyResult;
 import dev.pier.model.LbNode;
 import dev.pier.model.LbService;
 import dev.pier.model.LbStatus;
@@ -36,6 +37,12 @@ public final class MeteredProvider extends ForwardingLoadBalancerProvider {
   public Future<EnsureResult> ensureLoadBalancer(
       String clusterName, LbService service, List<LbNode> nodes) {
     return timed("ensure", () -> delegate.ensureLoadBalancer(clusterName, service, nodes));
+  }
+
+  @Override
+  public Future<VerifyResult> verifyLoadBalancer(
+      String clusterName, LbService service, List<LbNode> nodes) {
+    return timed("verify", () -> delegate.verifyLoadBalancer(clusterName, service, nodes));
   }
 
   @Override

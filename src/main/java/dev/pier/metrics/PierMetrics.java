@@ -143,6 +143,9 @@ public final class PierMetrics implements WorkQueue.Listener<ServiceKey> {
     if (item.kinds().contains(WorkKind.UPDATE_HOSTS)) {
       return "update_hosts";
     }
+    if (item.kinds().contains(WorkKind.VERIFY)) {
+      return "verify";
+    }
     return "dns";
   }
 }

@@ -10,5 +10,7 @@ public enum WorkKind {
   /** Node sync: point the existing load balancer at a changed node set. */
   UPDATE_HOSTS,
   /** Publish the Service's DNS names. */
-  DNS
+  DNS,
+  /** The periodic check that the load balancer is still as it should be, repairing drift. */
+  VERIFY
 }

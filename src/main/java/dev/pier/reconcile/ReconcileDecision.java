@@ -2,12 +2,15 @@ package dev.pier.reconcile;
 
 import dev.pier.cloud.EnsureResult;
 import dev.pier.cloud.ProviderException;
+import dev.pier.cloud.VerifyResult;
 import dev.pier.events.EventReasons;
 import dev.pier.model.LbStatus;
 import dev.pier.policy.ServiceFilter;
 import dev.pier.queue.WorkKind;
 import dev.pier.queue.WorkResult;
 import io.fabric8.kubernetes.api.model.Service;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 
@@ -41,7 +44,9 @@ public final class ReconcileDecision {
      * It stopped being type LoadBalancer without the finalizer (stripped by hand): delete the load
      * balancer when the provider reports one for it, as upstream checks before it gives up.
      */
-    CLEANUP_IF_PRESENT
+    CLEANUP_IF_PRESENT,
+    /** The periodic verification of a load balancer this process ensured: repair drift. */
+    VERIFY
   }
 
   /** {@code "true"} lets a cleanup go on without deleting the load balancer. */
@@ -102,6 +107,9 @@ public final class ReconcileDecision {
       return Action.NOT_WANTED;
     }
     boolean full = kinds.contains(WorkKind.RECONCILE);
+    if (!full && !kinds.contains(WorkKind.UPDATE_HOSTS) && kinds.contains(WorkKind.VERIFY)) {
+      return ensured ? Action.VERIFY : Action.ENSURE;
+    }
     if (!full
         && !kinds.contains(WorkKind.UPDATE_HOSTS)
         && kinds.contains(WorkKind.DNS)
@@ -166,6 +174,19 @@ public final class ReconcileDecision {
     return !current.isEmpty()
         && !current.equals(desired)
         && (last == null || !last.stored().equals(current));
+  }
+
+  /**
+   * What a verification repaired: what the provider says it fixed, and the ingress when the Service
+   * no longer shows what the load balancer has. Empty when nothing had drifted.
+   */
+  public static List<String> repairs(VerifyResult verified, LbStatus shown) {
+    List<String> repairs = new ArrayList<>(verified.repairs());
+    LbStatus now = verified.result().status();
+    if (now != null && !now.equals(shown)) {
+      repairs.add("the Service's ingress did not match the load balancer");
+    }
+    return repairs;
   }
 
   /** The reason of the Warning event for a failed run: the provider's own, else the generic one. */

@@ -6,10 +6,12 @@ import java.time.Duration;
 /** Options of the reconcile verticle, with defaults as constants. */
 public final class ReconcileOptions {
   public static final int DEFAULT_CONCURRENCY = 200;
+  public static final Duration DEFAULT_VERIFY_PERIOD = Duration.ofMinutes(10);
 
   private int concurrency = DEFAULT_CONCURRENCY;
   private Duration minRetryDelay = ExponentialBackoff.DEFAULT_MIN;
   private Duration maxRetryDelay = ExponentialBackoff.DEFAULT_MAX;
+  private Duration verifyPeriod = DEFAULT_VERIFY_PERIOD;
 
   /** Keys reconciled at the same time. */
   public int getConcurrency() {
@@ -36,6 +38,16 @@ public final class ReconcileOptions {
 
   public ReconcileOptions setMaxRetryDelay(Duration maxRetryDelay) {
     this.maxRetryDelay = maxRetryDelay;
+    return this;
+  }
+
+  /** How long one round of verifying every served load balancer takes; zero: no verification. */
+  public Duration getVerifyPeriod() {
+    return verifyPeriod;
+  }
+
+  public ReconcileOptions setVerifyPeriod(Duration verifyPeriod) {
+    this.verifyPeriod = verifyPeriod;
     return this;
   }
 }

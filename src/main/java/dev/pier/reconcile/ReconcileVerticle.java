@@ -49,6 +49,7 @@ public final class ReconcileVerticle extends VerticleBase {
   private final WorkQueue.Listener<ServiceKey> listener;
   private final DnsSync dns;
   private WorkQueue<ServiceKey> queue;
+  private DriftVerifier verifier;
   private boolean initialized;
   // Requests (rather than one-way sends) are answered when the run that covers them ends.
   private final Map<ServiceKey, List<Message<String>>> waitingForRun = new HashMap<>();
@@ -116,6 +117,9 @@ public final class ReconcileVerticle extends VerticleBase {
               }
             });
     queue.pause();
+    verifier =
+        new DriftVerifier(
+            vertx, options.getVerifyPeriod(), this::served, key -> queue.add(key, WorkKind.VERIFY));
     vertx.eventBus().<String>consumer(Addresses.RECONCILE, this::onKey);
     vertx.eventBus().<String>consumer(Addresses.RECONCILE_CONTROL, this::onControl);
     return Future.succeededFuture();
@@ -123,6 +127,9 @@ public final class ReconcileVerticle extends VerticleBase {
 
   @Override
   public Future<?> stop() {
+    if (verifier != null) {
+      verifier.stop();
+    }
     if (queue != null) {
       queue.close();
     }
@@ -160,6 +167,7 @@ public final class ReconcileVerticle extends VerticleBase {
               .onSuccess(
                   v -> {
                     queue.resume();
+                    verifier.start();
                     log.info(
                         "Reconciling with provider {} ({} keys in flight at most)",
                         provider.name(),
@@ -169,6 +177,7 @@ public final class ReconcileVerticle extends VerticleBase {
               .onFailure(e -> msg.fail(500, "provider initialization failed: " + e.getMessage()));
       case "stop" -> {
         queue.pause();
+        verifier.stop();
         msg.reply("stopped");
       }
       default -> msg.fail(400, "unknown control command " + msg.body());
@@ -184,6 +193,21 @@ public final class ReconcileVerticle extends VerticleBase {
             new ServiceKey(c.name(), k.substring(0, slash), k.substring(slash + 1)), WorkKind.DNS);
       }
     }
+  }
+
+  /** The keys of the load balancers Pier serves: what the periodic verification walks. */
+  private List<ServiceKey> served() {
+    List<ServiceKey> keys = new ArrayList<>();
+    for (Cluster c : clusters.all()) {
+      for (Service s : c.services()) {
+        if (filter.wantsLoadBalancer(s)
+            && ServiceFilter.hasFinalizer(s)
+            && s.getMetadata().getDeletionTimestamp() == null) {
+          keys.add(Views.key(c.name(), s));
+        }
+      }
+    }
+    return keys;
   }
 
   /** Gives the provider every Service that has or wants a load balancer, once. */

@@ -137,6 +137,7 @@ public final class ServiceReconciler {
       case ENSURE -> ensure(run);
       case CLASS_NOT_OWNED -> classNotOwned(run);
       case CLEANUP_IF_PRESENT -> cleanupIfPresent(run);
+      case VERIFY -> verify(run);
       case FORGET, DELETE_LAST_SEEN ->
           throw new IllegalStateException(plan.action() + " for a cached Service");
     };
@@ -224,6 +225,39 @@ public final class ServiceReconciler {
       return Future.succeededFuture(WorkResult.success());
     }
     return failed(run, e);
+  }
+
+  // --- verification: repair drift ----------------------------------------------------------
+
+  private Future<WorkResult> verify(Run run) {
+    List<LbNode> nodes = eligibility.select(run.cluster().nodes());
+    pushed.record(run.key(), NodeSet.of(nodes));
+    return provider
+        .verifyLoadBalancer(run.ref().cluster(), run.view(), nodes)
+        .compose(
+            verified -> {
+              EnsureResult result = verified.result();
+              result
+                  .warnings()
+                  .forEach(w -> run.events().warning(run.object(), w.reason(), w.message()));
+              ProviderException unusable = ReconcileDecision.unusable(result);
+              if (unusable != null) {
+                return Future.failedFuture(unusable);
+              }
+              List<String> repairs = ReconcileDecision.repairs(verified, run.view().status());
+              if (!repairs.isEmpty()) {
+                String message = "Repaired load balancer drift: " + String.join("; ", repairs);
+                run.events().warning(run.object(), EventReasons.REPAIRED_LOAD_BALANCER, message);
+                log.warn(run.ref(), "{}", message);
+              }
+              return writeStatus(run, result.status()).map(result);
+            })
+        .map(
+            result -> {
+              ensured.put(run.key(), result.status());
+              return WorkResult.success();
+            })
+        .recover(e -> ensureFailed(run, e));
   }
 
   // --- node sync: hosts of an existing load balancer ----------------------------------------

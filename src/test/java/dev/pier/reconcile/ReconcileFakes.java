@@ -2,6 +2,7 @@ package dev.pier.reconcile;
 
 import dev.pier.cloud.EnsureResult;
 import dev.pier.cloud.LoadBalancerProvider;
+import dev.pier.cloud.VerifyResult;
 import dev.pier.events.EventSink;
 import dev.pier.events.ObjectRef;
 import dev.pier.kube.ClusterAccess;
@@ -140,6 +141,7 @@ final class ReconcileFakes {
     Future<Void> deleteAnswer = Future.succeededFuture();
     Optional<LbStatus> existing = Optional.empty();
     List<LbNode> lastNodes = List.of();
+    List<String> repairs = List.of();
 
     static dev.pier.model.LbIngress ingress(String ip) {
       return dev.pier.model.LbIngress.ip(ip);
@@ -167,6 +169,14 @@ final class ReconcileFakes {
       calls.add("ensure " + service.key().objectKey());
       lastNodes = nodes;
       return ensureAnswer;
+    }
+
+    @Override
+    public Future<VerifyResult> verifyLoadBalancer(
+        String clusterName, LbService service, List<LbNode> nodes) {
+      calls.add("verify " + service.key().objectKey());
+      lastNodes = nodes;
+      return ensureAnswer.map(r -> new VerifyResult(r, repairs));
     }
 
     @Override

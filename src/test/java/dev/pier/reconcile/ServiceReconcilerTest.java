@@ -382,4 +382,38 @@ class ServiceReconcilerTest {
     assertThat(cluster.writes.calls).isEmpty();
     assertThat(cluster.events.recorded).isEmpty();
   }
+
+  @Test
+  void verificationRepairsAStatusThatDriftedWithAWarning() {
+    cluster.put(withFinalizer(service("u1")));
+    run(WorkKind.RECONCILE);
+    cluster.put(withIngress(withFinalizer(service("u1")), "10.0.0.1"));
+    cluster.events.recorded.clear();
+    cluster.writes.calls.clear();
+    provider.calls.clear();
+
+    assertThat(run(WorkKind.VERIFY).outcome()).isEqualTo(Outcome.SUCCESS);
+    assertThat(provider.calls).containsExactly("verify ns/web");
+    assertThat(cluster.writes.calls).isEmpty();
+    assertThat(cluster.events.recorded).isEmpty();
+
+    // Recreated out of band with another address.
+    provider.ensureAnswer =
+        Future.succeededFuture(EnsureResult.of(new LbStatus(List.of(LbIngress.ip("10.0.0.7")))));
+    assertThat(run(WorkKind.VERIFY).outcome()).isEqualTo(Outcome.SUCCESS);
+    assertThat(cluster.writes.calls).containsExactly("patchStatus ns/web");
+    assertThat(cluster.events.recorded).containsExactly("Warning RepairedLoadBalancer");
+  }
+
+  @Test
+  void verificationReportsWhatTheProviderRepaired() {
+    cluster.put(withIngress(withFinalizer(service("u1")), "10.0.0.1"));
+    run(WorkKind.RECONCILE);
+    cluster.events.recorded.clear();
+    provider.repairs = List.of("listener on port 80 was gone");
+
+    run(WorkKind.VERIFY);
+
+    assertThat(cluster.events.recorded).containsExactly("Warning RepairedLoadBalancer");
+  }
 }

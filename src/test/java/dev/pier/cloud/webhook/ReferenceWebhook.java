@@ -66,6 +66,15 @@ public final class ReferenceWebhook implements AutoCloseable {
     busyRetryAfter = seconds;
   }
 
+  /** Deletes a load balancer behind Pier's back, as an operator with cloud access might. */
+  public synchronized void deleteOutOfBand(String key) {
+    JsonObject lb = lbs.remove(key);
+    if (lb != null) {
+      String ip = lb.getString("ip");
+      used[Integer.parseInt(ip.substring(ip.lastIndexOf('.') + 1))] = false;
+    }
+  }
+
   /** While true, every delete is refused with 422 invalid_input, as a stuck backend would. */
   public synchronized void refuseDeletes(boolean refuse) {
     refuseDeletes = refuse;

@@ -188,4 +188,30 @@ class WebhookProviderTest {
       webhook.refuseDeletes(false);
     }
   }
+
+  @Test
+  void aLoadBalancerDeletedOutOfBandIsRepairedByTheVerification() {
+    String ns = kube.createNamespace("whdrift");
+    try (InProcessPier pier =
+        InProcessPier.start(
+            kube,
+            Map.of(
+                PierOptions.PROVIDER.envName(),
+                "webhook",
+                PierOptions.WEBHOOK_URL.envName(),
+                webhook.url(),
+                PierOptions.WEBHOOK_TOKEN_FILE.envName(),
+                tokenFile.toString(),
+                PierOptions.RECONCILE_VERIFY_PERIOD.envName(),
+                "2s"))) {
+      client.services().inNamespace(ns).resource(webService(ns, "drift")).create();
+      await().atMost(InProcessPier.CONVERGE).until(() -> ingressIp(ns, "drift") != null);
+      String uid = client.services().inNamespace(ns).withName("drift").get().getMetadata().getUid();
+
+      webhook.deleteOutOfBand("kubernetes/" + uid);
+
+      await().atMost(InProcessPier.CONVERGE).until(() -> lbOf(uid) != null);
+      assertThat(ingressIp(ns, "drift")).isEqualTo(lbOf(uid).getString("ip"));
+    }
+  }
 }
