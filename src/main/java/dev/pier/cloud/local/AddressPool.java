@@ -280,20 +280,20 @@ public final class AddressPool {
     int slash = text.indexOf('/');
     int dash = text.indexOf('-');
     if (slash >= 0) {
-      Ip net = Ip.parse(text.substring(0, slash).trim());
-      String prefixText = text.substring(slash + 1).trim();
-      if (net == null || prefixText.isEmpty() || prefixText.length() > 3 || !digits(prefixText)) {
+      Cidr cidr = Cidr.parse(text);
+      if (cidr == null) {
         throw bad(text);
       }
-      int prefix = Integer.parseInt(prefixText);
+      Ip net = cidr.address();
+      int prefix = cidr.prefix();
       int bits = net.bits();
       if (prefix > bits) {
         throw new IllegalArgumentException(
             "address pool " + text + ": prefix length " + prefix + " is longer than " + bits);
       }
-      BigInteger hostMask = BigInteger.ONE.shiftLeft(bits - prefix).subtract(BigInteger.ONE);
+      BigInteger hostMask = cidr.hostMask();
       if (net.value().and(hostMask).signum() != 0) {
-        BigInteger base = net.value().andNot(hostMask);
+        BigInteger base = cidr.network();
         throw new IllegalArgumentException(
             "address pool "
                 + text
@@ -337,15 +337,6 @@ public final class AddressPool {
       return new Range(from.v6(), from.value(), to.value(), text);
     }
     throw bad(text);
-  }
-
-  private static boolean digits(String s) {
-    for (int i = 0; i < s.length(); i++) {
-      if (s.charAt(i) < '0' || s.charAt(i) > '9') {
-        return false;
-      }
-    }
-    return true;
   }
 
   private static IllegalArgumentException bad(String text) {

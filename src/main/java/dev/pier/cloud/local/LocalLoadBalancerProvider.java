@@ -50,6 +50,11 @@ import org.slf4j.LoggerFactory;
  * nothing here blocks. Consequently all proxied traffic runs on that one event loop: ample for
  * development and test clusters, which is what this provider is for.
  *
+ * <p>{@code spec.loadBalancerSourceRanges} is enforced by the proxy ({@link SourceRanges}): a TCP
+ * connection from outside the ranges is closed as soon as it is accepted, a UDP datagram from
+ * outside is dropped; an empty list admits everyone. Changed ranges apply on the next ensure
+ * without re-binding, and end the open connections and UDP sessions of clients they leave out.
+ *
  * <p>A port that cannot be bound (address in use, privileged port, address not assignable) does not
  * fail the Service: the other ports work, the port's status carries an error ({@code AddressInUse},
  * {@code PermissionDenied}, {@code BindFailed}), a {@code PortBindFailed} warning is returned, and
@@ -253,6 +258,7 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
                 + " balancer proxies to node ports");
       }
     }
+    SourceRanges sourceRanges = SourceRanges.parse(svc.sourceRanges());
     String key = svc.key().toString();
     Balancer b = balancers.get(key);
     String ip = pool.allocate(key, svc.uid(), svc.loadBalancerIp(), statusAddressInPools(svc));
@@ -272,6 +278,10 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
     if (b.hosts.length == 0) {
       serviceLog.warn(b.ref, "no node has an address to send traffic to");
     }
+    if (!sourceRanges.equals(b.sourceRanges)) {
+      serviceLog.info(b.ref, "admitting clients from {}", sourceRanges);
+      b.sourceRanges = sourceRanges;
+    }
 
     Map<String, PortListener> existing = new HashMap<>();
     for (PortListener l : b.listeners) {
@@ -285,6 +295,7 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
         l = newListener(b, protocol, p.port());
       }
       l.setNodePort(p.nodePort());
+      l.setSourceRanges(sourceRanges);
       next.add(l);
     }
     for (PortListener gone : existing.values()) {

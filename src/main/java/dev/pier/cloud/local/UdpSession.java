@@ -29,6 +29,7 @@ final class UdpSession {
   private final Vertx vertx;
   private final ServiceRef service;
   private final String id;
+  private final String clientHost;
   private final String backendHost;
   private final int backendPort;
 
@@ -47,6 +48,7 @@ final class UdpSession {
 
   /**
    * @param id the client's {@code host:port}
+   * @param clientHost the client's address
    * @param onReply receives each datagram the backend sends back
    * @param onEnd told once when the session closes
    */
@@ -54,6 +56,7 @@ final class UdpSession {
       Vertx vertx,
       ServiceRef service,
       String id,
+      String clientHost,
       String backendHost,
       int backendPort,
       Duration idleTimeout,
@@ -62,6 +65,7 @@ final class UdpSession {
     this.vertx = vertx;
     this.service = service;
     this.id = id;
+    this.clientHost = clientHost;
     this.backendHost = backendHost;
     this.backendPort = backendPort;
     this.backendIp = Ip.parse(backendHost);
@@ -72,6 +76,10 @@ final class UdpSession {
 
   String id() {
     return id;
+  }
+
+  String clientHost() {
+    return clientHost;
   }
 
   String backendHost() {

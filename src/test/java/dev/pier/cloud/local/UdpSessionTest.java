@@ -15,6 +15,7 @@ class UdpSessionTest {
         null,
         ServiceRef.of(LbTestSupport.key("dns"), "uid-dns"),
         "127.0.0.1:5000",
+        "127.0.0.1",
         backendHost,
         backendPort,
         Duration.ofSeconds(60),
