@@ -32,9 +32,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The embedded {@code local} provider: a real load balancer inside the Pier process, in the spirit
  * of cloud-provider-kind or k3s ServiceLB. Each Service gets an address from the {@link
- * AddressPool}; for each of its ports Pier listens on {@code address:port} and proxies TCP
- * connections ({@link TcpProxy}) and UDP datagrams ({@link UdpProxy}, one session socket per
- * client) to the node port on every node. The status says {@code ipMode: Proxy}.
+ * AddressPool}, from the pools its namespace may use ({@link PoolSpec}); for each of its ports Pier
+ * listens on {@code address:port} and proxies TCP connections ({@link TcpProxy}) and UDP datagrams
+ * ({@link UdpProxy}, one session socket per client) to the node port on every node. The status says
+ * {@code ipMode: Proxy}.
  *
  * <p>Backends are health-checked on Vert.x periodic timers: a TCP connect to {@code node:nodePort},
  * or for {@code externalTrafficPolicy: Local} an HTTP {@code GET /healthz} on {@code
@@ -93,7 +94,7 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
   public LocalLoadBalancerProvider(Vertx vertx, LocalProviderOptions options) {
     this.vertx = vertx;
     this.options = options;
-    this.pool = new AddressPool(options.getPools());
+    this.pool = AddressPool.of(options.getPools());
     this.context = vertx.getOrCreateContext();
     this.proxyClient = vertx.createNetClient();
     this.healthChecks = new HealthChecks(vertx, options);
@@ -120,7 +121,7 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
               continue;
             }
             try {
-              pool.reserve(svc.key().toString(), svc.uid(), ip);
+              pool.reserve(svc.key().toString(), svc.key().namespace(), svc.uid(), ip);
               restored++;
             } catch (IllegalStateException | IllegalArgumentException e) {
               serviceLog.warn(
@@ -261,7 +262,9 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
     SourceRanges sourceRanges = SourceRanges.parse(svc.sourceRanges());
     String key = svc.key().toString();
     Balancer b = balancers.get(key);
-    String ip = pool.allocate(key, svc.uid(), svc.loadBalancerIp(), statusAddressInPools(svc));
+    String ip =
+        pool.allocate(
+            key, svc.key().namespace(), svc.uid(), svc.loadBalancerIp(), statusAddressInPools(svc));
 
     List<Future<Void>> closing = new ArrayList<>();
     if (b == null) {

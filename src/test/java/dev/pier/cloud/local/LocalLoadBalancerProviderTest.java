@@ -69,7 +69,7 @@ class LocalLoadBalancerProviderTest {
         new LocalLoadBalancerProvider(
             vertx,
             new LocalProviderOptions()
-                .setPools(List.of(POOL))
+                .setPoolAddresses(List.of(POOL))
                 .setHealthCheckInterval(Duration.ofMillis(200))
                 .setHealthCheckTimeout(Duration.ofSeconds(1))
                 .setConnectTimeout(Duration.ofSeconds(2)));
@@ -240,7 +240,7 @@ class LocalLoadBalancerProviderTest {
         new LocalLoadBalancerProvider(
             vertx,
             new LocalProviderOptions()
-                .setPools(List.of(POOL))
+                .setPoolAddresses(List.of(POOL))
                 .setUdpSessionTimeout(Duration.ofMillis(300)));
     int nodePort = freePort();
     Map<String, Integer> sources = new HashMap<>();
@@ -334,7 +334,7 @@ class LocalLoadBalancerProviderTest {
         new LocalLoadBalancerProvider(
             vertx,
             new LocalProviderOptions()
-                .setPools(List.of(POOL))
+                .setPoolAddresses(List.of(POOL))
                 .setHealthCheckInterval(Duration.ofMinutes(10)));
     int port = freePort();
     ensure(

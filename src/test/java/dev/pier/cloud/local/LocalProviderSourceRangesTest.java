@@ -49,7 +49,7 @@ class LocalProviderSourceRangesTest {
     this.vertx = vertx;
     this.provider =
         new LocalLoadBalancerProvider(
-            vertx, new LocalProviderOptions().setPools(List.of("127.246.0.0/24")));
+            vertx, new LocalProviderOptions().setPoolAddresses(List.of("127.246.0.0/24")));
     this.client = vertx.createNetClient();
   }
 
