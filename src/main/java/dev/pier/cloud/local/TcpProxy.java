@@ -80,7 +80,11 @@ final class TcpProxy extends PortListener {
 
   @Override
   void setSourceRanges(SourceRanges ranges) {
+    boolean unchanged = ranges.equals(sourceRanges());
     super.setSourceRanges(ranges);
+    if (unchanged) {
+      return;
+    }
     for (Connection c : new ArrayList<>(connections)) {
       if (!ranges.admits(c.clientHost)) {
         serviceLog.debug(

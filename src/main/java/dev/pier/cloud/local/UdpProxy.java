@@ -68,8 +68,9 @@ final class UdpProxy extends PortListener {
 
   @Override
   void setSourceRanges(SourceRanges ranges) {
+    boolean unchanged = ranges.equals(sourceRanges());
     super.setSourceRanges(ranges);
-    if (sessions == null) {
+    if (unchanged || sessions == null) {
       return;
     }
     // Sessions of clients the new ranges leave out end: no more replies reach them.
