@@ -3,14 +3,45 @@ package dev.pier.boot;
 import dev.pier.cloud.LoadBalancerProvider;
 import dev.pier.cloud.benchmark.BenchmarkLoadBalancerProvider;
 import dev.pier.cloud.benchmark.BenchmarkProviderOptions;
+import dev.pier.cloud.local.AddressPool;
 import dev.pier.cloud.local.LocalLoadBalancerProvider;
 import dev.pier.cloud.local.LocalProviderOptions;
+import dev.pier.cloud.local.PoolSpec;
 import dev.pier.config.ConfigException;
 import dev.pier.config.ConfigValues;
+import dev.pier.config.InvalidItemException;
 import io.vertx.core.Vertx;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
 
 /** Builds the configured load balancer provider; runs once at startup. */
 public final class LoadBalancerProviders {
+
+  /** What {@code local.pools} takes, completing "must be ...". */
+  static final String POOLS_ALLOWED =
+      "a non-empty list of CIDRs (10.0.0.0/24), ranges (10.0.0.10-10.0.0.20) or pools"
+          + " {name, addresses: [CIDRs or ranges], namespaces: [namespaces that may use it]}";
+
+  private static final String ITEM_ALLOWED =
+      "a CIDR (10.0.0.0/24), a range (10.0.0.10-10.0.0.20) or a mapping {name, addresses,"
+          + " namespaces}";
+  private static final String ADDRESS_ALLOWED =
+      "a CIDR (10.0.0.0/24) or a range (10.0.0.10-10.0.0.20)";
+  private static final String ADDRESSES_ALLOWED =
+      "a non-empty list of CIDRs (10.0.0.0/24) or ranges (10.0.0.10-10.0.0.20)";
+  private static final String NAMESPACES_ALLOWED =
+      "a list of namespace names (lowercase DNS labels such as team-a); empty or absent: any"
+          + " namespace";
+  private static final Set<String> POOL_KEYS = Set.of("name", "addresses", "namespaces");
+
+  /** A namespace name: an RFC 1123 DNS label. */
+  private static final Pattern NAMESPACE = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
+
   private LoadBalancerProviders() {}
 
   public static LoadBalancerProvider create(Vertx vertx, ConfigValues config) {
@@ -44,6 +75,98 @@ public final class LoadBalancerProviders {
     } catch (IllegalArgumentException e) {
       throw new ConfigException(
           config.describe(PierOptions.LOCAL_POOLS) + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Maps the raw value of {@code local.pools} onto pools: from the environment a comma-separated
+   * string of CIDRs and ranges; from the file a list whose items are such strings (open to every
+   * namespace) or mappings {@code {name, addresses, namespaces}}.
+   *
+   * @throws InvalidItemException naming the bad item or key ({@code [2].namespaces})
+   */
+  static List<PoolSpec> parsePools(Object raw) {
+    if (raw instanceof String s) {
+      List<String> parts =
+          Arrays.stream(s.split(",")).map(String::trim).filter(x -> !x.isEmpty()).toList();
+      for (int i = 0; i < parts.size(); i++) {
+        checkAddress("[" + i + "]", parts.get(i));
+      }
+      return PoolSpec.of(parts);
+    }
+    List<?> items = (List<?>) raw;
+    List<PoolSpec> pools = new ArrayList<>(items.size());
+    Set<String> names = new HashSet<>();
+    for (int i = 0; i < items.size(); i++) {
+      String at = "[" + i + "]";
+      Object item = items.get(i);
+      if (item instanceof String s) {
+        if (s.isBlank()) {
+          throw new InvalidItemException(at, s, ITEM_ALLOWED);
+        }
+        checkAddress(at, s.trim());
+        pools.add(PoolSpec.of(s.trim()));
+      } else if (item instanceof Map<?, ?> m) {
+        pools.add(pool(at, m, names));
+      } else {
+        throw new InvalidItemException(at, String.valueOf(item), ITEM_ALLOWED);
+      }
+    }
+    return List.copyOf(pools);
+  }
+
+  private static PoolSpec pool(String at, Map<?, ?> m, Set<String> names) {
+    for (Map.Entry<?, ?> e : m.entrySet()) {
+      if (!POOL_KEYS.contains(String.valueOf(e.getKey()))) {
+        throw new InvalidItemException(
+            at + "." + e.getKey(),
+            String.valueOf(e.getValue()),
+            "absent: a pool has the keys name, addresses, namespaces");
+      }
+    }
+    Object name = m.get("name");
+    if (!(name instanceof String n) || n.isBlank() || !n.equals(n.trim()) || !names.add(n)) {
+      throw new InvalidItemException(
+          at + ".name", String.valueOf(name), "a pool name, unique among the pools");
+    }
+    Object addresses = m.get("addresses");
+    if (!(addresses instanceof List<?> list) || list.isEmpty()) {
+      throw new InvalidItemException(
+          at + ".addresses", String.valueOf(addresses), ADDRESSES_ALLOWED);
+    }
+    List<String> parsedAddresses = new ArrayList<>(list.size());
+    for (int j = 0; j < list.size(); j++) {
+      String where = at + ".addresses[" + j + "]";
+      if (!(list.get(j) instanceof String a) || a.isBlank()) {
+        throw new InvalidItemException(where, String.valueOf(list.get(j)), ADDRESS_ALLOWED);
+      }
+      checkAddress(where, a.trim());
+      parsedAddresses.add(a.trim());
+    }
+    Object namespaces = m.get("namespaces");
+    List<String> parsedNamespaces = new ArrayList<>();
+    if (namespaces != null) {
+      if (!(namespaces instanceof List<?> nsList)) {
+        throw new InvalidItemException(
+            at + ".namespaces", String.valueOf(namespaces), NAMESPACES_ALLOWED);
+      }
+      for (int j = 0; j < nsList.size(); j++) {
+        Object ns = nsList.get(j);
+        if (!(ns instanceof String text) || !NAMESPACE.matcher(text.trim()).matches()) {
+          throw new InvalidItemException(
+              at + ".namespaces[" + j + "]", String.valueOf(ns), NAMESPACES_ALLOWED);
+        }
+        parsedNamespaces.add(text.trim());
+      }
+    }
+    return new PoolSpec(n, parsedAddresses, parsedNamespaces);
+  }
+
+  private static void checkAddress(String at, String address) {
+    try {
+      AddressPool.validate(List.of(address));
+    } catch (IllegalArgumentException e) {
+      throw new InvalidItemException(at, address, ADDRESS_ALLOWED + "; " + e.getMessage());
     }
   }
 }

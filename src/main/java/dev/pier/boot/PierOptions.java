@@ -3,6 +3,7 @@ package dev.pier.boot;
 import dev.pier.cloud.benchmark.BenchmarkProviderOptions;
 import dev.pier.cloud.hetzner.HetznerOptions;
 import dev.pier.cloud.local.LocalProviderOptions;
+import dev.pier.cloud.local.PoolSpec;
 import dev.pier.cloud.webhook.WebhookOptions;
 import dev.pier.config.Option;
 import dev.pier.dns.powerdns.PowerDnsOptions;
@@ -120,13 +121,15 @@ public final class PierOptions {
           Duration.ZERO,
           DAY,
           "Full node sync period, the safety net behind node events (0: none).");
-  public static final Option<List<String>> LOCAL_POOLS =
-      Option.list(
+  public static final Option<List<PoolSpec>> LOCAL_POOLS =
+      Option.itemList(
           "local.pools",
           LocalProviderOptions.DEFAULT_POOLS,
+          LoadBalancerProviders::parsePools,
           l -> !l.isEmpty(),
-          "a non-empty list of CIDRs (10.0.0.0/24) or ranges (10.0.0.10-10.0.0.20)",
-          "Addresses the local provider gives to Services.");
+          LoadBalancerProviders.POOLS_ALLOWED,
+          "Addresses the local provider gives to Services: CIDRs or ranges for any namespace, or"
+              + " pools {name, addresses, namespaces} that only the listed namespaces may use.");
   public static final Option<Duration> LOCAL_HEALTH_CHECK_INTERVAL =
       Option.duration(
           "local.healthCheck.interval",

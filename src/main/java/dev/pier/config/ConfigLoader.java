@@ -46,13 +46,25 @@ public final class ConfigLoader {
       if (raw == null) {
         continue;
       }
-      String where =
-          fromEnv != null
-              ? "environment variable " + option.envName() + " (" + option.path() + ")"
-              : source + ": " + option.path();
+      String where = where(option, fromEnv != null, source, "");
+      if (!option.mappingItems() && raw instanceof List<?> l) {
+        for (Object item : l) {
+          if (!(item instanceof String)) {
+            throw new ConfigException(
+                source + ": " + option.path() + ": list items must be plain values");
+          }
+        }
+      }
       origins.put(option, where);
       try {
         values.put(option, option.parse(raw));
+      } catch (InvalidItemException e) {
+        problems.add(
+            where(option, fromEnv != null, source, e.subPath())
+                + ": invalid value '"
+                + e.value()
+                + "': must be "
+                + e.allowed());
       } catch (IllegalArgumentException e) {
         problems.add(where + ": invalid value '" + display(raw) + "': " + e.getMessage());
       }
@@ -61,6 +73,13 @@ public final class ConfigLoader {
       throw new ConfigException(String.join("\n", problems));
     }
     return new ConfigValues(values, origins, source);
+  }
+
+  /** Names an option, or a part of its value, where it was set. */
+  private static String where(Option<?> option, boolean fromEnv, String source, String subPath) {
+    return fromEnv
+        ? "environment variable " + option.envName() + " (" + option.path() + subPath + ")"
+        : source + ": " + option.path() + subPath;
   }
 
   private static String display(Object raw) {
@@ -89,28 +108,46 @@ public final class ConfigLoader {
     if (!root.isObject()) {
       throw new ConfigException(file + ": the top level must be a mapping of options");
     }
-    flatten("", root, flat, file);
+    flatten("", root, flat);
     return flat;
   }
 
-  private static void flatten(String prefix, JsonNode node, Map<String, Object> out, Path file) {
+  private static void flatten(String prefix, JsonNode node, Map<String, Object> out) {
     for (Map.Entry<String, JsonNode> e : node.properties()) {
       String path = prefix.isEmpty() ? e.getKey() : prefix + "." + e.getKey();
       JsonNode v = e.getValue();
       if (v.isObject()) {
-        flatten(path, v, out, file);
+        flatten(path, v, out);
       } else if (v.isArray()) {
-        List<String> items = new ArrayList<>();
-        for (JsonNode item : v.values()) {
-          if (!item.isValueNode()) {
-            throw new ConfigException(file + ": " + path + ": list items must be plain values");
-          }
-          items.add(item.asString());
-        }
-        out.put(path, items);
+        // Plain items become strings; mappings and lists stay structured for the options that take
+        // them (the others refuse them in load).
+        out.put(path, items(v));
       } else if (!v.isNull()) {
         out.put(path, v.asString());
       }
     }
+  }
+
+  private static List<Object> items(JsonNode array) {
+    List<Object> items = new ArrayList<>();
+    for (JsonNode item : array.values()) {
+      items.add(structured(item));
+    }
+    return items;
+  }
+
+  /** A value node as its string, a mapping as a Map, a sequence as a List. */
+  private static Object structured(JsonNode node) {
+    if (node.isObject()) {
+      Map<String, Object> map = new LinkedHashMap<>();
+      for (Map.Entry<String, JsonNode> e : node.properties()) {
+        map.put(e.getKey(), e.getValue().isNull() ? null : structured(e.getValue()));
+      }
+      return map;
+    }
+    if (node.isArray()) {
+      return items(node);
+    }
+    return node.asString();
   }
 }

@@ -10,6 +10,12 @@ import java.util.function.Predicate;
 /**
  * One configuration option: its dotted path in {@code pier.yaml}, its default, how a raw value (a
  * string, or a list of strings from a YAML sequence) becomes a typed value, and what is allowed.
+ *
+ * <p>An option with {@code mappingItems} also takes YAML sequences whose items are mappings: its
+ * parser then sees a list whose items are {@code String} or {@code Map<String, Object>} (values
+ * {@code String}, {@code List<Object>}, {@code Map<String, Object>} or null). Its parser reports a
+ * bad part with {@link InvalidItemException}, naming where in the value it is. Every other option
+ * refuses such items.
  */
 public record Option<T>(
     String path,
@@ -17,7 +23,19 @@ public record Option<T>(
     Function<Object, T> parser,
     Predicate<T> check,
     String allowed,
-    String description) {
+    String description,
+    boolean mappingItems) {
+
+  /** An option whose list items, if any, are plain values. */
+  public Option(
+      String path,
+      T defaultValue,
+      Function<Object, T> parser,
+      Predicate<T> check,
+      String allowed,
+      String description) {
+    this(path, defaultValue, parser, check, allowed, description, false);
+  }
 
   /**
    * {@code PIER_} plus the path in upper snake case: reconcile.minRetryDelay ->
@@ -42,6 +60,8 @@ public record Option<T>(
     T value;
     try {
       value = parser.apply(raw);
+    } catch (InvalidItemException e) {
+      throw e;
     } catch (RuntimeException e) {
       throw new IllegalArgumentException(
           "must be " + allowed + (e.getMessage() == null ? "" : " (" + e.getMessage() + ")"), e);
@@ -116,6 +136,20 @@ public record Option<T>(
       String allowed,
       String doc) {
     return new Option<>(path, defaultValue, Option::strings, check, allowed, doc);
+  }
+
+  /**
+   * A list whose YAML items may be plain values or mappings, parsed by {@code parser} from a
+   * comma-separated string (the environment) or such a list (the file).
+   */
+  public static <T> Option<List<T>> itemList(
+      String path,
+      List<T> defaultValue,
+      Function<Object, List<T>> parser,
+      Predicate<List<T>> check,
+      String allowed,
+      String doc) {
+    return new Option<>(path, defaultValue, parser, check, allowed, doc, true);
   }
 
   static String scalar(Object raw) {

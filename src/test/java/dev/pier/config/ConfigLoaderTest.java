@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pier.boot.PierOptions;
+import dev.pier.cloud.local.PoolSpec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,7 +32,7 @@ class ConfigLoaderTest {
     assertThat(v.get(PierOptions.RECONCILE_CONCURRENCY)).isEqualTo(200);
     assertThat(v.get(PierOptions.RECONCILE_MIN_RETRY_DELAY)).isEqualTo(Duration.ofSeconds(5));
     assertThat(v.get(PierOptions.RECONCILE_MAX_RETRY_DELAY)).isEqualTo(Duration.ofSeconds(300));
-    assertThat(v.get(PierOptions.LOCAL_POOLS)).containsExactly("127.240.0.0/16");
+    assertThat(v.get(PierOptions.LOCAL_POOLS)).containsExactly(PoolSpec.of("127.240.0.0/16"));
     assertThat(v.source()).isEqualTo("embedded defaults");
   }
 
@@ -55,7 +56,7 @@ class ConfigLoaderTest {
     assertThat(v.get(PierOptions.RECONCILE_CONCURRENCY)).isEqualTo(7);
     assertThat(v.get(PierOptions.RECONCILE_MIN_RETRY_DELAY)).isEqualTo(Duration.ofMillis(100));
     assertThat(v.get(PierOptions.LOCAL_POOLS))
-        .containsExactly("10.0.0.0/24", "10.1.0.10-10.1.0.20");
+        .containsExactly(PoolSpec.of("10.0.0.0/24"), PoolSpec.of("10.1.0.10-10.1.0.20"));
     assertThat(v.get(PierOptions.LOAD_BALANCER_CLASSES)).containsExactly("a", "b");
   }
 
@@ -109,5 +110,96 @@ class ConfigLoaderTest {
                 .load(null)
                 .get(PierOptions.NODES_PREDICATES))
         .isEqualTo("legacy");
+  }
+
+  @Test
+  void poolsMayMixStringsAndMappings() throws IOException {
+    Path f =
+        write(
+            """
+            local:
+              pools:
+                - 127.240.0.0/16
+                - name: team-a
+                  addresses: [10.0.0.0/24, 10.1.0.10-10.1.0.20]
+                  namespaces: [team-a, team-a-staging]
+                - name: open
+                  addresses:
+                    - 10.2.0.0/24
+            """);
+    assertThat(loader(Map.of()).load(f).get(PierOptions.LOCAL_POOLS))
+        .containsExactly(
+            PoolSpec.of("127.240.0.0/16"),
+            new PoolSpec(
+                "team-a",
+                java.util.List.of("10.0.0.0/24", "10.1.0.10-10.1.0.20"),
+                java.util.List.of("team-a", "team-a-staging")),
+            new PoolSpec("open", java.util.List.of("10.2.0.0/24"), java.util.List.of()));
+  }
+
+  @Test
+  void theEnvironmentKeepsTheCommaSeparatedPoolForm() {
+    assertThat(
+            loader(Map.of("PIER_LOCAL_POOLS", "10.0.0.0/24, 10.1.0.0/24"))
+                .load(null)
+                .get(PierOptions.LOCAL_POOLS))
+        .containsExactly(PoolSpec.of("10.0.0.0/24"), PoolSpec.of("10.1.0.0/24"));
+  }
+
+  @Test
+  void aBadPoolItemNamesTheFileTheItemKeyTheValueAndWhatIsAllowed() throws IOException {
+    Path f =
+        write(
+            """
+            local:
+              pools:
+                - 127.240.0.0/16
+                - name: a
+                  addresses: [10.0.0.0/24]
+                - name: b
+                  addresses: [10.1.0.0/24]
+                  namespaces: Team_B
+            """);
+    assertThatThrownBy(() -> loader(Map.of()).load(f))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining(f.toString())
+        .hasMessageContaining("local.pools[2].namespaces")
+        .hasMessageContaining("'Team_B'")
+        .hasMessageContaining("a list of namespace names");
+    Path badAddress =
+        write(
+            """
+            local:
+              pools:
+                - name: a
+                  addresses: [10.0.0.0/24, 10.0.0.300/32]
+            """);
+    assertThatThrownBy(() -> loader(Map.of()).load(badAddress))
+        .hasMessageContaining("local.pools[0].addresses[1]")
+        .hasMessageContaining("'10.0.0.300/32'")
+        .hasMessageContaining("CIDR");
+    Path unknownKey =
+        write(
+            """
+            local:
+              pools:
+                - name: a
+                  addresses: [10.0.0.0/24]
+                  namespace: [x]
+            """);
+    assertThatThrownBy(() -> loader(Map.of()).load(unknownKey))
+        .hasMessageContaining("local.pools[0].namespace")
+        .hasMessageContaining("name, addresses, namespaces");
+    Path noName = write("local:\n  pools:\n    - addresses: [10.0.0.0/24]\n");
+    assertThatThrownBy(() -> loader(Map.of()).load(noName))
+        .hasMessageContaining("local.pools[0].name");
+  }
+
+  @Test
+  void otherListsStillTakeOnlyPlainValues() throws IOException {
+    Path f = write("loadBalancerClasses:\n  - name: a\n");
+    assertThatThrownBy(() -> loader(Map.of()).load(f))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(f + ": loadBalancerClasses: list items must be plain values");
   }
 }

@@ -5,15 +5,22 @@ import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeSet;
 
 /**
  * The load balancer addresses of the {@code local} provider: one address per Service, taken from
  * pools written as CIDRs ({@code 127.240.0.0/16}, {@code fd00:1::/120}) or inclusive ranges ({@code
  * 10.0.0.10-10.0.0.20}).
+ *
+ * <p>A pool ({@link PoolSpec}) may be restricted to namespaces: a Service gets an address only from
+ * pools its namespace may use, may request ({@code spec.loadBalancerIP}) only such an address, and
+ * keeps one from its status only from such a pool. Calls without a namespace use only the pools
+ * open to every namespace.
  *
  * <p>CIDRs wider than /31 (IPv4) leave out their network and broadcast addresses; IPv6 CIDRs wider
  * than /127 leave out their first (subnet-router anycast) address. Allocation picks the lowest free
@@ -38,14 +45,29 @@ public final class AddressPool {
   private final Map<String, Allocation> byKey = new HashMap<>();
 
   /**
-   * Builds a pool from CIDR and range strings.
+   * Builds a pool from CIDR and range strings, each open to every namespace.
    *
    * @throws IllegalArgumentException naming the bad value, when a pool is malformed, empty, or
    *     overlaps another
    */
   public AddressPool(List<String> pools) {
+    this(specs(pools), 0);
+  }
+
+  private AddressPool(List<PoolSpec> pools, int unused) {
     this.ranges = parse(pools);
-    this.description = "[" + String.join(", ", pools.stream().map(String::trim).toList()) + "]";
+    this.description = describe(pools);
+  }
+
+  /**
+   * Builds a pool from configured pools, each with its addresses and the namespaces that may use
+   * it.
+   *
+   * @throws IllegalArgumentException naming the bad value, when a pool is malformed, empty, or
+   *     overlaps another, or two pools have the same name
+   */
+  public static AddressPool of(List<PoolSpec> pools) {
+    return new AddressPool(pools, 0);
   }
 
   /**
@@ -54,7 +76,22 @@ public final class AddressPool {
    * @throws IllegalArgumentException naming the bad value
    */
   public static void validate(List<String> pools) {
-    parse(pools);
+    parse(specs(pools));
+  }
+
+  private static List<PoolSpec> specs(List<String> pools) {
+    if (pools == null || pools.isEmpty()) {
+      throw new IllegalArgumentException("at least one address pool is required");
+    }
+    List<PoolSpec> specs = new ArrayList<>(pools.size());
+    for (String p : pools) {
+      specs.add(PoolSpec.of(p == null ? null : p.trim()));
+    }
+    return specs;
+  }
+
+  private static String describe(List<PoolSpec> pools) {
+    return "[" + String.join(", ", pools.stream().map(PoolSpec::toString).toList()) + "]";
   }
 
   /** The pools as configured, for messages: {@code [127.240.0.0/16]}. */
@@ -95,13 +132,22 @@ public final class AddressPool {
     return byKey.size();
   }
 
-  /** Same as {@link #allocate(String, String, String, String)} without a preferred address. */
+  /**
+   * Same as {@link #allocate(String, String, String, String, String)} without a preferred address
+   * or a namespace (only pools open to every namespace).
+   */
   public String allocate(String key, String uid, String requestedIp) {
-    return allocate(key, uid, requestedIp, null);
+    return allocate(key, null, uid, requestedIp, null);
+  }
+
+  /** Same as {@link #allocate(String, String, String, String, String)} without a namespace. */
+  public String allocate(String key, String uid, String requestedIp, String preferredIp) {
+    return allocate(key, null, uid, requestedIp, preferredIp);
   }
 
   /**
-   * Allocates (or keeps) the address of a Service and returns it.
+   * Allocates (or keeps) the address of a Service and returns it, from the pools its namespace may
+   * use.
    *
    * <ol>
    *   <li>A requested address ({@code spec.loadBalancerIP}) wins: the Service moves to it when it
@@ -112,13 +158,20 @@ public final class AddressPool {
    *   <li>Otherwise the lowest free address.
    * </ol>
    *
-   * @throws ProviderException.InvalidInput when the requested address is no address or lies outside
-   *     every pool
+   * @param namespace the Service's namespace; null: only pools open to every namespace
+   * @throws ProviderException.InvalidInput when the requested address is no address, lies outside
+   *     every pool or in a pool the namespace may not use, or no pool admits the namespace
    * @throws ProviderException.Retry when the requested address is held by another Service, or the
-   *     pools are exhausted
+   *     pools the namespace may use are exhausted
    */
-  public String allocate(String key, String uid, String requestedIp, String preferredIp) {
+  public String allocate(
+      String key, String namespace, String uid, String requestedIp, String preferredIp) {
     Allocation current = byKey.get(key);
+    if (current != null && !ranges.get(current.range).pool.admits(namespace)) {
+      // Not reachable through the checks below; kept so that no path hands out such an address.
+      release(key);
+      current = null;
+    }
     if (requestedIp != null && !requestedIp.isEmpty()) {
       Ip ip = Ip.parse(requestedIp.trim());
       if (ip == null) {
@@ -133,6 +186,20 @@ public final class AddressPool {
             "spec.loadBalancerIP",
             requestedIp,
             "spec.loadBalancerIP " + requestedIp + " is outside the address pools " + description);
+      }
+      PoolSpec owner = ranges.get(r).pool;
+      if (!owner.admits(namespace)) {
+        throw new ProviderException.InvalidInput(
+            "spec.loadBalancerIP",
+            requestedIp,
+            "spec.loadBalancerIP "
+                + requestedIp
+                + " is in address pool "
+                + owner.label()
+                + ", which namespace "
+                + namespace
+                + " may not use"
+                + usable(namespace));
       }
       long offset = ranges.get(r).offsetOf(ip);
       if (current != null && current.range == r && current.offset == offset) {
@@ -158,7 +225,7 @@ public final class AddressPool {
     Ip preferred = preferredIp == null ? null : Ip.parse(preferredIp);
     if (preferred != null) {
       int r = rangeOf(preferred);
-      if (r >= 0) {
+      if (r >= 0 && ranges.get(r).pool.admits(namespace)) {
         long offset = ranges.get(r).offsetOf(preferred);
         if (!ranges.get(r).slots.taken(offset)) {
           take(key, uid, r, offset);
@@ -166,33 +233,93 @@ public final class AddressPool {
         }
       }
     }
+    List<PoolSpec> allowed = new ArrayList<>();
     for (int r = 0; r < ranges.size(); r++) {
-      long offset = ranges.get(r).slots.lowestFree();
+      Range range = ranges.get(r);
+      if (!range.pool.admits(namespace)) {
+        continue;
+      }
+      if (!allowed.contains(range.pool)) {
+        allowed.add(range.pool);
+      }
+      long offset = range.slots.lowestFree();
       if (offset != -1) {
         take(key, uid, r, offset);
-        return ranges.get(r).format(offset);
+        return range.format(offset);
       }
     }
+    if (allowed.isEmpty()) {
+      throw new ProviderException.InvalidInput(
+          "metadata.namespace",
+          namespace,
+          "no address pool may be used by namespace "
+              + namespace
+              + "; the address pools are "
+              + description);
+    }
+    boolean restricted = allowed.size() < pools().size();
     throw new ProviderException.Retry(
         "address pools "
-            + description
+            + describe(allowed)
+            + (restricted ? " that namespace " + namespace + " may use" : "")
             + " are exhausted ("
             + byKey.size()
             + " addresses allocated); waiting for an address to be released");
+  }
+
+  /** The distinct configured pools, in order. */
+  private List<PoolSpec> pools() {
+    List<PoolSpec> pools = new ArrayList<>();
+    for (Range range : ranges) {
+      if (!pools.contains(range.pool)) {
+        pools.add(range.pool);
+      }
+    }
+    return pools;
+  }
+
+  /** The pools a namespace may use, for messages: {@code ; its pools are [...]}. */
+  private String usable(String namespace) {
+    List<PoolSpec> allowed = new ArrayList<>();
+    for (PoolSpec p : pools()) {
+      if (p.admits(namespace)) {
+        allowed.add(p);
+      }
+    }
+    return allowed.isEmpty()
+        ? "; no address pool admits it"
+        : "; the pools it may use are " + describe(allowed);
+  }
+
+  /** Same as {@link #reserve(String, String, String, String)} without a namespace. */
+  public void reserve(String key, String uid, String ip) {
+    reserve(key, null, uid, ip);
   }
 
   /**
    * Records that the Service {@code key} holds {@code ip}, as found in its status after a restart.
    * A Service that held another address moves to this one.
    *
-   * @throws IllegalArgumentException when {@code ip} is no address or lies outside the pools
+   * @param namespace the Service's namespace; null: only pools open to every namespace
+   * @throws IllegalArgumentException when {@code ip} is no address, lies outside the pools or in a
+   *     pool the namespace may not use
    * @throws IllegalStateException when another Service holds {@code ip}
    */
-  public void reserve(String key, String uid, String ip) {
+  public void reserve(String key, String namespace, String uid, String ip) {
     Ip parsed = Ip.parse(ip);
     int r = parsed == null ? -1 : rangeOf(parsed);
     if (r < 0) {
       throw new IllegalArgumentException(ip + " is outside the address pools " + description);
+    }
+    PoolSpec owner = ranges.get(r).pool;
+    if (!owner.admits(namespace)) {
+      throw new IllegalArgumentException(
+          ip
+              + " is in address pool "
+              + owner.label()
+              + ", which namespace "
+              + namespace
+              + " may not use");
     }
     long offset = ranges.get(r).offsetOf(parsed);
     Allocation current = byKey.get(key);
@@ -253,47 +380,56 @@ public final class AddressPool {
     return -1;
   }
 
-  private static List<Range> parse(List<String> pools) {
+  private static List<Range> parse(List<PoolSpec> pools) {
     if (pools == null || pools.isEmpty()) {
       throw new IllegalArgumentException("at least one address pool is required");
     }
     List<Range> out = new ArrayList<>(pools.size());
-    for (String raw : pools) {
-      if (raw == null || raw.isBlank()) {
-        throw new IllegalArgumentException("address pool must not be empty");
+    Set<String> names = new HashSet<>();
+    for (PoolSpec pool : pools) {
+      if (pool.name() != null && !names.add(pool.name())) {
+        throw new IllegalArgumentException("two address pools are named " + pool.name());
       }
-      Range range = parseOne(raw.trim());
-      for (Range other : out) {
-        if (other.v6 == range.v6
-            && other.first.compareTo(range.lastInclusive()) <= 0
-            && range.first.compareTo(other.lastInclusive()) <= 0) {
-          throw new IllegalArgumentException(
-              "address pool " + range.text + " overlaps address pool " + other.text);
+      if (pool.addresses().isEmpty()) {
+        throw new IllegalArgumentException("address pool " + pool.label() + " has no addresses");
+      }
+      for (String raw : pool.addresses()) {
+        if (raw == null || raw.isBlank()) {
+          throw new IllegalArgumentException("address pool must not be empty");
         }
+        Range range = parseOne(raw.trim(), pool);
+        for (Range other : out) {
+          if (other.v6 == range.v6
+              && other.first.compareTo(range.lastInclusive()) <= 0
+              && range.first.compareTo(other.lastInclusive()) <= 0) {
+            throw new IllegalArgumentException(
+                "address pool " + range.text + " overlaps address pool " + other.text);
+          }
+        }
+        out.add(range);
       }
-      out.add(range);
     }
     return List.copyOf(out);
   }
 
-  private static Range parseOne(String text) {
+  private static Range parseOne(String text, PoolSpec pool) {
     int slash = text.indexOf('/');
     int dash = text.indexOf('-');
     if (slash >= 0) {
-      Ip net = Ip.parse(text.substring(0, slash).trim());
-      String prefixText = text.substring(slash + 1).trim();
-      if (net == null || prefixText.isEmpty() || prefixText.length() > 3 || !digits(prefixText)) {
+      Cidr cidr = Cidr.parse(text);
+      if (cidr == null) {
         throw bad(text);
       }
-      int prefix = Integer.parseInt(prefixText);
+      Ip net = cidr.address();
+      int prefix = cidr.prefix();
       int bits = net.bits();
       if (prefix > bits) {
         throw new IllegalArgumentException(
             "address pool " + text + ": prefix length " + prefix + " is longer than " + bits);
       }
-      BigInteger hostMask = BigInteger.ONE.shiftLeft(bits - prefix).subtract(BigInteger.ONE);
+      BigInteger hostMask = cidr.hostMask();
       if (net.value().and(hostMask).signum() != 0) {
-        BigInteger base = net.value().andNot(hostMask);
+        BigInteger base = cidr.network();
         throw new IllegalArgumentException(
             "address pool "
                 + text
@@ -315,7 +451,7 @@ public final class AddressPool {
       } else if (net.v6() && prefix < 127) {
         first = first.add(BigInteger.ONE);
       }
-      return new Range(net.v6(), first, last, text);
+      return new Range(net.v6(), first, last, text, pool);
     }
     if (dash >= 0) {
       Ip from = Ip.parse(text.substring(0, dash).trim());
@@ -334,18 +470,9 @@ public final class AddressPool {
         throw new IllegalArgumentException(
             "address pool " + text + " is too large; at most 2^64 - 1 addresses are supported");
       }
-      return new Range(from.v6(), from.value(), to.value(), text);
+      return new Range(from.v6(), from.value(), to.value(), text, pool);
     }
     throw bad(text);
-  }
-
-  private static boolean digits(String s) {
-    for (int i = 0; i < s.length(); i++) {
-      if (s.charAt(i) < '0' || s.charAt(i) > '9') {
-        return false;
-      }
-    }
-    return true;
   }
 
   private static IllegalArgumentException bad(String text) {
@@ -377,10 +504,12 @@ public final class AddressPool {
     final BigInteger first;
     final BigInteger count;
     final String text;
+    final PoolSpec pool;
     final Slots slots;
 
-    Range(boolean v6, BigInteger first, BigInteger last, String text) {
+    Range(boolean v6, BigInteger first, BigInteger last, String text, PoolSpec pool) {
       this.v6 = v6;
+      this.pool = pool;
       this.first = first;
       this.count = last.subtract(first).add(BigInteger.ONE);
       this.text = text;

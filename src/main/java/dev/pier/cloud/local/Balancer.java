@@ -16,6 +16,7 @@ final class Balancer {
   String ip;
   String[] hosts = new String[0];
   int healthCheckPort;
+  SourceRanges sourceRanges = SourceRanges.ALL;
   List<PortListener> listeners = new ArrayList<>(2);
 
   Balancer(ServiceRef ref) {

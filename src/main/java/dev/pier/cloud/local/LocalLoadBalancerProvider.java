@@ -32,9 +32,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The embedded {@code local} provider: a real load balancer inside the Pier process, in the spirit
  * of cloud-provider-kind or k3s ServiceLB. Each Service gets an address from the {@link
- * AddressPool}; for each of its ports Pier listens on {@code address:port} and proxies TCP
- * connections ({@link TcpProxy}) and UDP datagrams ({@link UdpProxy}, one session socket per
- * client) to the node port on every node. The status says {@code ipMode: Proxy}.
+ * AddressPool}, from the pools its namespace may use ({@link PoolSpec}); for each of its ports Pier
+ * listens on {@code address:port} and proxies TCP connections ({@link TcpProxy}) and UDP datagrams
+ * ({@link UdpProxy}, one session socket per client) to the node port on every node. The status says
+ * {@code ipMode: Proxy}.
  *
  * <p>Backends are health-checked on Vert.x periodic timers: a TCP connect to {@code node:nodePort},
  * or for {@code externalTrafficPolicy: Local} an HTTP {@code GET /healthz} on {@code
@@ -49,6 +50,11 @@ import org.slf4j.LoggerFactory;
  * clients and timers are all created from the provider's context, so their handlers run on it too;
  * nothing here blocks. Consequently all proxied traffic runs on that one event loop: ample for
  * development and test clusters, which is what this provider is for.
+ *
+ * <p>{@code spec.loadBalancerSourceRanges} is enforced by the proxy ({@link SourceRanges}): a TCP
+ * connection from outside the ranges is closed as soon as it is accepted, a UDP datagram from
+ * outside is dropped; an empty list admits everyone. Changed ranges apply on the next ensure
+ * without re-binding, and end the open connections and UDP sessions of clients they leave out.
  *
  * <p>A port that cannot be bound (address in use, privileged port, address not assignable) does not
  * fail the Service: the other ports work, the port's status carries an error ({@code AddressInUse},
@@ -88,7 +94,7 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
   public LocalLoadBalancerProvider(Vertx vertx, LocalProviderOptions options) {
     this.vertx = vertx;
     this.options = options;
-    this.pool = new AddressPool(options.getPools());
+    this.pool = AddressPool.of(options.getPools());
     this.context = vertx.getOrCreateContext();
     this.proxyClient = vertx.createNetClient();
     this.healthChecks = new HealthChecks(vertx, options);
@@ -115,7 +121,7 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
               continue;
             }
             try {
-              pool.reserve(svc.key().toString(), svc.uid(), ip);
+              pool.reserve(svc.key().toString(), svc.key().namespace(), svc.uid(), ip);
               restored++;
             } catch (IllegalStateException | IllegalArgumentException e) {
               serviceLog.warn(
@@ -253,9 +259,12 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
                 + " balancer proxies to node ports");
       }
     }
+    SourceRanges sourceRanges = SourceRanges.parse(svc.sourceRanges());
     String key = svc.key().toString();
     Balancer b = balancers.get(key);
-    String ip = pool.allocate(key, svc.uid(), svc.loadBalancerIp(), statusAddressInPools(svc));
+    String ip =
+        pool.allocate(
+            key, svc.key().namespace(), svc.uid(), svc.loadBalancerIp(), statusAddressInPools(svc));
 
     List<Future<Void>> closing = new ArrayList<>();
     if (b == null) {
@@ -272,6 +281,10 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
     if (b.hosts.length == 0) {
       serviceLog.warn(b.ref, "no node has an address to send traffic to");
     }
+    if (!sourceRanges.equals(b.sourceRanges)) {
+      serviceLog.info(b.ref, "admitting clients from {}", sourceRanges);
+      b.sourceRanges = sourceRanges;
+    }
 
     Map<String, PortListener> existing = new HashMap<>();
     for (PortListener l : b.listeners) {
@@ -285,6 +298,7 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
         l = newListener(b, protocol, p.port());
       }
       l.setNodePort(p.nodePort());
+      l.setSourceRanges(sourceRanges);
       next.add(l);
     }
     for (PortListener gone : existing.values()) {

@@ -6,7 +6,7 @@ import java.util.List;
 /** Options of the in-process {@code local} load balancer provider, with defaults as constants. */
 public final class LocalProviderOptions {
 
-  public static final List<String> DEFAULT_POOLS = List.of("127.240.0.0/16");
+  public static final List<PoolSpec> DEFAULT_POOLS = List.of(PoolSpec.of("127.240.0.0/16"));
   public static final Duration DEFAULT_HEALTH_CHECK_INTERVAL = Duration.ofSeconds(2);
   public static final Duration DEFAULT_HEALTH_CHECK_TIMEOUT = Duration.ofSeconds(1);
   public static final int DEFAULT_UNHEALTHY_THRESHOLD = 2;
@@ -14,7 +14,7 @@ public final class LocalProviderOptions {
   public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(2);
   public static final Duration DEFAULT_UDP_SESSION_TIMEOUT = Duration.ofSeconds(60);
 
-  private List<String> pools = DEFAULT_POOLS;
+  private List<PoolSpec> pools = DEFAULT_POOLS;
   private Duration healthCheckInterval = DEFAULT_HEALTH_CHECK_INTERVAL;
   private Duration healthCheckTimeout = DEFAULT_HEALTH_CHECK_TIMEOUT;
   private int unhealthyThreshold = DEFAULT_UNHEALTHY_THRESHOLD;
@@ -22,14 +22,22 @@ public final class LocalProviderOptions {
   private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
   private Duration udpSessionTimeout = DEFAULT_UDP_SESSION_TIMEOUT;
 
-  /** Address pools: CIDRs ({@code 127.240.0.0/16}) or ranges ({@code 10.0.0.10-10.0.0.20}). */
-  public List<String> getPools() {
+  /**
+   * Address pools, each CIDRs ({@code 127.240.0.0/16}) or ranges ({@code 10.0.0.10-10.0.0.20}),
+   * optionally named and restricted to namespaces.
+   */
+  public List<PoolSpec> getPools() {
     return pools;
   }
 
-  public LocalProviderOptions setPools(List<String> pools) {
+  public LocalProviderOptions setPools(List<PoolSpec> pools) {
     this.pools = List.copyOf(pools);
     return this;
+  }
+
+  /** Pools written as CIDRs or ranges, each open to every namespace. */
+  public LocalProviderOptions setPoolAddresses(List<String> addresses) {
+    return setPools(PoolSpec.of(addresses));
   }
 
   public Duration getHealthCheckInterval() {

@@ -18,6 +18,8 @@ abstract class PortListener {
   final int port;
   final Backends backends;
   private int nodePort;
+  private SourceRanges sourceRanges = SourceRanges.ALL;
+  private long refused;
   private boolean bound;
   private boolean closed;
   private String error;
@@ -53,6 +55,44 @@ abstract class PortListener {
 
   void setNodePort(int nodePort) {
     this.nodePort = nodePort;
+  }
+
+  SourceRanges sourceRanges() {
+    return sourceRanges;
+  }
+
+  /**
+   * Sets the clients this port admits ({@code spec.loadBalancerSourceRanges}); applies to the next
+   * connection or datagram, without re-binding. Subclasses also end what clients outside the new
+   * ranges have open.
+   */
+  void setSourceRanges(SourceRanges ranges) {
+    this.sourceRanges = ranges;
+  }
+
+  /**
+   * Whether a client may use this port; a refusal is counted and logged at debug.
+   *
+   * @param host the client's literal address
+   */
+  boolean admits(String host) {
+    if (sourceRanges.admits(host)) {
+      return true;
+    }
+    refused++;
+    serviceLog.debug(
+        service,
+        "refused client {} on {}: outside spec.loadBalancerSourceRanges {} ({} refused so far)",
+        host,
+        describe(),
+        sourceRanges,
+        refused);
+    return false;
+  }
+
+  /** How many connections or datagrams were refused as outside the source ranges. */
+  long refused() {
+    return refused;
   }
 
   boolean isBound() {

@@ -8,7 +8,11 @@ import io.vertx.core.net.ConnectOptions;
 import io.vertx.core.net.NetClient;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetSocket;
+import io.vertx.core.net.SocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,6 +26,9 @@ final class TcpProxy extends PortListener {
   private final NetClient client;
   private final int connectTimeoutMillis;
   private NetServer server;
+
+  /** The open client connections, to close those outside narrowed source ranges. */
+  private final Set<Connection> connections = new HashSet<>();
 
   TcpProxy(
       ServiceRef service,
@@ -65,15 +72,46 @@ final class TcpProxy extends PortListener {
 
   @Override
   Future<Void> doClose() {
+    connections.clear();
     NetServer s = server;
     server = null;
     return s == null ? Future.succeededFuture() : s.close();
   }
 
+  @Override
+  void setSourceRanges(SourceRanges ranges) {
+    boolean unchanged = ranges.equals(sourceRanges());
+    super.setSourceRanges(ranges);
+    if (unchanged) {
+      return;
+    }
+    for (Connection c : new ArrayList<>(connections)) {
+      if (!ranges.admits(c.clientHost)) {
+        serviceLog.debug(
+            service,
+            "closing the connection of {} on {}: outside spec.loadBalancerSourceRanges {}",
+            c.clientHost,
+            describe(),
+            ranges);
+        c.front.close();
+      }
+    }
+  }
+
   private void accept(NetSocket front) {
+    String clientHost = clientHost(front);
+    if (!admits(clientHost)) {
+      front.close();
+      return;
+    }
     front.pause();
-    Connection connection = new Connection(front);
-    front.closeHandler(v -> connection.frontClosed());
+    Connection connection = new Connection(front, clientHost);
+    connections.add(connection);
+    front.closeHandler(
+        v -> {
+          connections.remove(connection);
+          connection.frontClosed();
+        });
     // Until the pipes take over (they install their own), a reset by the client is expected.
     front.exceptionHandler(
         e -> serviceLog.debug(service, "client connection on {}: {}", describe(), message(e)));
@@ -114,14 +152,24 @@ final class TcpProxy extends PortListener {
             });
   }
 
+  private static String clientHost(NetSocket front) {
+    SocketAddress remote = front.remoteAddress();
+    if (remote == null) {
+      return null;
+    }
+    return remote.hostAddress() != null ? remote.hostAddress() : remote.host();
+  }
+
   /** One proxied connection: the client's socket and, once connected, the backend's. */
   private static final class Connection {
     final NetSocket front;
+    final String clientHost;
     NetSocket back;
     boolean closed;
 
-    Connection(NetSocket front) {
+    Connection(NetSocket front, String clientHost) {
       this.front = front;
+      this.clientHost = clientHost;
     }
 
     void frontClosed() {

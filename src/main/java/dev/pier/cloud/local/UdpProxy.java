@@ -8,6 +8,7 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.datagram.DatagramPacket;
 import io.vertx.core.datagram.DatagramSocket;
 import io.vertx.core.datagram.DatagramSocketOptions;
+import io.vertx.core.net.SocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -66,6 +67,21 @@ final class UdpProxy extends PortListener {
   }
 
   @Override
+  void setSourceRanges(SourceRanges ranges) {
+    boolean unchanged = ranges.equals(sourceRanges());
+    super.setSourceRanges(ranges);
+    if (unchanged || sessions == null) {
+      return;
+    }
+    // Sessions of clients the new ranges leave out end: no more replies reach them.
+    for (UdpSession session : new ArrayList<>(sessions.values())) {
+      if (!ranges.admits(session.clientHost())) {
+        session.close();
+      }
+    }
+  }
+
+  @Override
   Future<Void> doBind() {
     DatagramSocket s =
         vertx.createDatagramSocket(new DatagramSocketOptions().setIpV6(ip.indexOf(':') >= 0));
@@ -100,8 +116,12 @@ final class UdpProxy extends PortListener {
     if (socket == null) {
       return;
     }
-    String clientHost = packet.sender().host();
-    int clientPort = packet.sender().port();
+    SocketAddress sender = packet.sender();
+    String clientHost = sender.hostAddress() != null ? sender.hostAddress() : sender.host();
+    if (!admits(clientHost)) {
+      return;
+    }
+    int clientPort = sender.port();
     String client = HealthChecks.hostPort(clientHost, clientPort);
     UdpSession session = sessions == null ? null : sessions.get(client);
     if (session == null) {
@@ -114,6 +134,7 @@ final class UdpProxy extends PortListener {
               vertx,
               service,
               client,
+              clientHost,
               candidates[0],
               nodePort(),
               sessionTimeout,

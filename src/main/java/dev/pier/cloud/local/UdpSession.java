@@ -6,13 +6,18 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.datagram.DatagramSocket;
 import io.vertx.core.datagram.DatagramSocketOptions;
+import io.vertx.core.net.SocketAddress;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** One UDP client's flow to one backend through its own socket, ended after a quiet period. */
+/**
+ * One UDP client's flow to one backend through its own socket, ended after a quiet period. The
+ * socket relays back to the client only datagrams whose sender is that backend's address and port;
+ * any other sender's datagrams are dropped (counted, logged at debug).
+ */
 final class UdpSession {
 
   private static final Logger log = LoggerFactory.getLogger(UdpSession.class);
@@ -24,8 +29,13 @@ final class UdpSession {
   private final Vertx vertx;
   private final ServiceRef service;
   private final String id;
+  private final String clientHost;
   private final String backendHost;
   private final int backendPort;
+
+  /** The backend's address as a number, to recognise its datagrams; null if not a literal. */
+  private final Ip backendIp;
+
   private final long idleTimeoutMillis;
   private final Consumer<Buffer> onReply;
   private final Consumer<UdpSession> onEnd;
@@ -34,9 +44,11 @@ final class UdpSession {
   private long lastActivity;
   private long timer = -1;
   private boolean closed;
+  private long dropped;
 
   /**
    * @param id the client's {@code host:port}
+   * @param clientHost the client's address
    * @param onReply receives each datagram the backend sends back
    * @param onEnd told once when the session closes
    */
@@ -44,6 +56,7 @@ final class UdpSession {
       Vertx vertx,
       ServiceRef service,
       String id,
+      String clientHost,
       String backendHost,
       int backendPort,
       Duration idleTimeout,
@@ -52,8 +65,10 @@ final class UdpSession {
     this.vertx = vertx;
     this.service = service;
     this.id = id;
+    this.clientHost = clientHost;
     this.backendHost = backendHost;
     this.backendPort = backendPort;
+    this.backendIp = Ip.parse(backendHost);
     this.idleTimeoutMillis = idleTimeout.toMillis();
     this.onReply = onReply;
     this.onEnd = onEnd;
@@ -61,6 +76,10 @@ final class UdpSession {
 
   String id() {
     return id;
+  }
+
+  String clientHost() {
+    return clientHost;
   }
 
   String backendHost() {
@@ -77,6 +96,19 @@ final class UdpSession {
     upstream = s;
     s.handler(
         p -> {
+          // The socket listens on a wildcard address and an ephemeral port: anyone who finds the
+          // port can write to it. Only the backend's own datagrams go back to the client.
+          if (!fromBackend(p.sender())) {
+            dropped++;
+            serviceLog.debug(
+                service,
+                "UDP session {} -> {} dropped a datagram from {} ({} so far)",
+                id,
+                HealthChecks.hostPort(backendHost, backendPort),
+                p.sender(),
+                dropped);
+            return;
+          }
           lastActivity = System.nanoTime();
           onReply.accept(p.data());
         });
@@ -112,6 +144,30 @@ final class UdpSession {
                 s.send(b, backendPort, backendHost);
               }
             });
+  }
+
+  /** How many datagrams from senders other than the backend were dropped. */
+  long dropped() {
+    return dropped;
+  }
+
+  /** Whether a datagram's sender is the backend address and port this session was opened for. */
+  boolean fromBackend(SocketAddress sender) {
+    if (sender == null || sender.port() != backendPort) {
+      return false;
+    }
+    String host = sender.hostAddress() != null ? sender.hostAddress() : sender.host();
+    if (host == null) {
+      return false;
+    }
+    int scope = host.indexOf('%');
+    if (scope >= 0) {
+      host = host.substring(0, scope);
+    }
+    if (backendIp == null) {
+      return host.equalsIgnoreCase(backendHost);
+    }
+    return backendIp.equals(Ip.parse(host));
   }
 
   void send(Buffer data) {

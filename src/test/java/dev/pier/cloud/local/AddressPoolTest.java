@@ -194,6 +194,117 @@ class AddressPoolTest {
     assertBad(List.of(), "at least one");
   }
 
+  private static final PoolSpec TEAM_A =
+      new PoolSpec("team-a", List.of("10.0.0.1-10.0.0.2"), List.of("team-a", "team-a-dev"));
+  private static final PoolSpec TEAM_B =
+      new PoolSpec("team-b", List.of("10.0.1.1-10.0.1.2"), List.of("team-b"));
+  private static final PoolSpec SHARED = PoolSpec.of("10.0.2.1-10.0.2.2");
+
+  @Test
+  void aNamespaceGetsAddressesOnlyFromPoolsItMayUse() {
+    AddressPool pool = AddressPool.of(List.of(TEAM_A, TEAM_B, SHARED));
+    assertThat(pool.allocate("c/team-b/x", "team-b", "u", null, null)).isEqualTo("10.0.1.1");
+    assertThat(pool.allocate("c/team-a-dev/x", "team-a-dev", "u", null, null))
+        .isEqualTo("10.0.0.1");
+    assertThat(pool.allocate("c/other/x", "other", "u", null, null)).isEqualTo("10.0.2.1");
+    // Without a namespace only the open pool is used.
+    assertThat(pool.allocate("c/ns/y", "u", null)).isEqualTo("10.0.2.2");
+  }
+
+  @Test
+  void aNamespaceFallsBackToOpenPoolsAndThenIsExhausted() {
+    AddressPool pool = AddressPool.of(List.of(TEAM_B, SHARED));
+    pool.allocate("c/team-b/1", "team-b", "u", null, null);
+    pool.allocate("c/team-b/2", "team-b", "u", null, null);
+    assertThat(pool.allocate("c/team-b/3", "team-b", "u", null, null)).isEqualTo("10.0.2.1");
+    pool.allocate("c/other/1", "other", "u", null, null);
+    // Two addresses of team-b are free for nobody else: other is out of addresses.
+    pool.release("c/team-b/1");
+    assertThatThrownBy(() -> pool.allocate("c/other/2", "other", "u", null, null))
+        .isInstanceOfSatisfying(
+            ProviderException.Retry.class,
+            e ->
+                assertThat(e.getMessage())
+                    .isEqualTo(
+                        "address pools [10.0.2.1-10.0.2.2] that namespace other may use are"
+                            + " exhausted (3 addresses allocated); waiting for an address to be"
+                            + " released"));
+    assertThat(pool.allocate("c/team-b/4", "team-b", "u", null, null)).isEqualTo("10.0.1.1");
+  }
+
+  @Test
+  void requestingAnAddressOfAPoolTheNamespaceMayNotUseIsInvalidInput() {
+    AddressPool pool = AddressPool.of(List.of(TEAM_A, TEAM_B, SHARED));
+    assertThatThrownBy(() -> pool.allocate("c/team-b/x", "team-b", "u", "10.0.0.2", null))
+        .isInstanceOfSatisfying(
+            ProviderException.InvalidInput.class,
+            e -> {
+              assertThat(e.field()).isEqualTo("spec.loadBalancerIP");
+              assertThat(e.value()).isEqualTo("10.0.0.2");
+              assertThat(e.getMessage())
+                  .isEqualTo(
+                      "spec.loadBalancerIP 10.0.0.2 is in address pool team-a, which namespace"
+                          + " team-b may not use; the pools it may use are [{name: team-b,"
+                          + " addresses: [10.0.1.1-10.0.1.2], namespaces: [team-b]},"
+                          + " 10.0.2.1-10.0.2.2]");
+            });
+    assertThat(pool.lookup("c/team-b/x")).isEmpty();
+    assertThat(pool.allocate("c/team-a/x", "team-a", "u", "10.0.0.2", null)).isEqualTo("10.0.0.2");
+    assertThat(pool.allocate("c/team-b/x", "team-b", "u", "10.0.2.2", null)).isEqualTo("10.0.2.2");
+  }
+
+  @Test
+  void aNamespaceNoPoolAdmitsIsInvalidInput() {
+    AddressPool pool = AddressPool.of(List.of(TEAM_A, TEAM_B));
+    assertThatThrownBy(() -> pool.allocate("c/other/x", "other", "u", null, null))
+        .isInstanceOfSatisfying(
+            ProviderException.InvalidInput.class,
+            e -> {
+              assertThat(e.field()).isEqualTo("metadata.namespace");
+              assertThat(e.getMessage())
+                  .startsWith(
+                      "no address pool may be used by namespace other; the address pools"
+                          + " are [{name: team-a");
+            });
+  }
+
+  @Test
+  void aPreferredOrRestoredAddressMustBeInAPoolTheNamespaceMayUse() {
+    AddressPool pool = AddressPool.of(List.of(TEAM_A, SHARED));
+    // The status address is ignored, not an error: the Service gets one of its own pools.
+    assertThat(pool.allocate("c/other/x", "other", "u", null, "10.0.0.1")).isEqualTo("10.0.2.1");
+    assertThatThrownBy(() -> pool.reserve("c/other/y", "other", "u", "10.0.0.2"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("10.0.0.2 is in address pool team-a, which namespace other may not use");
+    pool.reserve("c/team-a/y", "team-a", "u", "10.0.0.2");
+    assertThat(pool.lookup("c/team-a/y")).contains("10.0.0.2");
+  }
+
+  @Test
+  void namedPoolsMayHoldSeveralAddressesAndMustNotOverlapOrShareNames() {
+    AddressPool pool =
+        AddressPool.of(
+            List.of(new PoolSpec("two", List.of("10.0.0.1/32", "10.0.5.1/32"), List.of("a"))));
+    assertThat(pool.allocate("c/a/1", "a", "u", null, null)).isEqualTo("10.0.0.1");
+    assertThat(pool.allocate("c/a/2", "a", "u", null, null)).isEqualTo("10.0.5.1");
+    assertThatThrownBy(
+            () ->
+                AddressPool.of(
+                    List.of(
+                        new PoolSpec("x", List.of("10.0.0.0/24"), List.of("a")),
+                        new PoolSpec("x", List.of("10.0.1.0/24"), List.of("b")))))
+        .hasMessage("two address pools are named x");
+    assertThatThrownBy(
+            () ->
+                AddressPool.of(
+                    List.of(
+                        new PoolSpec("x", List.of("10.0.0.0/24"), List.of("a")),
+                        PoolSpec.of("10.0.0.128/25"))))
+        .hasMessageContaining("overlaps");
+    assertThatThrownBy(() -> AddressPool.of(List.of(new PoolSpec("x", List.of(), List.of()))))
+        .hasMessage("address pool x has no addresses");
+  }
+
   private static void assertBad(List<String> pools, String expected) {
     assertThatThrownBy(() -> AddressPool.validate(pools))
         .isInstanceOf(IllegalArgumentException.class)

@@ -83,6 +83,23 @@ final class LbTestSupport {
         status);
   }
 
+  /** A Service with {@code spec.loadBalancerSourceRanges}. */
+  static LbService serviceWithSourceRanges(
+      String name, List<LbPort> ports, List<String> sourceRanges) {
+    return new LbService(
+        key(name),
+        "uid-" + name,
+        ports,
+        null,
+        "Cluster",
+        0,
+        "None",
+        sourceRanges,
+        Map.of(),
+        List.of("IPv4"),
+        LbStatus.EMPTY);
+  }
+
   static LbService localTrafficService(String name, List<LbPort> ports, int healthCheckNodePort) {
     return new LbService(
         key(name),

@@ -69,7 +69,7 @@ class LocalLoadBalancerProviderTest {
         new LocalLoadBalancerProvider(
             vertx,
             new LocalProviderOptions()
-                .setPools(List.of(POOL))
+                .setPoolAddresses(List.of(POOL))
                 .setHealthCheckInterval(Duration.ofMillis(200))
                 .setHealthCheckTimeout(Duration.ofSeconds(1))
                 .setConnectTimeout(Duration.ofSeconds(2)));
@@ -187,13 +187,60 @@ class LocalLoadBalancerProviderTest {
   }
 
   @Test
+  void udpSessionSocketRelaysOnlyTheBackendsDatagrams() throws Exception {
+    int nodePort = freePort();
+    Promise<Integer> sessionPort = Promise.promise();
+    DatagramSocket backend = vertx.createDatagramSocket();
+    backend.handler(
+        p -> {
+          sessionPort.tryComplete(p.sender().port());
+          backend.send(
+              Buffer.buffer("n1:").appendBuffer(p.data()), p.sender().port(), p.sender().host());
+        });
+    backend.listen(nodePort, "127.0.0.1").await(10, TimeUnit.SECONDS);
+    int port = freePort();
+    ensure(service("dns", List.of(udp(port, nodePort))), node("n1", "127.0.0.1"));
+    DatagramSocket udpClient =
+        vertx.createDatagramSocket().listen(0, "127.0.0.1").await(10, TimeUnit.SECONDS);
+    List<String> received = new java.util.concurrent.CopyOnWriteArrayList<>();
+    Promise<Void> ping = Promise.promise();
+    Promise<Void> pong = Promise.promise();
+    udpClient.handler(
+        p -> {
+          String text = p.data().toString();
+          received.add(text);
+          if (text.equals("n1:ping")) {
+            ping.tryComplete();
+          } else if (text.equals("n1:pong")) {
+            pong.tryComplete();
+          }
+        });
+    udpClient.send("ping", port, FIRST).await(10, TimeUnit.SECONDS);
+    ping.future().await(10, TimeUnit.SECONDS);
+    int session = sessionPort.future().await(10, TimeUnit.SECONDS);
+
+    // Someone other than the backend (here: the backend's host, another port) writes to the
+    // session socket; it must not reach the client.
+    DatagramSocket stranger =
+        vertx.createDatagramSocket().listen(0, "127.0.0.1").await(10, TimeUnit.SECONDS);
+    stranger.send("forged", session, "127.0.0.1").await(10, TimeUnit.SECONDS);
+    stranger.send("forged", session, "127.0.0.1").await(10, TimeUnit.SECONDS);
+    Thread.sleep(300);
+
+    udpClient.send("pong", port, FIRST).await(10, TimeUnit.SECONDS);
+    pong.future().await(10, TimeUnit.SECONDS);
+    Thread.sleep(200);
+    assertThat(received).containsExactly("n1:ping", "n1:pong");
+  }
+
+  @Test
   void udpSessionsExpireAfterSilence() throws Exception {
     provider.close().await(10, TimeUnit.SECONDS);
     provider =
         new LocalLoadBalancerProvider(
             vertx,
             new LocalProviderOptions()
-                .setPools(List.of(POOL))
+                .setPoolAddresses(List.of(POOL))
                 .setUdpSessionTimeout(Duration.ofMillis(300)));
     int nodePort = freePort();
     Map<String, Integer> sources = new HashMap<>();
@@ -287,7 +334,7 @@ class LocalLoadBalancerProviderTest {
         new LocalLoadBalancerProvider(
             vertx,
             new LocalProviderOptions()
-                .setPools(List.of(POOL))
+                .setPoolAddresses(List.of(POOL))
                 .setHealthCheckInterval(Duration.ofMinutes(10)));
     int port = freePort();
     ensure(

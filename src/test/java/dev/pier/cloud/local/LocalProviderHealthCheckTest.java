@@ -43,7 +43,7 @@ class LocalProviderHealthCheckTest {
         new LocalLoadBalancerProvider(
             vertx,
             new LocalProviderOptions()
-                .setPools(List.of("127.242.0.0/24"))
+                .setPoolAddresses(List.of("127.242.0.0/24"))
                 .setHealthCheckInterval(Duration.ofMillis(200))
                 .setHealthCheckTimeout(Duration.ofSeconds(1))
                 .setUnhealthyThreshold(2)
