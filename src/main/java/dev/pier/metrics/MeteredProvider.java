@@ -4,6 +4,7 @@ import dev.pier.cloud.EnsureResult;
 import dev.pier.cloud.ForwardingLoadBalancerProvider;
 import dev.pier.cloud.LoadBalancerProvider;
 import dev.pier.cloud.ProviderException;
+import dev.pier.model.ClusterIdentity;
 import dev.pier.model.LbNode;
 import dev.pier.model.LbService;
 import dev.pier.model.LbStatus;
@@ -23,8 +24,8 @@ public final class MeteredProvider extends ForwardingLoadBalancerProvider {
   }
 
   @Override
-  public Future<Void> initialize(String clusterName, List<LbService> services) {
-    return timed("initialize", () -> delegate.initialize(clusterName, services));
+  public Future<Void> initialize(ClusterIdentity cluster, List<LbService> services) {
+    return timed("initialize", () -> delegate.initialize(cluster, services));
   }
 
   @Override

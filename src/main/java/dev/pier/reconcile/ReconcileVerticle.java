@@ -199,7 +199,7 @@ public final class ReconcileVerticle extends VerticleBase {
           services.add(Views.service(c.name(), s));
         }
       }
-      all.add(provider.initialize(c.name(), services));
+      all.add(provider.initialize(c.identity(), services));
     }
     return Future.all(all)
         .compose(v -> dns == null ? Future.succeededFuture() : dns.start(this::dnsHolders))
