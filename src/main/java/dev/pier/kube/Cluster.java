@@ -62,6 +62,7 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
    *
    * @throws IllegalStateException before it was read
    */
+  @Override
   public ClusterIdentity identity() {
     ClusterIdentity id = identity;
     if (id == null) {
