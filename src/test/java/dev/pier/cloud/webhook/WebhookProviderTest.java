@@ -53,7 +53,9 @@ class WebhookProviderTest {
   }
 
   private static JsonObject lbOf(String uid) {
-    return webhook.loadBalancers().get("kubernetes/" + uid);
+    // The reference webhook keys its state by the cluster's identity: the uid of kube-system.
+    String clusterUid = client.namespaces().withName("kube-system").get().getMetadata().getUid();
+    return webhook.loadBalancers().get(clusterUid + "/" + uid);
   }
 
   @Test
