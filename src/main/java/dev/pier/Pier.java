@@ -97,7 +97,7 @@ public final class Pier {
               parts.registry(),
               this::ready,
               parts.deletionGuard()::detail);
-      started = vertx.deployVerticle(admin);
+      started = started.compose(v -> vertx.deployVerticle(admin));
     }
     started = started.compose(v -> vertx.deployVerticle(parts.reconciler()));
     for (Deployable watcher : parts.watchers()) {
