@@ -9,10 +9,13 @@ import dev.pier.kube.Clusters;
 import dev.pier.leader.LeaderElection;
 import dev.pier.metrics.PierMetrics;
 import dev.pier.model.Addresses;
+import dev.pier.model.ClusterIdentity;
 import dev.pier.orphans.OrphanSweeper;
 import io.vertx.core.Deployable;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -75,9 +78,17 @@ public final class Pier {
         .recover(e -> pier.stop().transform(ar -> Future.failedFuture(e)));
   }
 
-  /** Admin server, reconcile workers, watchers in order; then campaign or reconcile at once. */
+  /**
+   * Each cluster's identity first (nothing runs without it); then admin server, reconcile workers,
+   * watchers in order; then campaign or reconcile at once.
+   */
   private Future<?> deploy(Runnable onLeaseLost) {
-    Future<?> started = Future.succeededFuture();
+    List<Future<ClusterIdentity>> identities = new ArrayList<>();
+    for (Cluster c : clusters.all()) {
+      identities.add(
+          c.loadIdentity(vertx.getOrCreateContext()).onSuccess(id -> log.info("Cluster {}", id)));
+    }
+    Future<?> started = Future.all(identities);
     if (parts.adminPort() >= 0) {
       admin =
           new AdminServer(
@@ -86,7 +97,7 @@ public final class Pier {
               parts.registry(),
               this::ready,
               parts.deletionGuard()::detail);
-      started = vertx.deployVerticle(admin);
+      started = started.compose(v -> vertx.deployVerticle(admin));
     }
     started = started.compose(v -> vertx.deployVerticle(parts.reconciler()));
     for (Deployable watcher : parts.watchers()) {

@@ -232,6 +232,7 @@ public record Components(
         client,
         config.get(PierOptions.WATCH_SERVICE_RESYNC),
         new ServiceWriter(api),
-        new KubeEventRecorder(vertx, api, ManagementFactory.getRuntimeMXBean().getName()));
+        new KubeEventRecorder(vertx, api, ManagementFactory.getRuntimeMXBean().getName()),
+        api);
   }
 }

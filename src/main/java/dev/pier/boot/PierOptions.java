@@ -33,7 +33,8 @@ public final class PierOptions {
           "kubernetes",
           s -> s.length() <= 63 && DNS_LABEL.matcher(s).matches(),
           "a DNS label (lower case letters, digits, '-')",
-          "Name of the cluster; passed to providers and part of every work-queue key.");
+          "Name of the cluster; passed to providers and part of every work-queue key. Not its"
+              + " identity: every ownership mark carries the uid of its kube-system namespace.");
   public static final Option<String> CLUSTER_KUBECONFIG =
       Option.string(
           "cluster.kubeconfig",
@@ -278,7 +279,8 @@ public final class PierOptions {
       Option.bool(
           "hetzner.orphanCleanup",
           HetznerOptions.DEFAULT_ORPHAN_CLEANUP,
-          "Delete load balancers labelled as Pier's whose Service no longer exists.");
+          "Delete load balancers labelled as this cluster's (pier.dev/cluster-uid) whose Service"
+              + " no longer exists.");
   public static final Option<Duration> HETZNER_ORPHAN_CLEANUP_PERIOD =
       Option.duration(
           "hetzner.orphanCleanupPeriod",
@@ -481,9 +483,12 @@ public final class PierOptions {
       Option.string(
           "dns.ownerId",
           DnsOptions.DEFAULT_OWNER_ID,
-          s -> !s.isBlank() && s.length() <= 100 && s.chars().allMatch(c -> c > 32 && c < 127),
-          "a non-empty printable ASCII word without spaces",
-          "Owner id marked on Pier's records; the same for all replicas.");
+          s ->
+              !s.isBlank()
+                  && s.length() <= 100
+                  && s.chars().allMatch(c -> c > 32 && c < 127 && c != ';'),
+          "a non-empty printable ASCII word without spaces or ';'",
+          "Owner id marked on Pier's records with the cluster's uid; the same for all replicas.");
   public static final Option<List<String>> DNS_DOMAIN_FILTER =
       Option.list(
           "dns.domainFilter",

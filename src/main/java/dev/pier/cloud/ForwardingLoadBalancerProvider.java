@@ -1,5 +1,6 @@
 package dev.pier.cloud;
 
+import dev.pier.model.ClusterIdentity;
 import dev.pier.model.LbNode;
 import dev.pier.model.LbService;
 import dev.pier.model.LbStatus;
@@ -21,8 +22,8 @@ public abstract class ForwardingLoadBalancerProvider implements LoadBalancerProv
   }
 
   @Override
-  public Future<Void> initialize(String clusterName, List<LbService> services) {
-    return delegate.initialize(clusterName, services);
+  public Future<Void> initialize(ClusterIdentity cluster, List<LbService> services) {
+    return delegate.initialize(cluster, services);
   }
 
   @Override

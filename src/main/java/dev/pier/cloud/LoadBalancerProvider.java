@@ -1,5 +1,6 @@
 package dev.pier.cloud;
 
+import dev.pier.model.ClusterIdentity;
 import dev.pier.model.LbNode;
 import dev.pier.model.LbService;
 import dev.pier.model.LbStatus;
@@ -25,11 +26,14 @@ public interface LoadBalancerProvider {
   String name();
 
   /**
-   * Called once per cluster before any other call, with every Service the cluster holds that has,
-   * or wants, a load balancer. Providers that keep local state (address allocations) rebuild it
+   * Called once per cluster before any other call, with the cluster's identity and every Service
+   * the cluster holds that has, or wants, a load balancer. Later calls name the cluster by {@link
+   * ClusterIdentity#name()}; a provider that marks what it makes as its own (labels, tags, request
+   * fields) keeps {@link ClusterIdentity#uid()} from here and puts it in every mark, and treats as
+   * its own only what carries it. Providers that keep local state (address allocations) rebuild it
    * here from the Services' status.
    */
-  default Future<Void> initialize(String clusterName, List<LbService> services) {
+  default Future<Void> initialize(ClusterIdentity cluster, List<LbService> services) {
     return Future.succeededFuture();
   }
 

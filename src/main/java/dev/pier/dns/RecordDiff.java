@@ -13,6 +13,11 @@ import java.util.stream.Collectors;
  * touching only rrsets marked with Pier's owner id. A name where a record Pier does not own is in
  * the way (an A, AAAA or CNAME, or anything at all when Pier wants a CNAME) is left alone and
  * reported as a conflict.
+ *
+ * <p>An rrset marked the old way (the owner id alone, without the cluster uid) is adopted only when
+ * it holds exactly what this cluster wants there (same type and records): it is then rewritten with
+ * the current mark. Any other is someone else's as far as this diff knows: possibly another
+ * cluster's with the same owner id. It is never changed or deleted.
  */
 public final class RecordDiff {
   private RecordDiff() {}
@@ -26,7 +31,14 @@ public final class RecordDiff {
               .map(
                   f ->
                       f.type()
-                          + (f.owner() == null ? " not created by Pier" : " owned by " + f.owner()))
+                          + (f.owner() == null
+                              ? " not created by Pier"
+                              : " owned by "
+                                  + f.owner()
+                                  + (f.owner().contains(RecordSet.CLUSTER_MARK)
+                                      ? ""
+                                      : " (marked without a cluster: taken over only when it"
+                                          + " holds exactly this cluster's records)")))
               .collect(Collectors.joining(", "));
     }
   }
@@ -35,8 +47,10 @@ public final class RecordDiff {
    * @param changes what to apply (deletes of Pier's rrsets first, then replaces)
    * @param conflicts names left untouched because of foreign records
    * @param owned the names that hold Pier's records once the changes are applied
+   * @param adopted the old-scheme rrsets the changes rewrite with the current mark
    */
-  public record Result(ChangeSet changes, List<Conflict> conflicts, Set<String> owned) {}
+  public record Result(
+      ChangeSet changes, List<Conflict> conflicts, Set<String> owned, List<RecordSet> adopted) {}
 
   /**
    * @param desired every name to manage with its desired rrsets (empty: none of Pier's)
@@ -44,7 +58,21 @@ public final class RecordDiff {
    */
   public static Result compute(
       Map<String, List<RecordSet>> desired, Map<String, List<RecordSet>> existing, String owner) {
+    return compute(desired, existing, owner, null);
+  }
+
+  /**
+   * @param owner the owner mark of this cluster's rrsets
+   * @param oldOwner the old-scheme mark (the owner id alone) to adopt when the records match
+   *     exactly, or null
+   */
+  public static Result compute(
+      Map<String, List<RecordSet>> desired,
+      Map<String, List<RecordSet>> existing,
+      String owner,
+      String oldOwner) {
     List<RecordSet> deletes = new ArrayList<>();
+    List<RecordSet> adopted = new ArrayList<>();
     List<RecordSet> replaces = new ArrayList<>();
     List<Conflict> conflicts = new ArrayList<>();
     Set<String> owned = new LinkedHashSet<>();
@@ -56,11 +84,24 @@ public final class RecordDiff {
       List<RecordSet> want = e.getValue();
       List<RecordSet> have = existing.getOrDefault(name, List.of());
       List<RecordSet> mine = have.stream().filter(r -> r.ownedBy(owner)).toList();
+      // Old-scheme rrsets holding exactly what this cluster wants there are provably its own.
+      List<RecordSet> adoptable =
+          oldOwner == null
+              ? List.of()
+              : have.stream()
+                  .filter(r -> r.ownedBy(oldOwner))
+                  .filter(r -> want.stream().anyMatch(w -> sameContent(w, r)))
+                  .toList();
       boolean wantsAlias = want.stream().anyMatch(r -> r.type().equals(RecordSet.CNAME));
       List<RecordSet> inTheWay =
           have.stream()
-              .filter(r -> !r.ownedBy(owner))
-              .filter(r -> wantsAlias || r.isAddressOrAlias())
+              .filter(r -> !r.ownedBy(owner) && !adoptable.contains(r))
+              .filter(
+                  r ->
+                      wantsAlias
+                          || r.isAddressOrAlias()
+                          // An old-scheme rrset Pier cannot prove its own blocks the name.
+                          || (oldOwner != null && r.ownedBy(oldOwner)))
               .toList();
       if (!want.isEmpty() && !inTheWay.isEmpty()) {
         conflicts.add(new Conflict(name, inTheWay));
@@ -81,10 +122,17 @@ public final class RecordDiff {
           replaces.add(w);
         }
       }
+      adopted.addAll(adoptable);
       if (!want.isEmpty()) {
         owned.add(name);
       }
     }
-    return new Result(new ChangeSet(deletes, replaces), conflicts, owned);
+    return new Result(new ChangeSet(deletes, replaces), conflicts, owned, adopted);
+  }
+
+  private static boolean sameContent(RecordSet wanted, RecordSet found) {
+    return wanted.name().equals(found.name())
+        && wanted.type().equals(found.type())
+        && wanted.records().equals(found.records());
   }
 }

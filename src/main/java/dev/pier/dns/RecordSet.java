@@ -10,7 +10,8 @@ import java.util.Objects;
  * @param type A, AAAA, CNAME, or any other type found in the zone
  * @param ttl seconds
  * @param records record contents, sorted and without duplicates (CNAME targets end with a dot)
- * @param owner the owner id marked on the rrset, or null when it carries no owner mark
+ * @param owner the owner mark on the rrset ({@link #ownerMark}, or an owner id alone from before
+ *     marks carried the cluster), or null when it carries none
  */
 public record RecordSet(String name, String type, long ttl, List<String> records, String owner) {
   public static final String A = "A";
@@ -22,6 +23,18 @@ public record RecordSet(String name, String type, long ttl, List<String> records
     Objects.requireNonNull(type, "type");
     records = records == null ? List.of() : records.stream().distinct().sorted().toList();
   }
+
+  /**
+   * The owner mark Pier puts on its rrsets: {@code <ownerId>;cluster=<uid>}, the configured owner
+   * id and the cluster's identity (the uid of its kube-system namespace). Marks of the old scheme
+   * are the owner id alone.
+   */
+  public static String ownerMark(String ownerId, String clusterUid) {
+    return ownerId + CLUSTER_MARK + clusterUid;
+  }
+
+  /** What separates the owner id from the cluster uid in an owner mark. */
+  public static final String CLUSTER_MARK = ";cluster=";
 
   public boolean ownedBy(String ownerId) {
     return ownerId.equals(owner);

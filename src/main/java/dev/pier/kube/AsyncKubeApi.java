@@ -11,9 +11,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The few API writes Pier makes, sent without blocking through the fabric8 client's own HTTP client
- * (so authentication, TLS and token refresh are fabric8's), completing on the caller's Vert.x
- * context.
+ * The few API writes Pier makes, and its one read outside informers (the cluster identity), sent
+ * without blocking through the fabric8 client's own HTTP client (so authentication, TLS and token
+ * refresh are fabric8's), completing on the caller's Vert.x context.
  */
 public final class AsyncKubeApi {
   public static final String MERGE_PATCH = "application/merge-patch+json";
@@ -47,6 +47,10 @@ public final class AsyncKubeApi {
     return send(ctx, "POST", path, JSON, body);
   }
 
+  public Future<JsonObject> get(Context ctx, String path) {
+    return send(ctx, "GET", path, null, null);
+  }
+
   /** Requests sent through this API and not answered yet; safe to read from any thread. */
   public int inFlight() {
     return inFlight.get();
@@ -54,11 +58,9 @@ public final class AsyncKubeApi {
 
   private Future<JsonObject> send(
       Context ctx, String method, String path, String contentType, JsonObject body) {
+    HttpRequest.Builder builder = http.newHttpRequestBuilder().uri(base + path);
     HttpRequest request =
-        http.newHttpRequestBuilder()
-            .uri(base + path)
-            .method(method, contentType, body.encode())
-            .build();
+        body == null ? builder.build() : builder.method(method, contentType, body.encode()).build();
     inFlight.incrementAndGet();
     return Future.fromCompletionStage(
             http.sendAsync(request, String.class)

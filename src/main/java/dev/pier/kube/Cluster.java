@@ -1,18 +1,23 @@
 package dev.pier.kube;
 
 import dev.pier.events.EventSink;
+import dev.pier.model.ClusterIdentity;
 import io.fabric8.kubernetes.api.model.Endpoints;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.List;
 
 /**
  * One cluster Pier manages: its client, the informers whose caches reconcilers read (thread-safe
  * stores, like client-go listers), its Service writes and its Event sink. The watch verticles start
- * the informers.
+ * the informers. Its identity (the uid of its {@code kube-system} namespace) is read once at
+ * startup by {@link #loadIdentity}, before anything else runs against it.
  */
 public final class Cluster implements ClusterAccess, AutoCloseable {
   private final String name;
@@ -21,6 +26,8 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
   private final SharedIndexInformer<Node> nodes;
   private final ServiceWrites writer;
   private final EventSink events;
+  private final AsyncKubeApi api;
+  private volatile ClusterIdentity identity;
   // Only DNS publishing needs Endpoints: created on first use, started by its watcher.
   private volatile SharedIndexInformer<Endpoints> endpoints;
 
@@ -29,8 +36,10 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
       KubernetesClient client,
       Duration serviceResync,
       ServiceWrites writer,
-      EventSink events) {
+      EventSink events,
+      AsyncKubeApi api) {
     this.name = name;
+    this.api = api;
     this.client = client;
     this.services =
         client
@@ -46,6 +55,66 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
   @Override
   public String name() {
     return name;
+  }
+
+  /**
+   * The cluster's identity, read by {@link #loadIdentity}.
+   *
+   * @throws IllegalStateException before it was read
+   */
+  @Override
+  public ClusterIdentity identity() {
+    ClusterIdentity id = identity;
+    if (id == null) {
+      throw new IllegalStateException("cluster " + name + ": identity not read yet");
+    }
+    return id;
+  }
+
+  /**
+   * Reads the uid of the {@code kube-system} namespace without blocking; fails with a message that
+   * names what could not be read and, when the API server refused, the permission that is missing.
+   */
+  public Future<ClusterIdentity> loadIdentity(Context ctx) {
+    String path = "/api/v1/namespaces/" + ClusterIdentity.NAMESPACE;
+    return api.get(ctx, path)
+        .transform(
+            ar -> {
+              String uid = ar.succeeded() ? uid(ar.result()) : null;
+              if (uid == null || uid.isBlank()) {
+                return Future.failedFuture(
+                    new IllegalStateException(identityFailure(name, ar.cause())));
+              }
+              ClusterIdentity id = new ClusterIdentity(name, uid);
+              identity = id;
+              return Future.succeededFuture(id);
+            });
+  }
+
+  private static String uid(JsonObject namespace) {
+    JsonObject metadata = namespace.getJsonObject("metadata");
+    return metadata == null ? null : metadata.getString("uid");
+  }
+
+  /** Why the identity of cluster {@code name} could not be read. */
+  static String identityFailure(String name, Throwable cause) {
+    String what =
+        "cluster "
+            + name
+            + ": cannot read its identity, the metadata.uid of namespace "
+            + ClusterIdentity.NAMESPACE;
+    if (cause == null) {
+      return what + ": the namespace has no uid";
+    }
+    if (cause instanceof KubeApiException k && (k.code() == 401 || k.code() == 403)) {
+      return what
+          + ": "
+          + cause.getMessage()
+          + "; Pier's RBAC must allow get on namespaces, resourceNames ["
+          + ClusterIdentity.NAMESPACE
+          + "] (a ClusterRole rule; see k8s/rbac.yaml)";
+    }
+    return what + ": " + cause.getMessage();
   }
 
   public KubernetesClient client() {

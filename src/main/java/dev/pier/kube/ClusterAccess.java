@@ -1,6 +1,7 @@
 package dev.pier.kube;
 
 import dev.pier.events.EventSink;
+import dev.pier.model.ClusterIdentity;
 import io.fabric8.kubernetes.api.model.Endpoints;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
@@ -13,6 +14,9 @@ import java.util.List;
  */
 public interface ClusterAccess {
   String name();
+
+  /** The cluster's name and uid: what every mark of ownership Pier leaves outside carries. */
+  ClusterIdentity identity();
 
   /** The cached Service, or null. */
   Service service(String namespace, String name);

@@ -5,6 +5,7 @@ import dev.pier.cloud.ForwardingLoadBalancerProvider;
 import dev.pier.cloud.LoadBalancerProvider;
 import dev.pier.cloud.ProviderException;
 import dev.pier.cloud.VerifyResult;
+import dev.pier.model.ClusterIdentity;
 import dev.pier.model.LbNode;
 import dev.pier.model.LbService;
 import dev.pier.model.LbStatus;
@@ -24,8 +25,8 @@ public final class MeteredProvider extends ForwardingLoadBalancerProvider {
   }
 
   @Override
-  public Future<Void> initialize(String clusterName, List<LbService> services) {
-    return timed("initialize", () -> delegate.initialize(clusterName, services));
+  public Future<Void> initialize(ClusterIdentity cluster, List<LbService> services) {
+    return timed("initialize", () -> delegate.initialize(cluster, services));
   }
 
   @Override

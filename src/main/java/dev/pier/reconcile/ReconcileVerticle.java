@@ -223,7 +223,11 @@ public final class ReconcileVerticle extends VerticleBase {
           services.add(Views.service(c.name(), s));
         }
       }
-      all.add(provider.initialize(c.name(), services));
+      try {
+        all.add(provider.initialize(c.identity(), services));
+      } catch (RuntimeException e) {
+        all.add(Future.failedFuture(e));
+      }
     }
     return Future.all(all)
         .compose(v -> dns == null ? Future.succeededFuture() : dns.start(this::dnsHolders))

@@ -1,6 +1,7 @@
 package dev.pier.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.pier.boot.PierOptions;
@@ -14,6 +15,8 @@ import dev.pier.testkit.Traffic;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -28,6 +31,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -37,20 +41,80 @@ import org.junit.jupiter.api.Test;
  */
 @RealKubeApiServer(
     auditLog = true,
-    users =
-        @RealKubeApiServer.User(
-            token = RbacTest.TOKEN,
-            name = RbacTest.USER,
-            groups = {"system:serviceaccounts", "system:serviceaccounts:pier"}))
+    users = {
+      @RealKubeApiServer.User(
+          token = RbacTest.TOKEN,
+          name = RbacTest.USER,
+          groups = {"system:serviceaccounts", "system:serviceaccounts:pier"}),
+      @RealKubeApiServer.User(token = RbacTest.NO_IDENTITY_TOKEN, name = RbacTest.NO_IDENTITY_USER)
+    })
 class RbacTest {
+  private static KubeApiServer kube;
+
+  @BeforeAll
+  static void setUp(KubeApiServer server) {
+    kube = server;
+  }
+
   static final String TOKEN = "pier-service-account-token";
   // The user name RBAC matches for the ServiceAccount subject pier/pier.
   static final String USER = "system:serviceaccount:pier:pier";
   private static final String POOL = "127.243.0.0/24";
+  // A user with the shipped ClusterRole's rules except get on kube-system.
+  static final String NO_IDENTITY_TOKEN = "pier-without-identity-token";
+  static final String NO_IDENTITY_USER = "pier-without-identity";
 
   @Test
-  void shippedRbacIsEnoughForTheWholeLifecycleAndGrantsNothingUnused(KubeApiServer kube)
-      throws IOException {
+  void withoutGetOnKubeSystemPierDoesNotStartAndNamesTheMissingPermission() {
+    KubernetesClient admin = kube.client();
+    ClusterRole shipped = Manifests.one(Manifests.DIR.resolve("rbac.yaml"), ClusterRole.class);
+    List<PolicyRule> rules =
+        shipped.getRules().stream().filter(r -> !r.getResources().contains("namespaces")).toList();
+    assertThat(rules).hasSize(shipped.getRules().size() - 1);
+    admin
+        .rbac()
+        .clusterRoles()
+        .resource(
+            new ClusterRoleBuilder()
+                .withNewMetadata()
+                .withName("pier-without-identity")
+                .endMetadata()
+                .withRules(rules)
+                .build())
+        .create();
+    admin
+        .rbac()
+        .clusterRoleBindings()
+        .resource(
+            new ClusterRoleBindingBuilder()
+                .withNewMetadata()
+                .withName("pier-without-identity")
+                .endMetadata()
+                .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", "pier-without-identity")
+                .addNewSubject()
+                .withKind("User")
+                .withApiGroup("rbac.authorization.k8s.io")
+                .withName(NO_IDENTITY_USER)
+                .endSubject()
+                .build())
+        .create();
+    assertThatThrownBy(
+            () ->
+                InProcessPier.start(
+                        kube,
+                        Map.of(
+                            PierOptions.CLUSTER_KUBECONFIG.envName(),
+                            kube.kubeconfigFor(NO_IDENTITY_TOKEN).toString(),
+                            PierOptions.LOCAL_POOLS.envName(),
+                            "127.244.0.0/24"))
+                    .close())
+        .hasMessageContaining("cannot read its identity")
+        .hasMessageContaining("namespace kube-system")
+        .hasMessageContaining("get on namespaces, resourceNames [kube-system]");
+  }
+
+  @Test
+  void shippedRbacIsEnoughForTheWholeLifecycleAndGrantsNothingUnused() throws IOException {
     Kubectl kubectl = new Kubectl(kube);
     kubectl.check("apply", "-f", Manifests.DIR.resolve("namespace.yaml").toString());
     kubectl.check("apply", "-f", Manifests.DIR.resolve("rbac.yaml").toString());

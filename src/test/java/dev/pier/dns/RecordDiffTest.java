@@ -136,4 +136,79 @@ class RecordDiffTest {
     assertThat(r.changes().replaces()).containsExactly(rs(R, "A", "me", "10.0.0.1"));
     assertThat(r.owned()).containsExactly(R);
   }
+
+  // --- cluster identity: the mark is "<ownerId>;cluster=<uid>", the old scheme "<ownerId>" ---
+
+  private static final String MINE = RecordSet.ownerMark("me", "uid-a");
+  private static final String THEIRS = RecordSet.ownerMark("me", "uid-b");
+
+  private static RecordDiff.Result diffWithOld(
+      Map<String, List<RecordSet>> desired, Map<String, List<RecordSet>> existing) {
+    return RecordDiff.compute(desired, existing, MINE, "me");
+  }
+
+  @Test
+  void theOwnerMarkCarriesTheOwnerIdAndTheClusterUid() {
+    assertThat(MINE).isEqualTo("me;cluster=uid-a");
+  }
+
+  @Test
+  void anotherClustersRecordWithTheSameOwnerIdIsAConflictAndNeverChanged() {
+    var desired = Map.of(N, List.of(rs(N, "A", MINE, "10.0.0.1")));
+    var existing = Map.of(N, List.of(rs(N, "A", THEIRS, "10.0.0.2")));
+    var r = diffWithOld(desired, existing);
+    assertThat(r.changes().isEmpty()).isTrue();
+    assertThat(r.conflicts()).singleElement().satisfies(c -> assertThat(c.name()).isEqualTo(N));
+    // A Service of this cluster without names here any more never deletes them either.
+    var gone = diffWithOld(Map.of(N, List.of()), existing);
+    assertThat(gone.changes().isEmpty()).isTrue();
+  }
+
+  @Test
+  void anOldSchemeRecordWithExactlyWhatThisClusterWritesIsAdopted() {
+    var desired = Map.of(N, List.of(rs(N, "A", MINE, "10.0.0.1", "10.0.0.2")));
+    var existing = Map.of(N, List.of(rs(N, "A", "me", "10.0.0.2", "10.0.0.1")));
+    var r = diffWithOld(desired, existing);
+    assertThat(r.conflicts()).isEmpty();
+    assertThat(r.changes().deletes()).isEmpty();
+    // Rewritten with the new mark: the same records, now this cluster's.
+    assertThat(r.changes().replaces()).containsExactly(rs(N, "A", MINE, "10.0.0.1", "10.0.0.2"));
+    assertThat(r.adopted()).containsExactly(rs(N, "A", "me", "10.0.0.1", "10.0.0.2"));
+    assertThat(r.owned()).containsExactly(N);
+  }
+
+  @Test
+  void anOldSchemeRecordWithOtherContentIsAConflictAndNothingChanges() {
+    var desired =
+        Map.of(N, List.of(rs(N, "A", MINE, "10.0.0.1"), rs(N, "AAAA", MINE, "2001:db8::1")));
+    var existing =
+        Map.of(N, List.of(rs(N, "A", "me", "10.0.0.1"), rs(N, "AAAA", "me", "2001:db8::9")));
+    var r = diffWithOld(desired, existing);
+    assertThat(r.changes().isEmpty()).isTrue();
+    assertThat(r.adopted()).isEmpty();
+    assertThat(r.conflicts())
+        .singleElement()
+        .satisfies(
+            c ->
+                assertThat(c.describe())
+                    .contains("AAAA")
+                    .contains("owned by me (marked without a cluster"));
+  }
+
+  @Test
+  void anOldSchemeRecordOfATypeThisClusterDoesNotWriteIsAConflict() {
+    var desired = Map.of(R, List.of(rs(R, "CNAME", MINE, N)));
+    var existing = Map.of(R, List.of(rs(R, "A", "me", "10.0.0.1")));
+    var r = diffWithOld(desired, existing);
+    assertThat(r.changes().isEmpty()).isTrue();
+    assertThat(r.conflicts()).hasSize(1);
+  }
+
+  @Test
+  void anOldSchemeRecordAtANameNoLongerWantedIsLeftAlone() {
+    var existing = Map.of(N, List.of(rs(N, "A", "me", "10.0.0.1")));
+    var r = diffWithOld(Map.of(N, List.of()), existing);
+    assertThat(r.changes().isEmpty()).isTrue();
+    assertThat(r.owned()).isEmpty();
+  }
 }

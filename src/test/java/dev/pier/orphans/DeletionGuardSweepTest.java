@@ -90,6 +90,8 @@ class DeletionGuardSweepTest {
               "0000-gone-" + i,
               "pier.dev/cluster",
               "kubernetes",
+              "pier.dev/cluster-uid",
+              kube.client().namespaces().withName("kube-system").get().getMetadata().getUid(),
               "pier.dev/namespace",
               "gone",
               "pier.dev/name",

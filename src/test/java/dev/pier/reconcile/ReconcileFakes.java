@@ -7,6 +7,7 @@ import dev.pier.events.EventSink;
 import dev.pier.events.ObjectRef;
 import dev.pier.kube.ClusterAccess;
 import dev.pier.kube.ServiceWrites;
+import dev.pier.model.ClusterIdentity;
 import dev.pier.model.LbNode;
 import dev.pier.model.LbService;
 import dev.pier.model.LbStatus;
@@ -49,9 +50,16 @@ final class ReconcileFakes {
     final FakeWrites writes = new FakeWrites();
     final Events events = new Events();
 
+    ClusterIdentity identity = new ClusterIdentity("c1", "uid-of-c1");
+
     @Override
     public String name() {
       return "c1";
+    }
+
+    @Override
+    public ClusterIdentity identity() {
+      return identity;
     }
 
     @Override

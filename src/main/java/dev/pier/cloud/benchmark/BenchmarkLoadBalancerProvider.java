@@ -2,6 +2,7 @@ package dev.pier.cloud.benchmark;
 
 import dev.pier.cloud.EnsureResult;
 import dev.pier.cloud.LoadBalancerProvider;
+import dev.pier.model.ClusterIdentity;
 import dev.pier.model.LbIngress;
 import dev.pier.model.LbNode;
 import dev.pier.model.LbService;
@@ -55,7 +56,7 @@ public final class BenchmarkLoadBalancerProvider implements LoadBalancerProvider
   }
 
   @Override
-  public Future<Void> initialize(String clusterName, List<LbService> services) {
+  public Future<Void> initialize(ClusterIdentity cluster, List<LbService> services) {
     for (LbService s : services) {
       // Keep the addresses of load balancers made by an earlier run.
       s.status().ingress().stream()

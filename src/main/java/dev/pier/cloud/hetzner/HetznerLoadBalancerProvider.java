@@ -5,6 +5,7 @@ import dev.pier.cloud.LoadBalancerProvider;
 import dev.pier.cloud.ProviderException;
 import dev.pier.cloud.hetzner.HetznerJson.LoadBalancer;
 import dev.pier.log.ServiceLog;
+import dev.pier.model.ClusterIdentity;
 import dev.pier.model.LbIngress;
 import dev.pier.model.LbNode;
 import dev.pier.model.LbService;
@@ -16,11 +17,14 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,6 +38,15 @@ import org.slf4j.LoggerFactory;
  * deletes see only the labelled one. It gets one TCP service per Service port (listen port to
  * nodePort) and the nodes' servers ({@code hcloud://<id>} provider ids) as targets. Every change is
  * an Action that is awaited before the next one.
+ *
+ * <p>Every load balancer Pier makes also carries {@code pier.dev/cluster-uid=<uid>}, the uid of the
+ * cluster's {@code kube-system} namespace given to {@link #initialize}: cluster names are not
+ * unique, so two clusters sharing a project tell their load balancers apart by this label alone. A
+ * load balancer labelled with another cluster's uid is never this cluster's, whatever its other
+ * labels say; the orphan sweep lists and deletes only load balancers with this cluster's uid. One
+ * marked the old way ({@code pier.dev/cluster=<name>} without a uid) is adopted, labelled with the
+ * uid, only when its {@code hcloud-ccm/service-uid} is the uid of a Service of this cluster (at
+ * {@link #initialize}, or when that Service is ensured); any other is left alone with a warning.
  */
 public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
   private static final Logger log = LoggerFactory.getLogger(HetznerLoadBalancerProvider.class);
@@ -45,6 +58,9 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
   /** Pier's ownership labels: the cluster, namespace and name of the Service. */
   public static final String CLUSTER_LABEL = "pier.dev/cluster";
 
+  /** The cluster's identity: the uid of its kube-system namespace. */
+  public static final String CLUSTER_UID_LABEL = "pier.dev/cluster-uid";
+
   public static final String NAMESPACE_LABEL = "pier.dev/namespace";
   public static final String NAME_LABEL = "pier.dev/name";
 
@@ -52,6 +68,8 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
 
   private final HetznerOptions options;
   private final HetznerApi api;
+  // Cluster name -> uid of its kube-system namespace, from initialize.
+  private final Map<String, String> clusterUids = new ConcurrentHashMap<>();
 
   public HetznerLoadBalancerProvider(Vertx vertx, HetznerOptions options) {
     if (options.getToken() == null || options.getToken().isBlank()) {
@@ -64,6 +82,97 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
   @Override
   public String name() {
     return "hetzner";
+  }
+
+  /**
+   * Remembers the cluster's uid, then adopts the load balancers marked the old way (cluster name,
+   * no uid) whose Service is one of {@code services}; the others are left alone with a warning. A
+   * failed adoption is logged and retried at the next start; the ensure of a Service adopts its own
+   * load balancer anyway.
+   */
+  @Override
+  public Future<Void> initialize(ClusterIdentity cluster, List<LbService> services) {
+    clusterUids.put(cluster.name(), cluster.uid());
+    Set<String> serviceUids = new HashSet<>();
+    services.forEach(s -> serviceUids.add(s.uid()));
+    return guarded(
+            () ->
+                api.loadBalancers(Map.of("label_selector", CLUSTER_LABEL + "=" + cluster.name()))
+                    .compose(lbs -> adoptOldScheme(cluster, lbs, serviceUids)),
+            Map.<String, HetznerErrors.Source>of())
+        .recover(
+            e -> {
+              log.warn(
+                  "Cluster {}: could not look for load balancers marked without a cluster uid: {}",
+                  cluster.name(),
+                  e.getMessage());
+              return Future.succeededFuture();
+            });
+  }
+
+  private Future<Void> adoptOldScheme(
+      ClusterIdentity cluster, List<LoadBalancer> lbs, Set<String> serviceUids) {
+    Future<Void> chain = Future.succeededFuture();
+    for (LoadBalancer lb : lbs) {
+      if (lb.labels().containsKey(CLUSTER_UID_LABEL)) {
+        continue;
+      }
+      String serviceUid = lb.labels().getOrDefault(SERVICE_UID_LABEL, "");
+      if (serviceUid.isEmpty() || !serviceUids.contains(serviceUid)) {
+        log.warn(
+            "Cluster {}: load balancer {} ({}) is labelled {}={} without {} and its {}={} is no"
+                + " Service of this cluster: it may belong to another cluster of the same name, so"
+                + " it is left alone and never swept; label it {}={} to hand it to this cluster,"
+                + " or delete it by hand",
+            cluster.name(),
+            lb.id(),
+            lb.name(),
+            CLUSTER_LABEL,
+            cluster.name(),
+            CLUSTER_UID_LABEL,
+            SERVICE_UID_LABEL,
+            serviceUid.isEmpty() ? "\"\"" : serviceUid,
+            CLUSTER_UID_LABEL,
+            cluster.uid());
+        continue;
+      }
+      Map<String, String> labels = new LinkedHashMap<>(lb.labels());
+      labels.put(CLUSTER_UID_LABEL, cluster.uid());
+      log.info(
+          "Cluster {}: adopting load balancer {} ({}): its Service {} exists in this cluster;"
+              + " labelling it {}={}",
+          cluster.name(),
+          lb.id(),
+          lb.name(),
+          serviceUid,
+          CLUSTER_UID_LABEL,
+          cluster.uid());
+      chain =
+          chain.compose(
+              v ->
+                  api.put("/load_balancers/" + lb.id(), new HetznerJson.Update(null, labels))
+                      .mapEmpty());
+    }
+    return chain;
+  }
+
+  /** The uid of the named cluster, given to {@link #initialize}; a retry before that. */
+  private String clusterUid(String clusterName) {
+    String uid = clusterUids.get(clusterName);
+    if (uid == null) {
+      throw new ProviderException.Retry(
+          "cluster "
+              + clusterName
+              + ": its identity (kube-system uid) is not known yet: the provider was not"
+              + " initialized for it");
+    }
+    return uid;
+  }
+
+  /** True when the load balancer is labelled as another cluster's. */
+  private static boolean foreign(LoadBalancer lb, String clusterUid) {
+    String marked = lb.labels().get(CLUSTER_UID_LABEL);
+    return marked != null && !marked.equals(clusterUid);
   }
 
   @Override
@@ -79,7 +188,7 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
   public Future<Optional<LbStatus>> getLoadBalancer(String clusterName, LbService service) {
     return guarded(
         () ->
-            owned(service)
+            owned(clusterName, service)
                 .map(
                     lb ->
                         lb == null
@@ -103,7 +212,7 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
     ServiceRef p = service.ref();
     return guarded(
         () ->
-            findForEnsure(service, spec.name())
+            findForEnsure(clusterName, service, spec.name())
                 .compose(
                     lb -> {
                       if (lb == null) {
@@ -133,7 +242,7 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
     Map<Long, String> targets = targets(nodes, new ArrayList<>());
     return guarded(
         () ->
-            owned(service)
+            owned(clusterName, service)
                 .compose(
                     lb -> {
                       if (lb == null) {
@@ -150,7 +259,7 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
   public Future<Void> ensureLoadBalancerDeleted(String clusterName, LbService service) {
     return guarded(
         () ->
-            owned(service)
+            owned(clusterName, service)
                 .compose(
                     lb ->
                         lb == null
@@ -173,7 +282,11 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
                     api.loadBalancers(
                             Map.of(
                                 "label_selector",
-                                CLUSTER_LABEL + "=" + clusterName + "," + SERVICE_UID_LABEL))
+                                CLUSTER_UID_LABEL
+                                    + "="
+                                    + clusterUid(clusterName)
+                                    + ","
+                                    + SERVICE_UID_LABEL))
                         .map(
                             lbs ->
                                 lbs.stream()
@@ -207,15 +320,16 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
                                             + lb.id()
                                             + " has delete protection; delete it by hand"));
                               }
-                              if (!clusterName.equals(found.labels().get(CLUSTER_LABEL))) {
+                              String uid = clusterUid(clusterName);
+                              if (!uid.equals(found.labels().get(CLUSTER_UID_LABEL))) {
                                 return Future.failedFuture(
                                     new ProviderException.Retry(
                                         "load balancer "
                                             + lb.id()
                                             + " no longer carries "
-                                            + CLUSTER_LABEL
+                                            + CLUSTER_UID_LABEL
                                             + "="
-                                            + clusterName
+                                            + uid
                                             + "; left alone"));
                               }
                               return HetznerLoadBalancerProvider.this.delete(
@@ -240,14 +354,33 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
   // --- finding, creating, updating, deleting -------------------------------------------------
 
   /**
-   * The Service's own load balancer: the one labelled {@code hcloud-ccm/service-uid=<uid>}, or
-   * null. Reads, host updates and deletes only ever see this one, so a Service never changes or
-   * deletes a load balancer it does not own, whatever its name annotation says.
+   * The Service's own load balancer: the one labelled {@code hcloud-ccm/service-uid=<uid>} and not
+   * labelled as another cluster's, or null. Reads, host updates and deletes only ever see this one,
+   * so a Service never changes or deletes a load balancer it does not own, whatever its name
+   * annotation says. One without a cluster uid is this cluster's: its Service is.
    */
-  private Future<LoadBalancer> owned(LbService service) {
+  private Future<LoadBalancer> owned(String clusterName, LbService service) {
+    String clusterUid = clusterUid(clusterName);
     return api.loadBalancers(Map.of("label_selector", SERVICE_UID_LABEL + "=" + service.uid()))
         .map(
-            byUid -> {
+            all -> {
+              List<LoadBalancer> byUid = new ArrayList<>();
+              for (LoadBalancer lb : all) {
+                if (foreign(lb, clusterUid)) {
+                  serviceLog.warn(
+                      service.ref(),
+                      "load balancer {} ({}) carries {}={} but {}={}, another cluster's; not"
+                          + " this Service's",
+                      lb.id(),
+                      lb.name(),
+                      SERVICE_UID_LABEL,
+                      service.uid(),
+                      CLUSTER_UID_LABEL,
+                      lb.labels().get(CLUSTER_UID_LABEL));
+                } else {
+                  byUid.add(lb);
+                }
+              }
               if (byUid.isEmpty()) {
                 return null;
               }
@@ -271,8 +404,9 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
    * by a load balancer that is not the Service's fails with {@code LoadBalancerNameTaken}, before
    * anything is called on it; so does renaming the Service's own load balancer to such a name.
    */
-  private Future<LoadBalancer> findForEnsure(LbService service, String name) {
-    return owned(service)
+  private Future<LoadBalancer> findForEnsure(String clusterName, LbService service, String name) {
+    String clusterUid = clusterUid(clusterName);
+    return owned(clusterName, service)
         .compose(
             own -> {
               if (own != null && own.name().equals(name)) {
@@ -293,6 +427,9 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
                         }
                         LoadBalancer lb = byName.get(0);
                         String owner = lb.labels().getOrDefault(SERVICE_UID_LABEL, "");
+                        if (foreign(lb, clusterUid)) {
+                          throw nameTaken(service, lb, owner, true);
+                        }
                         if (owner.equals(service.uid())) {
                           return lb;
                         }
@@ -304,7 +441,7 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
                               lb.name());
                           return lb;
                         }
-                        throw nameTaken(service, lb, owner);
+                        throw nameTaken(service, lb, owner, false);
                       });
             });
   }
@@ -330,24 +467,30 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
 
   /** The permanent error for a name that belongs to a load balancer the Service does not own. */
   private ProviderException.InvalidInput nameTaken(
-      LbService service, LoadBalancer lb, String owner) {
+      LbService service, LoadBalancer lb, String owner, boolean otherCluster) {
     boolean annotated = service.annotations().containsKey(HetznerSpec.NAME);
     String field =
         annotated ? "metadata.annotations[" + HetznerSpec.NAME + "]" : "load balancer name";
     String why =
-        owner.isEmpty()
-            ? "it carries no "
-                + SERVICE_UID_LABEL
-                + " label, so it is not this Service's; pick another name, or label it "
-                + SERVICE_UID_LABEL
+        otherCluster
+            ? "it is labelled "
+                + CLUSTER_UID_LABEL
                 + "="
-                + service.uid()
-                + " (or enable hetzner.adoptByName) to hand it over to this Service"
-            : "it is labelled "
-                + SERVICE_UID_LABEL
-                + "="
-                + owner
-                + " for another Service and is never taken over; pick another name";
+                + lb.labels().get(CLUSTER_UID_LABEL)
+                + ", another cluster's, and is never taken over; pick another name"
+            : owner.isEmpty()
+                ? "it carries no "
+                    + SERVICE_UID_LABEL
+                    + " label, so it is not this Service's; pick another name, or label it "
+                    + SERVICE_UID_LABEL
+                    + "="
+                    + service.uid()
+                    + " (or enable hetzner.adoptByName) to hand it over to this Service"
+                : "it is labelled "
+                    + SERVICE_UID_LABEL
+                    + "="
+                    + owner
+                    + " for another Service and is never taken over; pick another name";
     return new ProviderException.InvalidInput(
         field,
         lb.name(),
@@ -362,7 +505,7 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
             spec.name(),
             spec.type(),
             new HetznerJson.Algorithm(spec.algorithm()),
-            labels(clusterName, service),
+            labels(clusterName, clusterUid(clusterName), service),
             spec.services().stream().map(HetznerSpec.ServiceSpec::toApi).toList(),
             targets.keySet().stream()
                 .map(id -> HetznerJson.Target.of(id, spec.usePrivateIp()))
@@ -395,7 +538,7 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
     ServiceRef p = service.ref();
     Future<Void> chain = Future.succeededFuture();
 
-    Map<String, String> wanted = labels(clusterName, service);
+    Map<String, String> wanted = labels(clusterName, clusterUid(clusterName), service);
     Map<String, String> labels = null;
     if (!lb.labels().entrySet().containsAll(wanted.entrySet())) {
       labels = new LinkedHashMap<>(lb.labels());
@@ -618,11 +761,13 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
     return ids;
   }
 
-  private static Map<String, String> labels(String clusterName, LbService service) {
+  private static Map<String, String> labels(
+      String clusterName, String clusterUid, LbService service) {
     ServiceKey key = service.key();
     Map<String, String> labels = new LinkedHashMap<>();
     labels.put(SERVICE_UID_LABEL, service.uid());
     labels.put(CLUSTER_LABEL, clusterName);
+    labels.put(CLUSTER_UID_LABEL, clusterUid);
     labels.put(NAMESPACE_LABEL, key.namespace());
     labels.put(NAME_LABEL, key.name());
     return labels;

@@ -4,6 +4,7 @@ import dev.pier.cloud.EnsureResult;
 import dev.pier.cloud.LoadBalancerProvider;
 import dev.pier.cloud.ProviderException;
 import dev.pier.log.ServiceLog;
+import dev.pier.model.ClusterIdentity;
 import dev.pier.model.LbIngress;
 import dev.pier.model.LbNode;
 import dev.pier.model.LbPort;
@@ -111,7 +112,7 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
   }
 
   @Override
-  public Future<Void> initialize(String clusterName, List<LbService> services) {
+  public Future<Void> initialize(ClusterIdentity cluster, List<LbService> services) {
     return call(
         () -> {
           int restored = 0;
@@ -130,7 +131,7 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
           }
           log.info(
               "Cluster {}: restored {} load balancer addresses from Service status, pools {}",
-              clusterName,
+              cluster.name(),
               restored,
               pool.describe());
           return Future.succeededFuture();

@@ -29,9 +29,14 @@ public final class WebhookJson {
 
   private WebhookJson() {}
 
-  /** The request body of every operation; {@code nodes} only for ensure and update-hosts. */
+  /**
+   * The request body of every operation; {@code nodes} only for ensure and update-hosts. {@code
+   * clusterUid} is the cluster's identity (the uid of its kube-system namespace): unlike {@code
+   * cluster}, it differs between clusters.
+   */
   public record Request(
       String cluster,
+      String clusterUid,
       String loadBalancerName,
       Service service,
       @JsonInclude(NON_NULL) List<Node> nodes) {}
@@ -82,9 +87,14 @@ public final class WebhookJson {
   record WebhookError(String kind, String message, String field, String value) {}
 
   public static Request request(
-      String cluster, String loadBalancerName, LbService service, List<LbNode> nodes) {
+      String cluster,
+      String clusterUid,
+      String loadBalancerName,
+      LbService service,
+      List<LbNode> nodes) {
     return new Request(
         cluster,
+        clusterUid,
         loadBalancerName,
         service(service),
         nodes == null ? null : nodes.stream().map(WebhookJson::node).toList());

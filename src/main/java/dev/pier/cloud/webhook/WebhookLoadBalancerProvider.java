@@ -6,6 +6,7 @@ import dev.pier.cloud.ProviderException;
 import dev.pier.cloud.webhook.WebhookJson.Answer;
 import dev.pier.cloud.webhook.WebhookJson.WebhookError;
 import dev.pier.log.ServiceLog;
+import dev.pier.model.ClusterIdentity;
 import dev.pier.model.LbNode;
 import dev.pier.model.LbService;
 import dev.pier.model.LbStatus;
@@ -23,7 +24,9 @@ import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.core.JacksonException;
@@ -45,6 +48,8 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
   private final Vertx vertx;
   private final WebhookOptions options;
   private final WebClient client;
+  // Cluster name -> uid of its kube-system namespace, from initialize.
+  private final Map<String, String> clusterUids = new ConcurrentHashMap<>();
 
   public WebhookLoadBalancerProvider(Vertx vertx, WebhookOptions options) {
     if (options.getUrl().isEmpty()) {
@@ -71,6 +76,13 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
   @Override
   public String name() {
     return "webhook";
+  }
+
+  /** Remembers the cluster's uid: every request carries it as {@code clusterUid}. */
+  @Override
+  public Future<Void> initialize(ClusterIdentity cluster, List<LbService> services) {
+    clusterUids.put(cluster.name(), cluster.uid());
+    return Future.succeededFuture();
   }
 
   @Override
@@ -140,8 +152,18 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
 
   private Future<Answer> call(
       String op, String cluster, LbService service, List<LbNode> nodes, boolean elsewhereAllowed) {
+    String clusterUid = clusterUids.get(cluster);
+    if (clusterUid == null) {
+      return Future.failedFuture(
+          new ProviderException.Retry(
+              "cluster "
+                  + cluster
+                  + ": its identity (kube-system uid) is not known yet: the provider was not"
+                  + " initialized for it"));
+    }
     WebhookJson.Request body =
-        WebhookJson.request(cluster, loadBalancerName(cluster, service), service, nodes);
+        WebhookJson.request(
+            cluster, clusterUid, loadBalancerName(cluster, service), service, nodes);
     ServiceRef prefix = service.ref();
     Promise<Answer> done = Promise.promise();
     attempt(op, prefix, body, elsewhereAllowed, 0, done);

@@ -30,8 +30,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The PowerDNS Authoritative HTTP API (4.x) through vertx-web-client. Ownership is a comment on
- * each rrset whose content is {@code pier-owner=<id>}; a change set is one PATCH, which PowerDNS
- * applies in one backend transaction.
+ * each rrset whose content is {@code pier-owner=<mark>}, the mark being {@code
+ * <ownerId>;cluster=<uid>} ({@link RecordSet#ownerMark}; the owner id alone on records written
+ * before marks carried the cluster); a change set is one PATCH, which PowerDNS applies in one
+ * backend transaction.
  */
 public final class PowerDnsProvider implements DnsProvider {
   private static final Logger log = LoggerFactory.getLogger(PowerDnsProvider.class);

@@ -144,7 +144,7 @@ public final class DnsPublisher implements DnsSync {
               published.clear();
               for (RecordSet r : sets) {
                 String owner = serviceOf(r.name());
-                if (owner != null && r.ownedBy(options.getOwnerId())) {
+                if (owner != null && ownerIdOf(r)) {
                   published.computeIfAbsent(owner, k -> new LinkedHashSet<>()).add(r.name());
                 }
               }
@@ -156,6 +156,16 @@ public final class DnsPublisher implements DnsSync {
               holders.accept(Set.copyOf(published.keySet()));
               return null;
             });
+  }
+
+  /**
+   * True when the rrset carries this owner id, with any cluster uid or none: such Services get a
+   * DNS run at start, which changes only what the diff proves this cluster's own.
+   */
+  private boolean ownerIdOf(RecordSet r) {
+    String id = options.getOwnerId();
+    return r.owner() != null
+        && (r.owner().equals(id) || r.owner().startsWith(id + RecordSet.CLUSTER_MARK));
   }
 
   /** {@code namespace/name} of the Service a name of Pier's form belongs to, or null. */
@@ -266,8 +276,8 @@ public final class DnsPublisher implements DnsSync {
     String objectKey = key.objectKey();
     Map<String, List<RecordSet>> desired = new LinkedHashMap<>();
     Map<String, String> invalid = new LinkedHashMap<>();
-    DesiredRecords.compute(
-            names, key.namespace(), key.name(), serving, options.getTtl(), options.getOwnerId())
+    String mark = RecordSet.ownerMark(options.getOwnerId(), cluster.identity().uid());
+    DesiredRecords.compute(names, key.namespace(), key.name(), serving, options.getTtl(), mark)
         .forEach(
             (name, sets) -> {
               if (!manages(zone, name)) {
@@ -299,7 +309,17 @@ public final class DnsPublisher implements DnsSync {
               for (int i = 0; i < toRead.size(); i++) {
                 existing.put(toRead.get(i), reads.get(i).result());
               }
-              RecordDiff.Result diff = RecordDiff.compute(desired, existing, options.getOwnerId());
+              RecordDiff.Result diff =
+                  RecordDiff.compute(desired, existing, mark, options.getOwnerId());
+              for (RecordSet r : diff.adopted()) {
+                serviceLog.info(
+                    service,
+                    "adopting DNS rrset {} marked pier-owner={} without a cluster: it holds"
+                        + " exactly this cluster's records; marking it pier-owner={}",
+                    r.label(),
+                    r.owner(),
+                    mark);
+              }
               for (RecordDiff.Conflict c : diff.conflicts()) {
                 serviceLog.warn(service, "DNS name left alone: {}", c.describe());
                 if (ref != null) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pier.cloud.EnsureResult;
 import dev.pier.cloud.benchmark.BenchmarkLoadBalancerProvider.Operation;
+import dev.pier.model.ClusterIdentity;
 import dev.pier.model.LbIngress;
 import dev.pier.model.LbNode;
 import dev.pier.model.LbService;
@@ -99,7 +100,7 @@ class BenchmarkLoadBalancerProviderTest {
 
     var restarted = new BenchmarkLoadBalancerProvider(vertx, options);
     LbService b = service("b", new LbStatus(List.of(LbIngress.ip("10.0.0.7"))));
-    restarted.initialize("k", List.of(b)).await();
+    restarted.initialize(new ClusterIdentity("k", "uid-k"), List.of(b)).await();
     assertThat(restarted.getLoadBalancer("k", b).await().orElseThrow().ingress().get(0).ip())
         .isEqualTo("10.0.0.7");
   }

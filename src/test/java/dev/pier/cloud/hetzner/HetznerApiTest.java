@@ -72,7 +72,7 @@ class HetznerApiTest {
 
   @Test
   void rateLimitBurstsDelayTheCallInsteadOfFailingIt() throws Exception {
-    HetznerLoadBalancerProvider p = new HetznerLoadBalancerProvider(vertx, options());
+    HetznerLoadBalancerProvider p = Providers.initialized(vertx, options());
     cloud.rateLimitBurst(2);
     LbService svc = service(Map.of(), new LbPort("http", "TCP", 80, 30080));
     var result = p.ensureLoadBalancer("c", svc, nodes()).await(30, TimeUnit.SECONDS);
@@ -85,7 +85,7 @@ class HetznerApiTest {
   @Test
   void aRateLimitLongerThanTheMaxWaitReschedulesWithTheDelay() {
     HetznerLoadBalancerProvider p =
-        new HetznerLoadBalancerProvider(vertx, options().setRateLimitMaxWait(Duration.ZERO));
+        Providers.initialized(vertx, options().setRateLimitMaxWait(Duration.ZERO));
     cloud.rateLimitBurst(1);
     LbService svc = service(Map.of(), new LbPort("http", "TCP", 80, 30080));
     assertThatThrownBy(() -> p.getLoadBalancer("c", svc).await(30, TimeUnit.SECONDS))
@@ -98,10 +98,17 @@ class HetznerApiTest {
   void listsFollowPagination() throws Exception {
     for (int i = 0; i < 60; i++) {
       cloud.createDirect(
-          "lb-" + i, Map.of("pier.dev/cluster", "c", "hcloud-ccm/service-uid", "u" + i), false);
+          "lb-" + i,
+          Map.of(
+              "pier.dev/cluster",
+              "c",
+              "pier.dev/cluster-uid",
+              Providers.C.uid(),
+              "hcloud-ccm/service-uid",
+              "u" + i),
+          false);
     }
-    HetznerLoadBalancerProvider p =
-        new HetznerLoadBalancerProvider(vertx, options().setOrphanCleanup(true));
+    HetznerLoadBalancerProvider p = Providers.initialized(vertx, options().setOrphanCleanup(true));
     var owned = p.ownedLoadBalancers().orElseThrow().list("c").await(30, TimeUnit.SECONDS);
     assertThat(owned).hasSize(60);
     assertThat(owned.get(59).serviceUid()).isEqualTo("u59");
@@ -109,7 +116,7 @@ class HetznerApiTest {
 
   @Test
   void aFailedActionIsRetriedAndTheNextEnsureConverges() throws Exception {
-    HetznerLoadBalancerProvider p = new HetznerLoadBalancerProvider(vertx, options());
+    HetznerLoadBalancerProvider p = Providers.initialized(vertx, options());
     LbService svc = service(Map.of(), new LbPort("http", "TCP", 80, 30080));
     p.ensureLoadBalancer("c", svc, nodes()).await(30, TimeUnit.SECONDS);
     LbService more =
@@ -135,7 +142,7 @@ class HetznerApiTest {
 
   @Test
   void lockedAndServerErrorsAreRetriesAndAWrongTokenSaysSoWithoutTheToken() {
-    HetznerLoadBalancerProvider p = new HetznerLoadBalancerProvider(vertx, options());
+    HetznerLoadBalancerProvider p = Providers.initialized(vertx, options());
     LbService svc = service(Map.of(), new LbPort("http", "TCP", 80, 30080));
     cloud.failNext(1, 423, "locked");
     assertThatThrownBy(() -> p.getLoadBalancer("c", svc).await(30, TimeUnit.SECONDS))
@@ -145,7 +152,7 @@ class HetznerApiTest {
     assertThatThrownBy(() -> p.getLoadBalancer("c", svc).await(30, TimeUnit.SECONDS))
         .isInstanceOf(ProviderException.RetryAfter.class);
     HetznerLoadBalancerProvider wrong =
-        new HetznerLoadBalancerProvider(vertx, options().setToken("not-the-token"));
+        Providers.initialized(vertx, options().setToken("not-the-token"));
     assertThatThrownBy(() -> wrong.getLoadBalancer("c", svc).await(30, TimeUnit.SECONDS))
         .isInstanceOf(ProviderException.Retry.class)
         .hasMessageContaining("unauthorized")
@@ -155,7 +162,7 @@ class HetznerApiTest {
   @Test
   void aNameTakenByAnotherServicesLoadBalancerIsInvalidInput() throws Exception {
     cloud.createDirect("shared", Map.of("hcloud-ccm/service-uid", "someone-else"), false);
-    HetznerLoadBalancerProvider p = new HetznerLoadBalancerProvider(vertx, options());
+    HetznerLoadBalancerProvider p = Providers.initialized(vertx, options());
     LbService svc =
         service(Map.of(HetznerSpec.NAME, "shared"), new LbPort("http", "TCP", 80, 30080));
     assertThatThrownBy(() -> p.ensureLoadBalancer("c", svc, nodes()).await(30, TimeUnit.SECONDS))
@@ -176,7 +183,7 @@ class HetznerApiTest {
     String uid = UUID.randomUUID().toString();
     var existing =
         cloud.createDirect("made-by-hcloud-ccm", Map.of("hcloud-ccm/service-uid", uid), false);
-    HetznerLoadBalancerProvider p = new HetznerLoadBalancerProvider(vertx, options());
+    HetznerLoadBalancerProvider p = Providers.initialized(vertx, options());
     LbService svc =
         new LbService(
             new ServiceKey("c", "ns", "svc"),
@@ -200,8 +207,7 @@ class HetznerApiTest {
   @Test
   void aCreateWhoseAnswerIsLostIsAdoptedNotDuplicated() throws Exception {
     HetznerLoadBalancerProvider p =
-        new HetznerLoadBalancerProvider(
-            vertx, options().setRequestTimeout(Duration.ofMillis(1500)));
+        Providers.initialized(vertx, options().setRequestTimeout(Duration.ofMillis(1500)));
     LbService svc = service(Map.of(), new LbPort("http", "TCP", 80, 30080));
     cloud.slowNextMatching("POST /v1/load_balancers", 1, Duration.ofSeconds(4));
     // The create reaches the API, its answer does not reach Pier in time.
@@ -218,7 +224,7 @@ class HetznerApiTest {
 
   @Test
   void theNameAnnotationRenamesAndUnsupportedFieldsWarn() throws Exception {
-    HetznerLoadBalancerProvider p = new HetznerLoadBalancerProvider(vertx, options());
+    HetznerLoadBalancerProvider p = Providers.initialized(vertx, options());
     LbService svc = service(Map.of(), new LbPort("http", "TCP", 80, 30080));
     p.ensureLoadBalancer("c", svc, nodes()).await(30, TimeUnit.SECONDS);
     LbService renamed =
@@ -244,7 +250,7 @@ class HetznerApiTest {
 
   @Test
   void aSpentBudgetDelaysTheNextCallsUntilTheResetWithoutAny429() throws Exception {
-    HetznerLoadBalancerProvider p = new HetznerLoadBalancerProvider(vertx, options());
+    HetznerLoadBalancerProvider p = Providers.initialized(vertx, options());
     LbService svc = service(Map.of(), new LbPort("http", "TCP", 80, 30080));
     cloud.exhaustBudget(Duration.ofSeconds(1));
     p.getLoadBalancer("c", svc).await(30, TimeUnit.SECONDS);

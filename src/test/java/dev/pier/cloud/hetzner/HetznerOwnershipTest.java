@@ -95,7 +95,7 @@ class HetznerOwnershipTest {
   void anUnlabelledLoadBalancerOfTheNameIsRefusedAndLeftAlone() throws Exception {
     JsonObject foreign = cloud.createDirect("prod-db", Map.of("team", "db"), false);
     long id = foreign.getLong("id");
-    HetznerLoadBalancerProvider p = new HetznerLoadBalancerProvider(vertx, options());
+    HetznerLoadBalancerProvider p = Providers.initialized(vertx, options());
     LbService svc = named("prod-db");
 
     assertThatThrownBy(() -> p.ensureLoadBalancer("c", svc, nodes()).await(30, TimeUnit.SECONDS))
@@ -127,8 +127,7 @@ class HetznerOwnershipTest {
     JsonObject other =
         cloud.createDirect("shared", Map.of("hcloud-ccm/service-uid", "someone-else"), false);
     long id = other.getLong("id");
-    HetznerLoadBalancerProvider p =
-        new HetznerLoadBalancerProvider(vertx, options().setAdoptByName(true));
+    HetznerLoadBalancerProvider p = Providers.initialized(vertx, options().setAdoptByName(true));
     LbService svc = named("shared");
 
     assertThatThrownBy(() -> p.ensureLoadBalancer("c", svc, nodes()).await(30, TimeUnit.SECONDS))
@@ -151,8 +150,7 @@ class HetznerOwnershipTest {
   void adoptByNameAdoptsAnUnlabelledLoadBalancerAndLabelsIt() throws Exception {
     JsonObject legacy = cloud.createDirect("legacy-web", Map.of("team", "web"), false);
     long id = legacy.getLong("id");
-    HetznerLoadBalancerProvider p =
-        new HetznerLoadBalancerProvider(vertx, options().setAdoptByName(true));
+    HetznerLoadBalancerProvider p = Providers.initialized(vertx, options().setAdoptByName(true));
     LbService svc = named("legacy-web");
 
     var result = p.ensureLoadBalancer("c", svc, nodes()).await(30, TimeUnit.SECONDS);
@@ -179,11 +177,11 @@ class HetznerOwnershipTest {
     long id = foreign.getLong("id");
     LbService svc = named("prod-db");
 
-    new HetznerLoadBalancerProvider(vertx, options())
+    Providers.initialized(vertx, options())
         .ensureLoadBalancerDeleted("c", svc)
         .await(30, TimeUnit.SECONDS);
     // Adoption by name is for ensures only: a deletion still needs the uid label.
-    new HetznerLoadBalancerProvider(vertx, options().setAdoptByName(true))
+    Providers.initialized(vertx, options().setAdoptByName(true))
         .ensureLoadBalancerDeleted("c", svc)
         .await(30, TimeUnit.SECONDS);
 
@@ -193,11 +191,21 @@ class HetznerOwnershipTest {
 
   @Test
   void orphanCleanupOffersOnlyLoadBalancersWithAServiceUid() throws Exception {
-    cloud.createDirect("clusterlabel-only", Map.of("pier.dev/cluster", "c"), false);
     cloud.createDirect(
-        "pier-made", Map.of("pier.dev/cluster", "c", "hcloud-ccm/service-uid", "gone-uid"), false);
-    HetznerLoadBalancerProvider p =
-        new HetznerLoadBalancerProvider(vertx, options().setOrphanCleanup(true));
+        "clusterlabel-only",
+        Map.of("pier.dev/cluster", "c", "pier.dev/cluster-uid", Providers.C.uid()),
+        false);
+    cloud.createDirect(
+        "pier-made",
+        Map.of(
+            "pier.dev/cluster",
+            "c",
+            "pier.dev/cluster-uid",
+            Providers.C.uid(),
+            "hcloud-ccm/service-uid",
+            "gone-uid"),
+        false);
+    HetznerLoadBalancerProvider p = Providers.initialized(vertx, options().setOrphanCleanup(true));
     var owned = p.ownedLoadBalancers().orElseThrow().list("c").await(30, TimeUnit.SECONDS);
     assertThat(owned).extracting(o -> o.name()).containsExactly("pier-made");
   }
@@ -206,8 +214,7 @@ class HetznerOwnershipTest {
   void renamingToTheNameOfAnotherLoadBalancerIsRefused() throws Exception {
     JsonObject foreign = cloud.createDirect("prod-db", Map.of(), false);
     long id = foreign.getLong("id");
-    HetznerLoadBalancerProvider p =
-        new HetznerLoadBalancerProvider(vertx, options().setAdoptByName(true));
+    HetznerLoadBalancerProvider p = Providers.initialized(vertx, options().setAdoptByName(true));
     LbService svc = named("tenant-web");
     p.ensureLoadBalancer("c", svc, nodes()).await(30, TimeUnit.SECONDS);
     long own = cloud.byServiceUid(svc.uid()).getLong("id");

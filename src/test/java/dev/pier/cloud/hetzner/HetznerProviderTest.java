@@ -200,6 +200,7 @@ class HetznerProviderTest {
       assertThat(targets(lb)).isEqualTo(serverIdsOfNodes());
       assertThat(lb.getJsonObject("labels").getMap())
           .containsEntry("pier.dev/cluster", "kubernetes")
+          .containsEntry("pier.dev/cluster-uid", clusterUid())
           .containsEntry("pier.dev/namespace", ns)
           .containsEntry("pier.dev/name", "web");
       assertThat(lb.getJsonObject("load_balancer_type").getString("name")).isEqualTo("lb11");
@@ -487,10 +488,31 @@ class HetznerProviderTest {
             Map.of(
                 "hcloud-ccm/service-uid", "0000-gone",
                 "pier.dev/cluster", "kubernetes",
+                "pier.dev/cluster-uid", clusterUid(),
                 "pier.dev/namespace", ns,
                 "pier.dev/name", "gone"),
             false);
     JsonObject foreign = cloud.createDirect("someone-elses", Map.of("team", "db"), false);
+    // Another cluster of the same name, and one marked the old way whose Service is not here.
+    JsonObject otherCluster =
+        cloud.createDirect(
+            "other-cluster-lb",
+            Map.of(
+                "hcloud-ccm/service-uid", "0000-theirs",
+                "pier.dev/cluster", "kubernetes",
+                "pier.dev/cluster-uid", "uid-of-another-cluster",
+                "pier.dev/namespace", ns,
+                "pier.dev/name", "theirs"),
+            false);
+    JsonObject oldScheme =
+        cloud.createDirect(
+            "old-scheme-lb",
+            Map.of(
+                "hcloud-ccm/service-uid", "0000-unknown",
+                "pier.dev/cluster", "kubernetes",
+                "pier.dev/namespace", ns,
+                "pier.dev/name", "unknown"),
+            false);
     try (InProcessPier pier =
         startPier(
             Map.of(
@@ -515,7 +537,10 @@ class HetznerProviderTest {
           .isGreaterThanOrEqualTo(1.0);
       assertThat(cloud.byServiceUid(uid)).isNotNull();
       assertThat(cloud.loadBalancers().stream().map(l -> l.getLong("id")))
-          .contains(foreign.getLong("id"));
+          .contains(foreign.getLong("id"), otherCluster.getLong("id"), oldScheme.getLong("id"));
+      assertThat(cloud.loadBalancers())
+          .filteredOn(l -> l.getLong("id").equals(oldScheme.getLong("id")))
+          .containsExactly(oldScheme);
 
       // Delete protection: the Service goes, the load balancer stays (and is reported).
       long id = cloud.byServiceUid(uid).getLong("id");
@@ -527,5 +552,10 @@ class HetznerProviderTest {
       // Now it is an orphan: the sweeper removes it.
       await().atMost(InProcessPier.CONVERGE).until(() -> cloud.byServiceUid(uid) == null);
     }
+  }
+
+  /** The uid of the test cluster's kube-system namespace: Pier's cluster identity. */
+  private static String clusterUid() {
+    return kube.client().namespaces().withName("kube-system").get().getMetadata().getUid();
   }
 }

@@ -17,6 +17,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.pier.cloud.EnsureResult;
 import dev.pier.cloud.ProviderException;
+import dev.pier.model.ClusterIdentity;
 import dev.pier.model.LbIngress;
 import dev.pier.model.LbNode;
 import dev.pier.model.LbPort;
@@ -475,7 +476,9 @@ class LocalLoadBalancerProviderTest {
         service("restored", List.of(tcp(port, nodePort)), null, statusWithIp("127.241.0.7"));
     LbService foreign =
         service("foreign", List.of(tcp(port, nodePort)), null, statusWithIp("10.0.0.1"));
-    provider.initialize("test", List.of(restored, foreign)).await(10, TimeUnit.SECONDS);
+    provider
+        .initialize(new ClusterIdentity("test", "uid-test"), List.of(restored, foreign))
+        .await(10, TimeUnit.SECONDS);
 
     assertThat(provider.addressOf(restored.key()).await(10, TimeUnit.SECONDS))
         .contains("127.241.0.7");

@@ -11,6 +11,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pier.cloud.EnsureResult;
 import dev.pier.cloud.ProviderException;
+import dev.pier.model.ClusterIdentity;
 import dev.pier.model.LbPort;
 import dev.pier.model.LbService;
 import dev.pier.model.LbStatus;
@@ -121,7 +122,9 @@ class LocalProviderNamespacePoolsTest {
     LbService notAllowed =
         service("other", "squatter", List.of(), null, statusWithIp("127.247.0.8"));
 
-    provider.initialize("test", List.of(kept, notAllowed)).await(10, TimeUnit.SECONDS);
+    provider
+        .initialize(new ClusterIdentity("test", "uid-test"), List.of(kept, notAllowed))
+        .await(10, TimeUnit.SECONDS);
 
     assertThat(provider.addressOf(kept.key()).await(10, TimeUnit.SECONDS)).contains("127.247.0.7");
     assertThat(provider.addressOf(notAllowed.key()).await(10, TimeUnit.SECONDS)).isEmpty();

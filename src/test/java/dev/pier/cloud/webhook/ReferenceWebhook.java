@@ -13,8 +13,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A small in-memory implementation of docs/webhook-provider.md: it "creates" a load balancer per
- * Service (cluster + uid) with an address from 192.0.2.0/24 and remembers its ports and nodes. It
- * rejects non-TCP/UDP protocols as invalid input, and can inject busy (503 Retry-After) and 500
+ * Service (clusterUid + uid) with an address from 192.0.2.0/24 and remembers its ports and nodes.
+ * It rejects non-TCP/UDP protocols as invalid input, and can inject busy (503 Retry-After) and 500
  * answers for tests.
  */
 public final class ReferenceWebhook implements AutoCloseable {
@@ -89,7 +89,7 @@ public final class ReferenceWebhook implements AutoCloseable {
     return calls;
   }
 
-  /** The load balancers: key cluster/uid, value {name, namespace, service, ip, ports, nodes}. */
+  /** The load balancers: key clusterUid/uid, value {name, namespace, service, ip, ports, nodes}. */
   public synchronized Map<String, JsonObject> loadBalancers() {
     Map<String, JsonObject> copy = new TreeMap<>();
     lbs.forEach((k, v) -> copy.put(k, v.copy()));
@@ -148,9 +148,11 @@ public final class ReferenceWebhook implements AutoCloseable {
     try {
       body = new JsonObject(text);
       svc = body.getJsonObject("service");
-      key = body.getString("cluster") + "/" + svc.getString("uid");
-      if (body.getString("cluster") == null || svc.getString("uid") == null) {
-        throw new IllegalArgumentException("cluster and service.uid are required");
+      key = body.getString("clusterUid") + "/" + svc.getString("uid");
+      if (body.getString("cluster") == null
+          || body.getString("clusterUid") == null
+          || svc.getString("uid") == null) {
+        throw new IllegalArgumentException("cluster, clusterUid and service.uid are required");
       }
     } catch (RuntimeException e) {
       error(req, 400, "bad_request", "cannot parse the request: " + e.getMessage());

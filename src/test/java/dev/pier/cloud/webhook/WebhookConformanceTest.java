@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pier.cloud.EnsureResult;
 import dev.pier.cloud.ProviderException;
+import dev.pier.model.ClusterIdentity;
 import dev.pier.model.LbNode;
 import dev.pier.model.LbPort;
 import dev.pier.model.LbService;
@@ -36,6 +37,8 @@ import org.junit.jupiter.api.Test;
  */
 public abstract class WebhookConformanceTest {
   private static final String CLUSTER = "conformance";
+  private static final ClusterIdentity IDENTITY =
+      new ClusterIdentity(CLUSTER, "9d0c7a7e-0000-4000-8000-c0f0c0f0c0f0");
 
   /** The webhook's base URL: calls go to {@code <url>/get}, {@code /ensure}, ... */
   protected abstract String webhookUrl();
@@ -63,6 +66,7 @@ public abstract class WebhookConformanceTest {
     vertx = Vertx.vertx();
     WebhookOptions options = clientOptions();
     provider = new WebhookLoadBalancerProvider(vertx, options);
+    provider.initialize(IDENTITY, List.of());
     WebClientOptions rawOptions = new WebClientOptions();
     if (!options.getCaFile().isEmpty()) {
       rawOptions.setTrustOptions(new PemTrustOptions().addCertPath(options.getCaFile()));
@@ -242,7 +246,8 @@ public abstract class WebhookConformanceTest {
             .putHeader("Content-Type", "application/json")
             .sendBuffer(
                 WebhookJson.encode(
-                    WebhookJson.request(CLUSTER, "x", service("auth", tcp(80, 30080)), null)))
+                    WebhookJson.request(
+                        CLUSTER, IDENTITY.uid(), "x", service("auth", tcp(80, 30080)), null)))
             .await(30, TimeUnit.SECONDS);
     assertThat(r.statusCode()).isEqualTo(401);
   }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pier.cloud.ProviderException;
+import dev.pier.model.ClusterIdentity;
 import dev.pier.model.LbPort;
 import dev.pier.model.LbService;
 import dev.pier.model.LbStatus;
@@ -30,6 +31,7 @@ class WebhookErrorsTest {
   private HttpServer server;
   private final Deque<Scripted> script = new ArrayDeque<>();
   private final AtomicInteger calls = new AtomicInteger();
+  private final List<JsonObject> bodies = new java.util.concurrent.CopyOnWriteArrayList<>();
   private WebhookLoadBalancerProvider provider;
 
   @BeforeEach
@@ -44,6 +46,7 @@ class WebhookErrorsTest {
                         .onSuccess(
                             b -> {
                               calls.incrementAndGet();
+                              bodies.add(b.length() == 0 ? new JsonObject() : b.toJsonObject());
                               Scripted s;
                               synchronized (script) {
                                 s =
@@ -74,7 +77,10 @@ class WebhookErrorsTest {
                 .setRetries(2)
                 .setRetryDelay(Duration.ofMillis(10))
                 .setTimeout(Duration.ofSeconds(5)));
+    provider.initialize(CLUSTER, List.of()).await(10, TimeUnit.SECONDS);
   }
+
+  private static final ClusterIdentity CLUSTER = new ClusterIdentity("c", "uid-of-cluster-c");
 
   @AfterEach
   void tearDown() throws Exception {
@@ -184,5 +190,31 @@ class WebhookErrorsTest {
             () -> provider.ensureLoadBalancer("c", SVC, List.of()).await(30, TimeUnit.SECONDS))
         .isInstanceOf(ProviderException.Retry.class)
         .hasMessageContaining("neither ip nor hostname");
+  }
+
+  @Test
+  void everyRequestCarriesTheClusterUid() throws Exception {
+    answer(200, null, new JsonObject().put("exists", false));
+    provider.getLoadBalancer("c", SVC).await(30, TimeUnit.SECONDS);
+    provider.updateLoadBalancerHosts("c", SVC, List.of()).await(30, TimeUnit.SECONDS);
+    provider.ensureLoadBalancerDeleted("c", SVC).await(30, TimeUnit.SECONDS);
+    assertThat(bodies).hasSize(3);
+    assertThat(bodies)
+        .allSatisfy(
+            b -> {
+              assertThat(b.getString("cluster")).isEqualTo("c");
+              assertThat(b.getString("clusterUid")).isEqualTo(CLUSTER.uid());
+            });
+  }
+
+  @Test
+  void withoutTheClusterIdentityNothingIsSent() {
+    WebhookLoadBalancerProvider fresh =
+        new WebhookLoadBalancerProvider(
+            vertx, new WebhookOptions().setUrl("http://127.0.0.1:" + server.actualPort()));
+    assertThatThrownBy(() -> fresh.ensureLoadBalancerDeleted("c", SVC).await(30, TimeUnit.SECONDS))
+        .isInstanceOf(ProviderException.Retry.class)
+        .hasMessageContaining("identity");
+    assertThat(calls.get()).isZero();
   }
 }

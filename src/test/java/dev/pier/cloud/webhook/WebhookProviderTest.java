@@ -55,7 +55,9 @@ class WebhookProviderTest {
   }
 
   private static JsonObject lbOf(String uid) {
-    return webhook.loadBalancers().get("kubernetes/" + uid);
+    // The reference webhook keys its state by the cluster's identity: the uid of kube-system.
+    String clusterUid = client.namespaces().withName("kube-system").get().getMetadata().getUid();
+    return webhook.loadBalancers().get(clusterUid + "/" + uid);
   }
 
   @Test
@@ -208,7 +210,8 @@ class WebhookProviderTest {
       await().atMost(InProcessPier.CONVERGE).until(() -> ingressIp(ns, "drift") != null);
       String uid = client.services().inNamespace(ns).withName("drift").get().getMetadata().getUid();
 
-      webhook.deleteOutOfBand("kubernetes/" + uid);
+      String clusterUid = client.namespaces().withName("kube-system").get().getMetadata().getUid();
+      webhook.deleteOutOfBand(clusterUid + "/" + uid);
 
       await().atMost(InProcessPier.CONVERGE).until(() -> lbOf(uid) != null);
       assertThat(ingressIp(ns, "drift")).isEqualTo(lbOf(uid).getString("ip"));

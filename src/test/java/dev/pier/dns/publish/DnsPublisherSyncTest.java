@@ -13,6 +13,7 @@ import dev.pier.events.EventSink;
 import dev.pier.events.ObjectRef;
 import dev.pier.kube.ClusterAccess;
 import dev.pier.kube.ServiceWrites;
+import dev.pier.model.ClusterIdentity;
 import dev.pier.model.LbIngress;
 import dev.pier.model.LbStatus;
 import dev.pier.model.ServiceKey;
@@ -146,9 +147,16 @@ class DnsPublisherSyncTest {
   static final class FakeCluster implements ClusterAccess {
     final List<String> events = new ArrayList<>();
 
+    ClusterIdentity identity = new ClusterIdentity("c1", "uid-of-c1");
+
     @Override
     public String name() {
       return "c1";
+    }
+
+    @Override
+    public ClusterIdentity identity() {
+      return identity;
     }
 
     @Override
