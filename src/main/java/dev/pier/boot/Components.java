@@ -39,6 +39,7 @@ import io.vertx.micrometer.MicrometerMetricsOptions;
 import io.vertx.micrometer.VertxPrometheusOptions;
 import java.io.File;
 import java.lang.management.ManagementFactory;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -51,7 +52,8 @@ import java.util.function.UnaryOperator;
  *
  * @param dns the DNS publisher, or null when DNS publishing is off
  * @param election the leader election, or null when it is off
- * @param orphanSweeper the orphan sweeper, or null when the provider cannot list what it owns
+ * @param orphanSweeper the orphan sweeper, or null when orphans.cleanup is off or the provider
+ *     cannot list what it owns
  * @param deletionGuard holds back mass deletions Pier starts on its own
  * @param watchers the verticles that turn informer events into keys, in deployment order
  * @param adminPort the admin server's port (0: any free port; -1: off)
@@ -139,12 +141,9 @@ public record Components(
             "Deletions Pier started on its own that the deletion guard holds until confirmed")
         .register(registry);
     OrphanSweeper sweeper =
-        OrphanSweeper.forProvider(
-            clusters,
-            provider,
-            config.get(PierOptions.HETZNER_ORPHAN_CLEANUP_PERIOD),
-            guard,
-            registry);
+        orphanCleanup(config)
+            ? OrphanSweeper.forProvider(clusters, provider, orphanPeriod(config), guard, registry)
+            : null;
     return new Components(
         vertx,
         registry,
@@ -179,6 +178,26 @@ public record Components(
     return new ServiceFilter(
         new HashSet<>(config.get(PierOptions.LOAD_BALANCER_CLASSES)),
         config.get(PierOptions.SERVE_SERVICES_WITHOUT_CLASS));
+  }
+
+  /**
+   * Whether the orphan sweep runs: {@code orphans.cleanup}, or its alias {@code
+   * hetzner.orphanCleanup}. It runs only with a provider that can list what it owns.
+   */
+  static boolean orphanCleanup(ConfigValues config) {
+    return config.get(PierOptions.ORPHANS_CLEANUP)
+        || config.get(PierOptions.HETZNER_ORPHAN_CLEANUP);
+  }
+
+  /**
+   * How often orphans are looked for: {@code orphans.period}, except that users who turned the
+   * sweep on only through {@code hetzner.orphanCleanup} keep {@code hetzner.orphanCleanupPeriod}.
+   */
+  static Duration orphanPeriod(ConfigValues config) {
+    return !config.get(PierOptions.ORPHANS_CLEANUP)
+            && config.get(PierOptions.HETZNER_ORPHAN_CLEANUP)
+        ? config.get(PierOptions.HETZNER_ORPHAN_CLEANUP_PERIOD)
+        : config.get(PierOptions.ORPHANS_PERIOD);
   }
 
   static DeletionGuard deletionGuard(ConfigValues config) {

@@ -34,7 +34,7 @@ public final class HetznerProviders {
             .setActionPollInterval(config.get(PierOptions.HETZNER_ACTION_POLL_INTERVAL))
             .setActionTimeout(config.get(PierOptions.HETZNER_ACTION_TIMEOUT))
             .setRateLimitMaxWait(config.get(PierOptions.HETZNER_RATE_LIMIT_MAX_WAIT))
-            .setOrphanCleanup(config.get(PierOptions.HETZNER_ORPHAN_CLEANUP))
+            .setOrphanCleanup(Components.orphanCleanup(config))
             .setAdoptByName(config.get(PierOptions.HETZNER_ADOPT_BY_NAME));
     return new HetznerLoadBalancerProvider(vertx, options);
   }

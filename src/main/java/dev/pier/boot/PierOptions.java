@@ -279,15 +279,16 @@ public final class PierOptions {
       Option.bool(
           "hetzner.orphanCleanup",
           HetznerOptions.DEFAULT_ORPHAN_CLEANUP,
-          "Delete load balancers labelled as this cluster's (pier.dev/cluster-uid) whose Service"
-              + " no longer exists.");
+          "Alias of orphans.cleanup: true here turns the orphan sweep on as well (load balancers"
+              + " labelled as this cluster's, pier.dev/cluster-uid, whose Service no longer exists).");
   public static final Option<Duration> HETZNER_ORPHAN_CLEANUP_PERIOD =
       Option.duration(
           "hetzner.orphanCleanupPeriod",
           Duration.ofMinutes(10),
           Duration.ofSeconds(1),
           DAY,
-          "How often orphans are looked for (the first time right after start).");
+          "Alias of orphans.period, used only when hetzner.orphanCleanup is true and"
+              + " orphans.cleanup is false.");
   public static final Option<Boolean> HETZNER_ADOPT_BY_NAME =
       Option.bool(
           "hetzner.adoptByName",
@@ -350,6 +351,19 @@ public final class PierOptions {
           s -> true,
           "a PEM file path",
           "Private key of webhook.tls.certFile.");
+  public static final Option<Boolean> ORPHANS_CLEANUP =
+      Option.bool(
+          "orphans.cleanup",
+          false,
+          "Delete load balancers the provider owns for this cluster (local, hetzner, webhook with"
+              + " list) whose Service no longer exists; at start, then every orphans.period.");
+  public static final Option<Duration> ORPHANS_PERIOD =
+      Option.duration(
+          "orphans.period",
+          Duration.ofMinutes(10),
+          Duration.ofSeconds(1),
+          DAY,
+          "How often orphans are looked for (the first time right after start).");
   public static final Option<Integer> DELETION_GUARD_MIN_DELETIONS =
       Option.integer(
           "deletionGuard.minDeletions",
@@ -594,6 +608,8 @@ public final class PierOptions {
           WEBHOOK_TLS_CA_FILE,
           WEBHOOK_TLS_CERT_FILE,
           WEBHOOK_TLS_KEY_FILE,
+          ORPHANS_CLEANUP,
+          ORPHANS_PERIOD,
           DELETION_GUARD_MIN_DELETIONS,
           DELETION_GUARD_MAX_PERCENT,
           DELETION_GUARD_WINDOW,

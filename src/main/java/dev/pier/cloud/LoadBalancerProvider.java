@@ -66,7 +66,9 @@ public interface LoadBalancerProvider {
 
   /**
    * Lists the load balancers this provider owns in the cluster, for providers that can find orphans
-   * (load balancers whose Service was deleted while Pier was down). Empty when unsupported.
+   * (load balancers whose Service was deleted while Pier was down). Empty when unsupported; a
+   * provider that learns only by asking (the webhook's optional {@code list}) may offer it and then
+   * answer empty lists. The sweep runs only when {@code orphans.cleanup} is on.
    */
   default Optional<OwnedLoadBalancers> ownedLoadBalancers() {
     return Optional.empty();

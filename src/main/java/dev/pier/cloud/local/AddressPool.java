@@ -345,6 +345,11 @@ public final class AddressPool {
     return Optional.of(range.format(a.offset));
   }
 
+  /** The keys of the Services holding an address, in no particular order. */
+  public List<String> keys() {
+    return new ArrayList<>(byKey.keySet());
+  }
+
   /** The uid recorded with the Service's allocation. */
   public Optional<String> uid(String key) {
     Allocation a = byKey.get(key);

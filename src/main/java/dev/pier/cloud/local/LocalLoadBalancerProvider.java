@@ -11,6 +11,7 @@ import dev.pier.model.LbPort;
 import dev.pier.model.LbService;
 import dev.pier.model.LbStatus;
 import dev.pier.model.ServiceKey;
+import dev.pier.model.ServiceRef;
 import dev.pier.util.Futures;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Context;
@@ -180,26 +181,80 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
 
   @Override
   public Future<Void> ensureLoadBalancerDeleted(String clusterName, LbService service) {
-    return call(
-        () -> {
-          String key = service.key().toString();
-          Balancer b = balancers.remove(key);
-          if (b == null) {
-            pool.release(key)
-                .ifPresent(ip -> serviceLog.info(service.ref(), "released address {}", ip));
-            return Future.succeededFuture();
+    return call(() -> delete(service.key().toString(), service.ref()));
+  }
+
+  /**
+   * Lists the load balancers of this process: every address held for the cluster, whether ensured
+   * or restored from a Service's status by {@link #initialize}, with the Service's uid and key (id:
+   * the address; name: the key). This provider has no state outside the process, so a Service
+   * deleted while Pier was down leaves nothing behind (its status, which restored the address, is
+   * gone with it). What the sweep finds here are Services deleted while Pier ran whose deletion it
+   * missed (a Service without the finalizer whose delete event fell into a watch gap), and
+   * addresses restored from Services deleted between {@code initialize} and the informers' sync.
+   */
+  @Override
+  public Optional<OwnedLoadBalancers> ownedLoadBalancers() {
+    return Optional.of(
+        new OwnedLoadBalancers() {
+          @Override
+          public Future<List<OwnedLoadBalancer>> list(String clusterName) {
+            return call(() -> Future.succeededFuture(owned(clusterName)));
           }
-          return Future.join(b.closeListeners())
-              .transform(
-                  ar -> {
-                    // Release only after the listeners are gone, so that the next holder can bind.
-                    if (!balancers.containsKey(key)) {
-                      pool.release(key);
-                    }
-                    serviceLog.info(b.ref, "deleted load balancer {}", b.ip);
-                    return Future.<Void>succeededFuture();
-                  });
+
+          @Override
+          public Future<Void> delete(String clusterName, OwnedLoadBalancer lb) {
+            return call(
+                () -> {
+                  String key = lb.serviceKey();
+                  String uid = pool.uid(key).orElse(null);
+                  if (uid == null
+                      || !uid.equals(lb.serviceUid())
+                      || !ServiceKey.parse(key).cluster().equals(clusterName)) {
+                    // Gone already, or the key now belongs to another Service: nothing to do.
+                    return Future.succeededFuture();
+                  }
+                  return LocalLoadBalancerProvider.this.delete(key, lb.service(clusterName));
+                });
+          }
         });
+  }
+
+  private List<OwnedLoadBalancer> owned(String clusterName) {
+    List<OwnedLoadBalancer> owned = new ArrayList<>();
+    for (String key : pool.keys()) {
+      ServiceKey parsed;
+      try {
+        parsed = ServiceKey.parse(key);
+      } catch (IllegalArgumentException e) {
+        continue;
+      }
+      if (!parsed.cluster().equals(clusterName)) {
+        continue;
+      }
+      owned.add(
+          new OwnedLoadBalancer(pool.lookup(key).orElse(""), key, pool.uid(key).orElse(""), key));
+    }
+    return owned;
+  }
+
+  /** Closes the Service's listeners, then releases its address; succeeds when there is none. */
+  private Future<Void> delete(String key, ServiceRef ref) {
+    Balancer b = balancers.remove(key);
+    if (b == null) {
+      pool.release(key).ifPresent(ip -> serviceLog.info(ref, "released address {}", ip));
+      return Future.succeededFuture();
+    }
+    return Future.join(b.closeListeners())
+        .transform(
+            ar -> {
+              // Release only after the listeners are gone, so that the next holder can bind.
+              if (!balancers.containsKey(key)) {
+                pool.release(key);
+              }
+              serviceLog.info(b.ref, "deleted load balancer {}", b.ip);
+              return Future.<Void>succeededFuture();
+            });
   }
 
   @Override

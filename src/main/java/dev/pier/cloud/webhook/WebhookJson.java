@@ -81,6 +81,19 @@ public final class WebhookJson {
 
   record Warning(String reason, String message) {}
 
+  /** The body of the optional {@code list} call. */
+  public record ListRequest(String cluster, String clusterUid) {}
+
+  /** {@code list}'s answer: what the webhook holds for the request's clusterUid. */
+  record ListAnswer(List<Listed> loadBalancers) {
+    ListAnswer {
+      loadBalancers = loadBalancers == null ? List.of() : loadBalancers;
+    }
+  }
+
+  /** One listed load balancer; {@code serviceKey} is {@code cluster/namespace/name}. */
+  record Listed(String id, String name, String serviceUid, String serviceKey) {}
+
   /** {@code {"error": {"kind", "message", "field", "value"}}}. */
   record ErrorAnswer(WebhookError error) {}
 

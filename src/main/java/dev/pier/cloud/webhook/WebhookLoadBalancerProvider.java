@@ -10,6 +10,7 @@ import dev.pier.model.ClusterIdentity;
 import dev.pier.model.LbNode;
 import dev.pier.model.LbService;
 import dev.pier.model.LbStatus;
+import dev.pier.model.ServiceKey;
 import dev.pier.model.ServiceRef;
 import dev.pier.retry.ExponentialBackoff;
 import io.vertx.core.Future;
@@ -34,7 +35,8 @@ import tools.jackson.core.exc.StreamReadException;
 
 /**
  * Drives any load balancer through the HTTP+JSON contract of {@code docs/webhook-provider.md}:
- * {@code POST <url>/get}, {@code /ensure}, {@code /update-hosts} and {@code /delete}.
+ * {@code POST <url>/get}, {@code /ensure}, {@code /update-hosts} and {@code /delete}, and the
+ * optional {@code /list} for the orphan sweep.
  *
  * <p>Network errors, timeouts and 5xx answers (except 503 with Retry-After) are retried here with a
  * doubling delay; 429 and 503 with {@code Retry-After} become {@code RetryAfter}; 422 {@code
@@ -50,6 +52,8 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
   private final WebClient client;
   // Cluster name -> uid of its kube-system namespace, from initialize.
   private final Map<String, String> clusterUids = new ConcurrentHashMap<>();
+  // False once the webhook answered /list with 404: it does not implement the optional call.
+  private volatile boolean listSupported = true;
 
   public WebhookLoadBalancerProvider(Vertx vertx, WebhookOptions options) {
     if (options.getUrl().isEmpty()) {
@@ -136,6 +140,94 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
     return call("delete", clusterName, service, null, false).mapEmpty();
   }
 
+  /**
+   * The optional {@code list} call: what the webhook holds for this cluster's uid, each with the
+   * Service it was made for. Offered until the webhook answers {@code /list} with 404 (it does not
+   * implement the call); that list answers empty, and from then on the provider offers nothing.
+   * Deleting a listed load balancer is the ordinary {@code delete} call, with the Service's uid and
+   * key from the listing.
+   */
+  @Override
+  public Optional<OwnedLoadBalancers> ownedLoadBalancers() {
+    if (!listSupported) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new OwnedLoadBalancers() {
+          @Override
+          public Future<List<OwnedLoadBalancer>> list(String clusterName) {
+            return WebhookLoadBalancerProvider.this.list(clusterName);
+          }
+
+          @Override
+          public Future<Void> delete(String clusterName, OwnedLoadBalancer lb) {
+            return ensureLoadBalancerDeleted(clusterName, listed(clusterName, lb));
+          }
+        });
+  }
+
+  private Future<List<OwnedLoadBalancer>> list(String cluster) {
+    if (!listSupported) {
+      return Future.succeededFuture(List.of());
+    }
+    String clusterUid = clusterUids.get(cluster);
+    if (clusterUid == null) {
+      return Future.failedFuture(notInitialized(cluster));
+    }
+    Promise<WebhookJson.ListAnswer> done = Promise.promise();
+    attempt(
+        "list",
+        null,
+        new WebhookJson.ListRequest(cluster, clusterUid),
+        WebhookJson.ListAnswer.class,
+        false,
+        0,
+        done);
+    return done.future()
+        .map(
+            answer ->
+                answer.loadBalancers().stream()
+                    .filter(l -> l != null && l.serviceUid() != null && !l.serviceUid().isEmpty())
+                    .map(
+                        l ->
+                            new OwnedLoadBalancer(
+                                l.id(),
+                                l.name(),
+                                l.serviceUid(),
+                                l.serviceKey() != null && l.serviceKey().split("/", -1).length == 2
+                                    ? cluster + "/" + l.serviceKey()
+                                    : l.serviceKey()))
+                    .toList())
+        .recover(
+            e -> {
+              if (e instanceof ListUnsupported) {
+                listSupported = false;
+                log.info(
+                    "Cluster {}: the webhook does not implement list (404): no orphan sweep",
+                    cluster);
+                return Future.succeededFuture(List.of());
+              }
+              return Future.failedFuture(e);
+            });
+  }
+
+  /** The Service a listed load balancer was made for, as the delete call describes it. */
+  private static LbService listed(String cluster, OwnedLoadBalancer lb) {
+    ServiceRef ref = lb.service(cluster);
+    return new LbService(
+        new ServiceKey(cluster, ref.namespace(), ref.name()),
+        lb.serviceUid(),
+        List.of(),
+        null,
+        "Cluster",
+        0,
+        "None",
+        List.of(),
+        Map.of(),
+        List.of(),
+        LbStatus.EMPTY);
+  }
+
   @Override
   public Future<Void> close() {
     client.close();
@@ -154,29 +246,40 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
       String op, String cluster, LbService service, List<LbNode> nodes, boolean elsewhereAllowed) {
     String clusterUid = clusterUids.get(cluster);
     if (clusterUid == null) {
-      return Future.failedFuture(
-          new ProviderException.Retry(
-              "cluster "
-                  + cluster
-                  + ": its identity (kube-system uid) is not known yet: the provider was not"
-                  + " initialized for it"));
+      return Future.failedFuture(notInitialized(cluster));
     }
     WebhookJson.Request body =
         WebhookJson.request(
             cluster, clusterUid, loadBalancerName(cluster, service), service, nodes);
     ServiceRef prefix = service.ref();
     Promise<Answer> done = Promise.promise();
-    attempt(op, prefix, body, elsewhereAllowed, 0, done);
+    attempt(op, prefix, body, Answer.class, elsewhereAllowed, 0, done);
     return done.future();
   }
 
-  private void attempt(
+  private static ProviderException notInitialized(String cluster) {
+    return new ProviderException.Retry(
+        "cluster "
+            + cluster
+            + ": its identity (kube-system uid) is not known yet: the provider was not"
+            + " initialized for it");
+  }
+
+  /** The webhook answered {@code /list} with 404: it does not implement the optional call. */
+  private static final class ListUnsupported extends RuntimeException {
+    ListUnsupported() {
+      super("webhook list: 404: not implemented", null, false, false);
+    }
+  }
+
+  private <T> void attempt(
       String op,
       ServiceRef prefix,
-      WebhookJson.Request body,
+      Object body,
+      Class<T> type,
       boolean elsewhereAllowed,
       int attempt,
-      Promise<Answer> done) {
+      Promise<T> done) {
     HttpRequest<Buffer> request =
         client.postAbs(options.getUrl() + "/" + op).timeout(options.getTimeout().toMillis());
     if (!options.getToken().isEmpty()) {
@@ -199,7 +302,7 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
                 int status = r.statusCode();
                 if (status >= 200 && status < 300) {
                   try {
-                    done.complete(WebhookJson.decode(r.body(), Answer.class));
+                    done.complete(WebhookJson.decode(r.body(), type));
                   } catch (StreamReadException e) {
                     done.fail(
                         new ProviderException.Retry("webhook " + op + ": answer is not JSON"));
@@ -208,6 +311,10 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
                         new ProviderException.Retry(
                             "webhook " + op + ": malformed answer: " + e.getOriginalMessage()));
                   }
+                  return;
+                }
+                if (status == 404 && op.equals("list")) {
+                  done.fail(new ListUnsupported());
                   return;
                 }
                 failure = error(op, r, elsewhereAllowed);
@@ -221,16 +328,25 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
                             options.getRetryDelay().multipliedBy(1L << 20),
                             attempt + 1)
                         .toMillis();
-                serviceLog.debug(
-                    prefix,
-                    "webhook {} failed ({}), retry {} in {} ms",
-                    op,
-                    failure.getMessage(),
-                    attempt + 1,
-                    delay);
+                if (prefix == null) {
+                  log.debug(
+                      "webhook {} failed ({}), retry {} in {} ms",
+                      op,
+                      failure.getMessage(),
+                      attempt + 1,
+                      delay);
+                } else {
+                  serviceLog.debug(
+                      prefix,
+                      "webhook {} failed ({}), retry {} in {} ms",
+                      op,
+                      failure.getMessage(),
+                      attempt + 1,
+                      delay);
+                }
                 vertx.setTimer(
                     Math.max(1, delay),
-                    t -> attempt(op, prefix, body, elsewhereAllowed, attempt + 1, done));
+                    t -> attempt(op, prefix, body, type, elsewhereAllowed, attempt + 1, done));
                 return;
               }
               done.fail(failure);

@@ -14,8 +14,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * A small in-memory implementation of docs/webhook-provider.md: it "creates" a load balancer per
  * Service (clusterUid + uid) with an address from 192.0.2.0/24 and remembers its ports and nodes.
- * It rejects non-TCP/UDP protocols as invalid input, and can inject busy (503 Retry-After) and 500
- * answers for tests.
+ * It implements the optional {@code list} (what it holds for a clusterUid), rejects non-TCP/UDP
+ * protocols as invalid input, and can inject busy (503 Retry-After) and 500 answers for tests.
  */
 public final class ReferenceWebhook implements AutoCloseable {
   private final Vertx vertx = Vertx.vertx();
@@ -127,7 +127,7 @@ public final class ReferenceWebhook implements AutoCloseable {
       return;
     }
     String op = req.path().substring(prefix.length());
-    if (!List.of("get", "ensure", "update-hosts", "delete").contains(op)) {
+    if (!List.of("get", "ensure", "update-hosts", "delete", "list").contains(op)) {
       error(req, 404, "not_found", "unknown operation " + op);
       return;
     }
@@ -140,6 +140,10 @@ public final class ReferenceWebhook implements AutoCloseable {
     if (failures > 0) {
       failures--;
       error(req, 500, "internal", "injected failure");
+      return;
+    }
+    if (op.equals("list")) {
+      list(req, text);
       return;
     }
     JsonObject body;
@@ -207,6 +211,8 @@ public final class ReferenceWebhook implements AutoCloseable {
           lbs.put(key, lb);
         }
         lb.put("name", body.getString("loadBalancerName"))
+            .put("cluster", body.getString("cluster"))
+            .put("uid", svc.getString("uid"))
             .put("namespace", svc.getString("namespace"))
             .put("service", svc.getString("name"))
             .put("ports", ports.copy())
@@ -244,6 +250,40 @@ public final class ReferenceWebhook implements AutoCloseable {
         req.response().setStatusCode(204).end();
       }
     }
+  }
+
+  /** {@code list}: every load balancer made for the request's clusterUid. */
+  private void list(HttpServerRequest req, String text) {
+    String clusterUid;
+    try {
+      JsonObject body = new JsonObject(text);
+      clusterUid = body.getString("clusterUid");
+      if (body.getString("cluster") == null || clusterUid == null) {
+        throw new IllegalArgumentException("cluster and clusterUid are required");
+      }
+    } catch (RuntimeException e) {
+      error(req, 400, "bad_request", "cannot parse the request: " + e.getMessage());
+      return;
+    }
+    JsonArray out = new JsonArray();
+    lbs.forEach(
+        (key, lb) -> {
+          if (key.startsWith(clusterUid + "/")) {
+            out.add(
+                new JsonObject()
+                    .put("id", key)
+                    .put("name", lb.getString("name"))
+                    .put("serviceUid", lb.getString("uid"))
+                    .put(
+                        "serviceKey",
+                        lb.getString("cluster")
+                            + "/"
+                            + lb.getString("namespace")
+                            + "/"
+                            + lb.getString("service")));
+          }
+        });
+    json(req, 200, new JsonObject().put("loadBalancers", out));
   }
 
   private static JsonArray names(JsonArray nodes) {

@@ -24,6 +24,11 @@ class ReferenceWebhookConformanceTest extends WebhookConformanceTest {
   }
 
   @Override
+  protected boolean listRequired() {
+    return true;
+  }
+
+  @Override
   protected String webhookToken() {
     return TOKEN;
   }

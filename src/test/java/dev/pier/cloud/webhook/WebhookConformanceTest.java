@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pier.cloud.EnsureResult;
+import dev.pier.cloud.LoadBalancerProvider.OwnedLoadBalancer;
+import dev.pier.cloud.LoadBalancerProvider.OwnedLoadBalancers;
 import dev.pier.cloud.ProviderException;
 import dev.pier.model.ClusterIdentity;
 import dev.pier.model.LbNode;
@@ -46,6 +48,14 @@ public abstract class WebhookConformanceTest {
   /** The bearer token the webhook requires; empty when it requires none. */
   protected String webhookToken() {
     return "";
+  }
+
+  /**
+   * Whether the webhook must implement the optional {@code list} call. When false and the webhook
+   * answers {@code /list} with 404, the list test passes without checking anything.
+   */
+  protected boolean listRequired() {
+    return false;
   }
 
   /** The client's options; override to add TLS settings (caFile, certFile, keyFile). */
@@ -201,6 +211,52 @@ public abstract class WebhookConformanceTest {
     assertThat(provider.getLoadBalancer(CLUSTER, b).await(30, TimeUnit.SECONDS))
         .isEqualTo(Optional.of(sb));
     provider.ensureLoadBalancerDeleted(CLUSTER, b).await(30, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void listReturnsWhatEnsureMadeForThisClusterUidOnlyAndDeleteRemovesAListedOne() throws Exception {
+    LbService a = service("listed-a", tcp(80, 30080));
+    LbService b = service("listed-b", tcp(80, 30081));
+    LbService foreign = service("listed-foreign", tcp(80, 30082));
+    WebhookLoadBalancerProvider other = new WebhookLoadBalancerProvider(vertx, clientOptions());
+    other.initialize(
+        new ClusterIdentity(CLUSTER, "9d0c7a7e-0000-4000-8000-0000000000ff"), List.of());
+    try {
+      provider.ensureLoadBalancer(CLUSTER, a, nodes("n1")).await(30, TimeUnit.SECONDS);
+      provider.ensureLoadBalancer(CLUSTER, b, nodes("n1")).await(30, TimeUnit.SECONDS);
+      other.ensureLoadBalancer(CLUSTER, foreign, nodes("n1")).await(30, TimeUnit.SECONDS);
+      Optional<OwnedLoadBalancers> owned = provider.ownedLoadBalancers();
+      assertThat(owned).as("the client offers list until the webhook answers 404").isPresent();
+      List<OwnedLoadBalancer> listed = owned.get().list(CLUSTER).await(30, TimeUnit.SECONDS);
+      if (provider.ownedLoadBalancers().isEmpty()) {
+        assertThat(listRequired()).as("the webhook answered /list with 404").isFalse();
+        assertThat(listed).isEmpty();
+        return;
+      }
+      assertThat(listed)
+          .as("what ensure made for this clusterUid, and nothing of another clusterUid")
+          .extracting(OwnedLoadBalancer::serviceUid)
+          .contains(a.uid(), b.uid())
+          .doesNotContain(foreign.uid());
+      OwnedLoadBalancer la =
+          listed.stream().filter(l -> l.serviceUid().equals(a.uid())).findFirst().orElseThrow();
+      assertThat(la.serviceKey()).isEqualTo(a.key().toString());
+      assertThat(la.name()).isEqualTo(provider.loadBalancerName(CLUSTER, a));
+      assertThat(la.id()).isNotBlank();
+
+      owned.get().delete(CLUSTER, la).await(30, TimeUnit.SECONDS);
+      assertThat(provider.getLoadBalancer(CLUSTER, a).await(30, TimeUnit.SECONDS)).isEmpty();
+      assertThat(provider.getLoadBalancer(CLUSTER, b).await(30, TimeUnit.SECONDS)).isPresent();
+      assertThat(owned.get().list(CLUSTER).await(30, TimeUnit.SECONDS))
+          .extracting(OwnedLoadBalancer::serviceUid)
+          .doesNotContain(a.uid())
+          .contains(b.uid());
+    } finally {
+      provider.ensureLoadBalancerDeleted(CLUSTER, a).await(30, TimeUnit.SECONDS);
+      provider.ensureLoadBalancerDeleted(CLUSTER, b).await(30, TimeUnit.SECONDS);
+      other.ensureLoadBalancerDeleted(CLUSTER, foreign).await(30, TimeUnit.SECONDS);
+      other.close();
+    }
   }
 
   @Test

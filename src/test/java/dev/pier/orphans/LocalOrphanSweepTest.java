@@ -1,0 +1,124 @@
+package dev.pier.orphans;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.pier.cloud.LoadBalancerProvider.OwnedLoadBalancer;
+import dev.pier.cloud.LoadBalancerProvider.OwnedLoadBalancers;
+import dev.pier.cloud.local.LocalLoadBalancerProvider;
+import dev.pier.cloud.local.LocalProviderOptions;
+import dev.pier.kube.AsyncKubeApi;
+import dev.pier.kube.Cluster;
+import dev.pier.kube.Clusters;
+import dev.pier.kube.ServiceWriter;
+import dev.pier.model.ClusterIdentity;
+import dev.pier.model.LbNode;
+import dev.pier.model.LbPort;
+import dev.pier.model.LbService;
+import dev.pier.model.LbStatus;
+import dev.pier.model.ServiceKey;
+import dev.pier.policy.DeletionGuard;
+import dev.pier.testkit.InProcessPier;
+import dev.pier.testkit.KubeApiServer;
+import dev.pier.testkit.RealKubeApiServer;
+import dev.pier.testkit.Services;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Vertx;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The sweeper with the local provider and a real informer cache: an address the process holds for a
+ * Service uid the cache does not know (its delete event was missed) is released; the address of a
+ * Service in the cache stays.
+ */
+@RealKubeApiServer
+class LocalOrphanSweepTest {
+
+  private static LbService lbService(String ns, String name, String uid) {
+    return new LbService(
+        new ServiceKey("kubernetes", ns, name),
+        uid,
+        List.of(new LbPort("http", "TCP", InProcessPier.freeNodePort(), 30080)),
+        null,
+        "Cluster",
+        0,
+        "None",
+        List.of(),
+        Map.of(),
+        List.of("IPv4"),
+        LbStatus.EMPTY);
+  }
+
+  @Test
+  void aBalancerWhoseServiceUidIsNotInTheCacheIsSwept(KubeApiServer kube) throws Exception {
+    String ns = kube.createNamespace("local-orphans");
+    kube.client()
+        .services()
+        .inNamespace(ns)
+        .resource(Services.loadBalancer(ns, "live", 80, InProcessPier.freeNodePort()))
+        .create();
+    String liveUid =
+        kube.client().services().inNamespace(ns).withName("live").get().getMetadata().getUid();
+    Vertx vertx = Vertx.vertx();
+    KubernetesClient client = kube.newClient(kube.adminToken());
+    AsyncKubeApi api = new AsyncKubeApi(client);
+    Cluster cluster =
+        new Cluster(
+            "kubernetes",
+            client,
+            Duration.ZERO,
+            new ServiceWriter(api),
+            (ref, type, reason, message) -> {},
+            api);
+    LocalLoadBalancerProvider provider =
+        new LocalLoadBalancerProvider(
+            vertx, new LocalProviderOptions().setPoolAddresses(List.of("127.243.0.0/24")));
+    try {
+      cluster.serviceInformer().start();
+      cluster.nodeInformer().start();
+      await().atMost(InProcessPier.CONVERGE).until(cluster::synced);
+      provider
+          .initialize(new ClusterIdentity("kubernetes", "kube-system-uid"), List.of())
+          .await(10, TimeUnit.SECONDS);
+      List<LbNode> nodes = List.of(new LbNode("n1", "", "127.0.0.1", null, Map.of()));
+      provider
+          .ensureLoadBalancer("kubernetes", lbService(ns, "live", liveUid), nodes)
+          .await(10, TimeUnit.SECONDS);
+      provider
+          .ensureLoadBalancer(
+              "kubernetes", lbService(ns, "missed", "uid-of-a-deleted-service"), nodes)
+          .await(10, TimeUnit.SECONDS);
+
+      OrphanSweeper sweeper =
+          OrphanSweeper.forProvider(
+              new Clusters(List.of(cluster)),
+              provider,
+              Duration.ofMinutes(10),
+              new DeletionGuard(
+                  DeletionGuard.DEFAULT_MIN_DELETIONS,
+                  DeletionGuard.DEFAULT_MAX_PERCENT,
+                  DeletionGuard.DEFAULT_WINDOW,
+                  false,
+                  System::currentTimeMillis),
+              new SimpleMeterRegistry());
+      assertThat(sweeper).as("the local provider can list what it owns").isNotNull();
+
+      assertThat(sweeper.sweep().await(30, TimeUnit.SECONDS)).isEqualTo(1);
+
+      OwnedLoadBalancers owned = provider.ownedLoadBalancers().orElseThrow();
+      assertThat(owned.list("kubernetes").await(10, TimeUnit.SECONDS))
+          .extracting(OwnedLoadBalancer::serviceUid)
+          .containsExactly(liveUid);
+      assertThat(sweeper.sweep().await(30, TimeUnit.SECONDS)).as("nothing more").isZero();
+    } finally {
+      provider.close().await(10, TimeUnit.SECONDS);
+      cluster.close();
+      vertx.close().await(10, TimeUnit.SECONDS);
+    }
+  }
+}
