@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pier.cloud.EnsureResult;
 import dev.pier.cloud.ProviderException;
+import dev.pier.cloud.VerifyResult;
 import dev.pier.model.ClusterIdentity;
 import dev.pier.model.LbNode;
 import dev.pier.model.LbPort;
@@ -201,6 +202,33 @@ public abstract class WebhookConformanceTest {
     assertThat(provider.getLoadBalancer(CLUSTER, b).await(30, TimeUnit.SECONDS))
         .isEqualTo(Optional.of(sb));
     provider.ensureLoadBalancerDeleted(CLUSTER, b).await(30, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void verifyWhenImplementedAnswersLikeEnsureAndRecreatesAMissingLoadBalancerSayingSo()
+      throws Exception {
+    LbService svc = service("verify", tcp(80, 30080));
+    LbStatus status =
+        provider.ensureLoadBalancer(CLUSTER, svc, nodes("n1")).await(30, TimeUnit.SECONDS).status();
+    VerifyResult unchanged =
+        provider.verifyLoadBalancer(CLUSTER, svc, nodes("n1")).await(30, TimeUnit.SECONDS);
+    assertThat(unchanged.result().status()).isEqualTo(status);
+    if (!provider.verifySupported()) {
+      // verify is optional: this webhook answered 404, and the client verified with ensure.
+      provider.ensureLoadBalancerDeleted(CLUSTER, svc).await(30, TimeUnit.SECONDS);
+      return;
+    }
+    assertThat(unchanged.repairs()).as("nothing differed, so nothing was repaired").isEmpty();
+    // Gone (here through delete; out of band in real life): verify makes it again and says so.
+    provider.ensureLoadBalancerDeleted(CLUSTER, svc).await(30, TimeUnit.SECONDS);
+    VerifyResult repaired =
+        provider.verifyLoadBalancer(CLUSTER, svc, nodes("n1")).await(30, TimeUnit.SECONDS);
+    assertUsable(repaired.result().status());
+    assertThat(repaired.repairs()).as("a missing load balancer is a repair").isNotEmpty();
+    assertThat(repaired.repairs()).allSatisfy(r -> assertThat(r).isNotBlank());
+    assertThat(provider.getLoadBalancer(CLUSTER, svc).await(30, TimeUnit.SECONDS))
+        .contains(repaired.result().status());
+    provider.ensureLoadBalancerDeleted(CLUSTER, svc).await(30, TimeUnit.SECONDS);
   }
 
   @Test
