@@ -73,9 +73,11 @@ public final class WebhookJson {
   public record Ingress(String ip, String hostname, String ipMode) {}
 
   /** A success answer: get's {@code exists} and {@code status}, ensure's status and warnings. */
-  record Answer(Boolean exists, Status status, List<Warning> warnings) {
+  /** The answer of get ({@code exists}, {@code status}), ensure and verify ({@code repairs}). */
+  record Answer(Boolean exists, Status status, List<Warning> warnings, List<String> repairs) {
     Answer {
       warnings = warnings == null ? List.of() : warnings;
+      repairs = repairs == null ? List.of() : repairs;
     }
   }
 

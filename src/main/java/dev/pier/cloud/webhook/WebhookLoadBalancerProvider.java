@@ -3,6 +3,7 @@ package dev.pier.cloud.webhook;
 import dev.pier.cloud.EnsureResult;
 import dev.pier.cloud.LoadBalancerProvider;
 import dev.pier.cloud.ProviderException;
+import dev.pier.cloud.VerifyResult;
 import dev.pier.cloud.webhook.WebhookJson.Answer;
 import dev.pier.cloud.webhook.WebhookJson.WebhookError;
 import dev.pier.log.ServiceLog;
@@ -36,7 +37,9 @@ import tools.jackson.core.exc.StreamReadException;
 /**
  * Drives any load balancer through the HTTP+JSON contract of {@code docs/webhook-provider.md}:
  * {@code POST <url>/get}, {@code /ensure}, {@code /update-hosts} and {@code /delete}, and the
- * optional {@code /list} for the orphan sweep.
+ * optional {@code /list} for the orphan sweep, and the optional {@code /verify}: a webhook that
+ * answers it 404 does not implement it, and from then on this provider verifies by calling {@code
+ * /ensure}.
  *
  * <p>Network errors, timeouts and 5xx answers (except 503 with Retry-After) are retried here with a
  * doubling delay; 429 and 503 with {@code Retry-After} become {@code RetryAfter}; 422 {@code
@@ -54,6 +57,8 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
   private final Map<String, String> clusterUids = new ConcurrentHashMap<>();
   // False once the webhook answered /list with 404: it does not implement the optional call.
   private volatile boolean listSupported = true;
+  // False once the webhook answered /verify with 404: verification then runs ensure.
+  private volatile boolean verifySupported = true;
 
   public WebhookLoadBalancerProvider(Vertx vertx, WebhookOptions options) {
     if (options.getUrl().isEmpty()) {
@@ -110,23 +115,64 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
   public Future<EnsureResult> ensureLoadBalancer(
       String clusterName, LbService service, List<LbNode> nodes) {
     return call("ensure", clusterName, service, nodes, true)
-        .map(
-            body -> {
-              LbStatus status = parse(body.status(), "ensure");
-              if (status.isEmpty()) {
-                throw new ProviderException.Retry(
-                    "webhook ensure: malformed answer: status.ingress is empty");
+        .map(body -> ensureResult(body, "ensure"));
+  }
+
+  /**
+   * {@code POST <url>/verify} with the ensure body; its answer is ensure's plus {@code repairs}. A
+   * 404 means the webhook does not implement verify: this and every later verification run ensure
+   * instead (the default of the SPI), which repairs too but cannot say what.
+   */
+  @Override
+  public Future<VerifyResult> verifyLoadBalancer(
+      String clusterName, LbService service, List<LbNode> nodes) {
+    if (!verifySupported) {
+      return LoadBalancerProvider.super.verifyLoadBalancer(clusterName, service, nodes);
+    }
+    return call("verify", clusterName, service, nodes, true)
+        .map(body -> new VerifyResult(ensureResult(body, "verify"), body.repairs()))
+        .recover(
+            e -> {
+              if (!(e instanceof VerifyNotImplemented)) {
+                return Future.failedFuture(e);
               }
-              List<EnsureResult.Warning> warnings =
-                  body.warnings().stream()
-                      .map(
-                          w ->
-                              new EnsureResult.Warning(
-                                  w.reason() == null ? "LoadBalancerWarning" : w.reason(),
-                                  w.message() == null ? "" : w.message()))
-                      .toList();
-              return new EnsureResult(status, warnings);
+              if (verifySupported) {
+                verifySupported = false;
+                log.info(
+                    "the webhook answers 404 to verify: it does not implement it; load balancers"
+                        + " are verified with ensure from now on");
+              }
+              return LoadBalancerProvider.super.verifyLoadBalancer(clusterName, service, nodes);
             });
+  }
+
+  /** Whether verifications still call {@code /verify} (false after a 404). */
+  boolean verifySupported() {
+    return verifySupported;
+  }
+
+  private static EnsureResult ensureResult(Answer body, String op) {
+    LbStatus status = parse(body.status(), op);
+    if (status.isEmpty()) {
+      throw new ProviderException.Retry(
+          "webhook " + op + ": malformed answer: status.ingress is empty");
+    }
+    List<EnsureResult.Warning> warnings =
+        body.warnings().stream()
+            .map(
+                w ->
+                    new EnsureResult.Warning(
+                        w.reason() == null ? "LoadBalancerWarning" : w.reason(),
+                        w.message() == null ? "" : w.message()))
+            .toList();
+    return new EnsureResult(status, warnings);
+  }
+
+  /** The webhook answered 404 to {@code /verify}: the optional operation is not implemented. */
+  private static final class VerifyNotImplemented extends RuntimeException {
+    VerifyNotImplemented() {
+      super("webhook verify: 404: not implemented", null, false, false);
+    }
   }
 
   @Override
@@ -315,6 +361,10 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
                 }
                 if (status == 404 && op.equals("list")) {
                   done.fail(new ListUnsupported());
+                  return;
+                }
+                if (status == 404 && op.equals("verify")) {
+                  done.fail(new VerifyNotImplemented());
                   return;
                 }
                 failure = error(op, r, elsewhereAllowed);

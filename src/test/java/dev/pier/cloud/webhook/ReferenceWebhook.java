@@ -15,7 +15,10 @@ import java.util.concurrent.TimeUnit;
  * A small in-memory implementation of docs/webhook-provider.md: it "creates" a load balancer per
  * Service (clusterUid + uid) with an address from 192.0.2.0/24 and remembers its ports and nodes.
  * It implements the optional {@code list} (what it holds for a clusterUid), rejects non-TCP/UDP
- * protocols as invalid input, and can inject busy (503 Retry-After) and 500 answers for tests.
+ * protocols as invalid input, and can inject busy (503 Retry-After) and 500 answers for tests. It
+ * implements the optional {@code verify}: like {@code ensure}, plus the repairs it made (a missing
+ * load balancer recreated, ports or backends set back); {@link #supportVerify} turns it off (404,
+ * as a webhook without it answers).
  */
 public final class ReferenceWebhook implements AutoCloseable {
   private final Vertx vertx = Vertx.vertx();
@@ -29,6 +32,8 @@ public final class ReferenceWebhook implements AutoCloseable {
   private int failures;
   private boolean refuseDeletes;
   private int calls;
+  private boolean verify = true;
+  private final List<String> operations = new java.util.ArrayList<>();
 
   private ReferenceWebhook(String token, HttpServerOptions options) {
     this.token = token;
@@ -89,6 +94,16 @@ public final class ReferenceWebhook implements AutoCloseable {
     return calls;
   }
 
+  /** While false, {@code verify} is answered 404, as by a webhook that does not implement it. */
+  public synchronized void supportVerify(boolean supported) {
+    verify = supported;
+  }
+
+  /** The operations called so far, in order ("ensure", "verify", ...). */
+  public synchronized List<String> operations() {
+    return List.copyOf(operations);
+  }
+
   /** The load balancers: key clusterUid/uid, value {name, namespace, service, ip, ports, nodes}. */
   public synchronized Map<String, JsonObject> loadBalancers() {
     Map<String, JsonObject> copy = new TreeMap<>();
@@ -127,7 +142,11 @@ public final class ReferenceWebhook implements AutoCloseable {
       return;
     }
     String op = req.path().substring(prefix.length());
-    if (!List.of("get", "ensure", "update-hosts", "delete", "list").contains(op)) {
+    operations.add(op);
+    if (!(verify
+            ? List.of("get", "ensure", "verify", "update-hosts", "delete", "list")
+            : List.of("get", "ensure", "update-hosts", "delete", "list"))
+        .contains(op)) {
       error(req, 404, "not_found", "unknown operation " + op);
       return;
     }
@@ -171,7 +190,7 @@ public final class ReferenceWebhook implements AutoCloseable {
         }
         json(req, 200, a);
       }
-      case "ensure" -> {
+      case "ensure", "verify" -> {
         JsonArray ports = svc.getJsonArray("ports", new JsonArray());
         for (int i = 0; i < ports.size(); i++) {
           String protocol = ports.getJsonObject(i).getString("protocol");
@@ -197,6 +216,14 @@ public final class ReferenceWebhook implements AutoCloseable {
             return;
           }
         }
+        JsonArray nodes = names(body.getJsonArray("nodes", new JsonArray()));
+        JsonArray repairs = new JsonArray();
+        if (lb != null && !ports.equals(lb.getJsonArray("ports"))) {
+          repairs.add("ports were " + lb.getJsonArray("ports").encode() + "; set them back");
+        }
+        if (lb != null && !nodes.equals(lb.getJsonArray("nodes"))) {
+          repairs.add("backends were " + lb.getJsonArray("nodes").encode() + "; set them back");
+        }
         if (lb == null) {
           int n = 1;
           while (n < 255 && used[n]) {
@@ -209,6 +236,11 @@ public final class ReferenceWebhook implements AutoCloseable {
           used[n] = true;
           lb = new JsonObject().put("ip", "192.0.2." + n);
           lbs.put(key, lb);
+          repairs.add(
+              "load balancer "
+                  + body.getString("loadBalancerName")
+                  + " was missing; recreated it at 192.0.2."
+                  + n);
         }
         lb.put("name", body.getString("loadBalancerName"))
             .put("cluster", body.getString("cluster"))
@@ -216,8 +248,13 @@ public final class ReferenceWebhook implements AutoCloseable {
             .put("namespace", svc.getString("namespace"))
             .put("service", svc.getString("name"))
             .put("ports", ports.copy())
-            .put("nodes", names(body.getJsonArray("nodes", new JsonArray())));
-        json(req, 200, new JsonObject().put("status", status(lb)).put("warnings", new JsonArray()));
+            .put("nodes", nodes);
+        JsonObject answer =
+            new JsonObject().put("status", status(lb)).put("warnings", new JsonArray());
+        if (op.equals("verify")) {
+          answer.put("repairs", repairs);
+        }
+        json(req, 200, answer);
       }
       case "update-hosts" -> {
         if (lb == null) {

@@ -7,6 +7,7 @@ import dev.pier.cloud.EnsureResult;
 import dev.pier.cloud.LoadBalancerProvider.OwnedLoadBalancer;
 import dev.pier.cloud.LoadBalancerProvider.OwnedLoadBalancers;
 import dev.pier.cloud.ProviderException;
+import dev.pier.cloud.VerifyResult;
 import dev.pier.model.ClusterIdentity;
 import dev.pier.model.LbNode;
 import dev.pier.model.LbPort;
@@ -257,6 +258,33 @@ public abstract class WebhookConformanceTest {
       other.ensureLoadBalancerDeleted(CLUSTER, foreign).await(30, TimeUnit.SECONDS);
       other.close();
     }
+  }
+
+  @Test
+  void verifyWhenImplementedAnswersLikeEnsureAndRecreatesAMissingLoadBalancerSayingSo()
+      throws Exception {
+    LbService svc = service("verify", tcp(80, 30080));
+    LbStatus status =
+        provider.ensureLoadBalancer(CLUSTER, svc, nodes("n1")).await(30, TimeUnit.SECONDS).status();
+    VerifyResult unchanged =
+        provider.verifyLoadBalancer(CLUSTER, svc, nodes("n1")).await(30, TimeUnit.SECONDS);
+    assertThat(unchanged.result().status()).isEqualTo(status);
+    if (!provider.verifySupported()) {
+      // verify is optional: this webhook answered 404, and the client verified with ensure.
+      provider.ensureLoadBalancerDeleted(CLUSTER, svc).await(30, TimeUnit.SECONDS);
+      return;
+    }
+    assertThat(unchanged.repairs()).as("nothing differed, so nothing was repaired").isEmpty();
+    // Gone (here through delete; out of band in real life): verify makes it again and says so.
+    provider.ensureLoadBalancerDeleted(CLUSTER, svc).await(30, TimeUnit.SECONDS);
+    VerifyResult repaired =
+        provider.verifyLoadBalancer(CLUSTER, svc, nodes("n1")).await(30, TimeUnit.SECONDS);
+    assertUsable(repaired.result().status());
+    assertThat(repaired.repairs()).as("a missing load balancer is a repair").isNotEmpty();
+    assertThat(repaired.repairs()).allSatisfy(r -> assertThat(r).isNotBlank());
+    assertThat(provider.getLoadBalancer(CLUSTER, svc).await(30, TimeUnit.SECONDS))
+        .contains(repaired.result().status());
+    provider.ensureLoadBalancerDeleted(CLUSTER, svc).await(30, TimeUnit.SECONDS);
   }
 
   @Test

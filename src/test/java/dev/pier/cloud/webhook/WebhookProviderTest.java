@@ -215,6 +215,17 @@ class WebhookProviderTest {
 
       await().atMost(InProcessPier.CONVERGE).until(() -> lbOf(uid) != null);
       assertThat(ingressIp(ns, "drift")).isEqualTo(lbOf(uid).getString("ip"));
+      // The reference webhook implements verify: the Warning carries what it repaired.
+      await()
+          .atMost(InProcessPier.CONVERGE)
+          .until(
+              () ->
+                  Services.events(client, ns, "drift").stream()
+                      .anyMatch(
+                          e ->
+                              "RepairedLoadBalancer".equals(e.getReason())
+                                  && e.getMessage().contains("was missing; recreated it")));
+      assertThat(webhook.operations()).contains("verify");
     }
   }
 }
