@@ -3,9 +3,12 @@ package dev.pier.orphans;
 import dev.pier.cloud.LoadBalancerProvider;
 import dev.pier.cloud.LoadBalancerProvider.OwnedLoadBalancer;
 import dev.pier.cloud.LoadBalancerProvider.OwnedLoadBalancers;
+import dev.pier.events.EventReasons;
+import dev.pier.events.ObjectRef;
 import dev.pier.kube.Cluster;
 import dev.pier.kube.Clusters;
 import dev.pier.log.ServiceLog;
+import dev.pier.model.ServiceRef;
 import dev.pier.policy.DeletionGuard;
 import io.fabric8.kubernetes.api.model.Service;
 import io.micrometer.core.instrument.Counter;
@@ -116,11 +119,16 @@ public final class OrphanSweeper extends AbstractVerticle {
                   continue;
                 }
                 if (!guard.allow(lb.name() + " (" + lb.id() + ")", lbs.size())) {
-                  serviceLog.warn(
-                      lb.service(cluster.name()),
-                      "not deleting orphaned load balancer {} ({}): held by the deletion guard",
-                      lb.name(),
-                      lb.id());
+                  ServiceRef gone = lb.service(cluster.name());
+                  String message =
+                      "Not deleting orphaned load balancer "
+                          + lb.name()
+                          + " ("
+                          + lb.id()
+                          + "): held by the deletion guard until deletionGuard.confirm";
+                  serviceLog.warn(gone, "{}", message);
+                  // The Service is gone; the Event still lists under its namespace.
+                  cluster.events().warning(ObjectRef.of(gone), EventReasons.DELETION_HELD, message);
                   continue;
                 }
                 deletions.add(

@@ -82,6 +82,7 @@ class DeletionGuardSweepTest {
 
   @Test
   void aMassSweepIsHeldUntilTheOperatorConfirms() throws Exception {
+    String ns = kube.createNamespace("gone");
     for (int i = 0; i < 12; i++) {
       cloud.createDirect(
           "orphan-" + i,
@@ -93,7 +94,7 @@ class DeletionGuardSweepTest {
               "pier.dev/cluster-uid",
               kube.client().namespaces().withName("kube-system").get().getMetadata().getUid(),
               "pier.dev/namespace",
-              "gone",
+              ns,
               "pier.dev/name",
               "svc-" + i),
           false);
@@ -107,6 +108,14 @@ class DeletionGuardSweepTest {
       assertThat(orphans()).as("held across later sweeps").isEqualTo(9);
       assertThat(pier.pier().metrics().registry().get("pier.deletion.guard.held").gauge().value())
           .isEqualTo(9.0);
+      await()
+          .atMost(InProcessPier.CONVERGE)
+          .until(
+              () ->
+                  kube.client().v1().events().inNamespace(ns).list().getItems().stream()
+                          .filter(e -> "LoadBalancerDeletionHeld".equals(e.getReason()))
+                          .count()
+                      == 9);
     }
     try (InProcessPier pier = startPier(true)) {
       await().atMost(InProcessPier.CONVERGE).until(() -> orphans() == 0);
