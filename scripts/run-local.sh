@@ -20,7 +20,9 @@ cleanup() {
   trap - EXIT INT TERM
   echo "[pier] stopping"
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
+  # Only Pier and the backend: a bare wait would also wait for the API server, which is stopped
+  # below, and hang when the script alone gets the signal (timeout, a service manager).
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
   pier_apiserver_stop "$state" || true
   rm -rf "$state"
 }
