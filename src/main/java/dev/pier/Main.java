@@ -22,7 +22,7 @@ public final class Main {
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "-h", "--help" -> {
-          System.out.print(usage());
+          System.out.print(Usage.text());
           return;
         }
         case "-c", "--config" -> {
@@ -78,11 +78,7 @@ public final class Main {
   }
 
   private static void fail(String message) {
-    System.err.println("pier: " + message + "\n\n" + usage());
+    System.err.println("pier: " + message + "\n\n" + Usage.text());
     System.exit(EXIT_USAGE);
-  }
-
-  static String usage() {
-    return Usage.text();
   }
 }

@@ -168,16 +168,14 @@ public final class ServiceReconciler {
     pushed.record(run.key(), NodeSet.of(nodes));
     return provider
         .ensureLoadBalancer(run.ref().cluster(), run.view(), nodes)
-        .compose(
-            result -> {
-              result
-                  .warnings()
-                  .forEach(w -> run.events().warning(run.object(), w.reason(), w.message()));
-              ProviderException unusable = ReconcileDecision.unusable(result);
-              return unusable == null
-                  ? Future.succeededFuture(result)
-                  : Future.failedFuture(unusable);
-            });
+        .compose(result -> publishable(run, result));
+  }
+
+  /** Reports the provider's warnings; an answer without a status fails (and is retried). */
+  private static Future<EnsureResult> publishable(Run run, EnsureResult result) {
+    result.warnings().forEach(w -> run.events().warning(run.object(), w.reason(), w.message()));
+    ProviderException unusable = ReconcileDecision.unusable(result);
+    return unusable == null ? Future.succeededFuture(result) : Future.failedFuture(unusable);
   }
 
   /** Writes the status unless the Service already shows it (as the server stores it). */
@@ -235,29 +233,28 @@ public final class ServiceReconciler {
     return provider
         .verifyLoadBalancer(run.ref().cluster(), run.view(), nodes)
         .compose(
-            verified -> {
-              EnsureResult result = verified.result();
-              result
-                  .warnings()
-                  .forEach(w -> run.events().warning(run.object(), w.reason(), w.message()));
-              ProviderException unusable = ReconcileDecision.unusable(result);
-              if (unusable != null) {
-                return Future.failedFuture(unusable);
-              }
-              List<String> repairs = ReconcileDecision.repairs(verified, run.view().status());
-              if (!repairs.isEmpty()) {
-                String message = "Repaired load balancer drift: " + String.join("; ", repairs);
-                run.events().warning(run.object(), EventReasons.REPAIRED_LOAD_BALANCER, message);
-                log.warn(run.ref(), "{}", message);
-              }
-              return writeStatus(run, result.status()).map(result);
-            })
+            verified ->
+                publishable(run, verified.result())
+                    .compose(
+                        result -> {
+                          reportRepairs(
+                              run, ReconcileDecision.repairs(verified, run.view().status()));
+                          return writeStatus(run, result.status()).map(result);
+                        }))
         .map(
             result -> {
               ensured.put(run.key(), result.status());
               return WorkResult.success();
             })
         .recover(e -> ensureFailed(run, e));
+  }
+
+  private static void reportRepairs(Run run, List<String> repairs) {
+    if (!repairs.isEmpty()) {
+      String message = "Repaired load balancer drift: " + String.join("; ", repairs);
+      run.events().warning(run.object(), EventReasons.REPAIRED_LOAD_BALANCER, message);
+      log.warn(run.ref(), "{}", message);
+    }
   }
 
   // --- node sync: hosts of an existing load balancer ----------------------------------------
@@ -320,24 +317,24 @@ public final class ServiceReconciler {
 
   private Future<WorkResult> cleanup(Run run) {
     boolean deleting = run.svc().getMetadata().getDeletionTimestamp() != null;
+    return deleteAndClearStatus(run)
+        .compose(v -> run.cluster().writer().removeFinalizer(ctx, run.key()))
+        .map(v -> deleted(run, deleting ? "Service deleted" : "no longer type LoadBalancer"))
+        .recover(e -> deleteFailed(run, e));
+  }
+
+  /** The load balancer goes (unless abandoned), then the status of a Service that lives on. */
+  private Future<Void> deleteAndClearStatus(Run run) {
     run.events()
         .normal(run.object(), EventReasons.DELETING_LOAD_BALANCER, "Deleting load balancer");
-    return deleteLoadBalancer(run)
-        .compose(v -> clearStatus(run))
-        .compose(v -> run.cluster().writer().removeFinalizer(ctx, run.key()))
-        .map(
-            v -> {
-              forget(run.key());
-              run.events()
-                  .normal(
-                      run.object(), EventReasons.DELETED_LOAD_BALANCER, "Deleted load balancer");
-              log.info(
-                  run.ref(),
-                  "deleted load balancer ({})",
-                  deleting ? "Service deleted" : "no longer type LoadBalancer");
-              return WorkResult.success();
-            })
-        .recover(e -> deleteFailed(run, e));
+    return deleteLoadBalancer(run).compose(v -> clearStatus(run));
+  }
+
+  private WorkResult deleted(Run run, String why) {
+    forget(run.key());
+    run.events().normal(run.object(), EventReasons.DELETED_LOAD_BALANCER, "Deleted load balancer");
+    log.info(run.ref(), "deleted load balancer ({})", why);
+    return WorkResult.success();
   }
 
   /** Deletes the load balancer of a Service without the finalizer, if the provider has one. */
@@ -351,25 +348,8 @@ public final class ServiceReconciler {
                 forget(run.key());
                 return Future.succeededFuture(WorkResult.success());
               }
-              run.events()
-                  .normal(
-                      run.object(), EventReasons.DELETING_LOAD_BALANCER, "Deleting load balancer");
-              return deleteLoadBalancer(run)
-                  .compose(v -> clearStatus(run))
-                  .map(
-                      v -> {
-                        forget(run.key());
-                        run.events()
-                            .normal(
-                                run.object(),
-                                EventReasons.DELETED_LOAD_BALANCER,
-                                "Deleted load balancer");
-                        log.info(
-                            run.ref(),
-                            "deleted load balancer (no longer type LoadBalancer, finalizer"
-                                + " removed by hand)");
-                        return WorkResult.success();
-                      });
+              return deleteAndClearStatus(run)
+                  .map(v -> deleted(run, "no longer type LoadBalancer, finalizer removed by hand"));
             })
         .recover(e -> deleteFailed(run, e));
   }

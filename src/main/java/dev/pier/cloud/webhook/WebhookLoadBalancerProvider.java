@@ -28,6 +28,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,6 +50,8 @@ import tools.jackson.core.exc.StreamReadException;
 public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
   private static final Logger log = LoggerFactory.getLogger(WebhookLoadBalancerProvider.class);
   private static final ServiceLog serviceLog = ServiceLog.of(WebhookLoadBalancerProvider.class);
+  // Operations a webhook may leave out: it answers them 404.
+  private static final Set<String> OPTIONAL_OPERATIONS = Set.of("list", "verify");
 
   private final Vertx vertx;
   private final WebhookOptions options;
@@ -133,7 +136,7 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
         .map(body -> new VerifyResult(ensureResult(body, "verify"), body.repairs()))
         .recover(
             e -> {
-              if (!(e instanceof VerifyNotImplemented)) {
+              if (!(e instanceof NotImplemented)) {
                 return Future.failedFuture(e);
               }
               if (verifySupported) {
@@ -166,13 +169,6 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
                         w.message() == null ? "" : w.message()))
             .toList();
     return new EnsureResult(status, warnings);
-  }
-
-  /** The webhook answered 404 to {@code /verify}: the optional operation is not implemented. */
-  private static final class VerifyNotImplemented extends RuntimeException {
-    VerifyNotImplemented() {
-      super("webhook verify: 404: not implemented", null, false, false);
-    }
   }
 
   @Override
@@ -246,7 +242,7 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
                     .toList())
         .recover(
             e -> {
-              if (e instanceof ListUnsupported) {
+              if (e instanceof NotImplemented) {
                 listSupported = false;
                 log.info(
                     "Cluster {}: the webhook does not implement list (404): no orphan sweep",
@@ -311,10 +307,10 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
             + " initialized for it");
   }
 
-  /** The webhook answered {@code /list} with 404: it does not implement the optional call. */
-  private static final class ListUnsupported extends RuntimeException {
-    ListUnsupported() {
-      super("webhook list: 404: not implemented", null, false, false);
+  /** The webhook answered 404 to an optional operation ({@code list}, {@code verify}). */
+  private static final class NotImplemented extends RuntimeException {
+    NotImplemented(String op) {
+      super("webhook " + op + ": 404: not implemented", null, false, false);
     }
   }
 
@@ -359,12 +355,8 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
                   }
                   return;
                 }
-                if (status == 404 && op.equals("list")) {
-                  done.fail(new ListUnsupported());
-                  return;
-                }
-                if (status == 404 && op.equals("verify")) {
-                  done.fail(new VerifyNotImplemented());
+                if (status == 404 && OPTIONAL_OPERATIONS.contains(op)) {
+                  done.fail(new NotImplemented(op));
                   return;
                 }
                 failure = error(op, r, elsewhereAllowed);
