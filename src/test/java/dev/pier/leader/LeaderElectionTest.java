@@ -9,6 +9,7 @@ import dev.pier.testkit.PierProcess;
 import dev.pier.testkit.RealKubeApiServer;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.ZonedDateTime;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
@@ -46,19 +47,30 @@ class LeaderElectionTest {
           .atMost(PierProcess.STARTUP)
           .untilAsserted(() -> assertThat(Failover.leads(pier)).as(pier.log()).isTrue());
       // Another holder takes the Lease for a long time (as after a partition): Pier cannot renew.
-      client
-          .leases()
-          .inNamespace(leaseNs)
-          .withName(LeaderElectionOptions.DEFAULT_LEASE_NAME)
-          .edit(
-              l ->
-                  new LeaseBuilder(l)
-                      .editSpec()
-                      .withHolderIdentity("someone-else")
-                      .withLeaseDurationSeconds(3600)
-                      .withRenewTime(ZonedDateTime.now())
-                      .endSpec()
-                      .build());
+      // Pier renews every retryPeriod, so the take-over retries on a conflict as a real contender
+      // would.
+      for (int attempt = 1; ; attempt++) {
+        try {
+          client
+              .leases()
+              .inNamespace(leaseNs)
+              .withName(LeaderElectionOptions.DEFAULT_LEASE_NAME)
+              .edit(
+                  l ->
+                      new LeaseBuilder(l)
+                          .editSpec()
+                          .withHolderIdentity("someone-else")
+                          .withLeaseDurationSeconds(3600)
+                          .withRenewTime(ZonedDateTime.now())
+                          .endSpec()
+                          .build());
+          break;
+        } catch (KubernetesClientException e) {
+          if (e.getCode() != 409 || attempt >= 20) {
+            throw e;
+          }
+        }
+      }
       int exit = pier.waitForExit(InProcessPier.CONVERGE);
       assertThat(exit).as(pier.log()).isEqualTo(1);
       assertThat(pier.log()).contains("Lost the Lease " + leaseNs + "/pier");
