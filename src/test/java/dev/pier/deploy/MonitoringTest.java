@@ -52,7 +52,7 @@ class MonitoringTest {
     kube.createReadyNode("node-mon", "127.0.0.1", Map.of());
     KubernetesClient client = kube.client();
     String ns = kube.createNamespace("mon");
-    int nodePort = InProcessPier.freeNodePort();
+    int nodePort = kube.freeNodePort();
     Path rules = Manifests.MONITORING.resolve("pier-rules.yaml");
     try (TestBackend backend = TestBackend.start("node-mon", "127.0.0.1", nodePort);
         InProcessPier pier =
@@ -65,7 +65,7 @@ class MonitoringTest {
       client
           .services()
           .inNamespace(ns)
-          .resource(service(ns, RefusingProvider.PREFIX + "1", InProcessPier.freeNodePort()))
+          .resource(service(ns, RefusingProvider.PREFIX + "1", kube.freeNodePort()))
           .create();
       causeEventBusFailures(pier.pier().vertx());
       System.gc();

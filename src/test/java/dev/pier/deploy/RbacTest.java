@@ -121,7 +121,7 @@ class RbacTest {
     kube.createReadyNode("node-rbac", "127.0.0.1", Map.of());
     KubernetesClient admin = kube.client();
     String ns = kube.createNamespace("rbac");
-    int nodePort = InProcessPier.freeNodePort();
+    int nodePort = kube.freeNodePort();
 
     try (TestBackend backend = TestBackend.start("node-rbac", "127.0.0.1", nodePort);
         InProcessPier pier =

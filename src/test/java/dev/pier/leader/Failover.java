@@ -69,8 +69,8 @@ final class Failover {
   void run(Launcher launcher, String prefix) {
     String leaseNs = kube.createNamespace(prefix + "-lease");
     String ns = kube.createNamespace(prefix);
-    int portA = InProcessPier.freeNodePort();
-    int portB = InProcessPier.freeNodePort();
+    int portA = kube.freeNodePort();
+    int portB = kube.freeNodePort();
     try (TestBackend backendA = TestBackend.start(NODE, "127.0.0.1", portA);
         TestBackend backendB = TestBackend.start(NODE, "127.0.0.1", portB);
         PierProcess one = launcher.start(prefix + "-one", electing(leaseNs));

@@ -84,7 +84,7 @@ class NodeSyncTest {
   @Test
   void backendsFollowAddedExcludedAndTaintedNodes() {
     String ns = kube.createNamespace("follow");
-    int nodePort = InProcessPier.freeNodePort();
+    int nodePort = kube.freeNodePort();
     kube.createReadyNode("follow-1", "127.0.0.1", Map.of("pier-test", "follow"));
     try (TestBackend one = TestBackend.start("follow-1", "127.0.0.1", nodePort);
         TestBackend two = TestBackend.start("follow-2", "127.0.0.2", nodePort);
@@ -158,7 +158,7 @@ class NodeSyncTest {
   @Test
   void readinessMattersOnlyUnderTheLegacyPredicates() {
     String ns = kube.createNamespace("ready");
-    int nodePort = InProcessPier.freeNodePort();
+    int nodePort = kube.freeNodePort();
     kube.createReadyNode("ready-1", "127.0.0.3", Map.of());
     kube.createReadyNode("ready-2", "127.0.0.4", Map.of());
     try (TestBackend one = TestBackend.start("ready-1", "127.0.0.3", nodePort);
@@ -216,7 +216,7 @@ class NodeSyncTest {
   @Test
   void aFailedHostUpdateStillConverges() {
     String ns = kube.createNamespace("fail");
-    int nodePort = InProcessPier.freeNodePort();
+    int nodePort = kube.freeNodePort();
     kube.createReadyNode("fail-1", "127.0.0.5", Map.of());
     AtomicInteger updates = new AtomicInteger();
     try (TestBackend one = TestBackend.start("fail-1", "127.0.0.5", nodePort);

@@ -39,11 +39,11 @@ import org.junit.jupiter.api.Test;
 @RealKubeApiServer
 class LocalOrphanSweepTest {
 
-  private static LbService lbService(String ns, String name, String uid) {
+  private static LbService lbService(String ns, String name, String uid, int port) {
     return new LbService(
         new ServiceKey("kubernetes", ns, name),
         uid,
-        List.of(new LbPort("http", "TCP", InProcessPier.freeNodePort(), 30080)),
+        List.of(new LbPort("http", "TCP", port, 30080)),
         null,
         "Cluster",
         0,
@@ -60,7 +60,7 @@ class LocalOrphanSweepTest {
     kube.client()
         .services()
         .inNamespace(ns)
-        .resource(Services.loadBalancer(ns, "live", 80, InProcessPier.freeNodePort()))
+        .resource(Services.loadBalancer(ns, "live", 80, kube.freeNodePort()))
         .create();
     String liveUid =
         kube.client().services().inNamespace(ns).withName("live").get().getMetadata().getUid();
@@ -87,11 +87,14 @@ class LocalOrphanSweepTest {
           .await(10, TimeUnit.SECONDS);
       List<LbNode> nodes = List.of(new LbNode("n1", "", "127.0.0.1", null, Map.of()));
       provider
-          .ensureLoadBalancer("kubernetes", lbService(ns, "live", liveUid), nodes)
+          .ensureLoadBalancer(
+              "kubernetes", lbService(ns, "live", liveUid, kube.freeNodePort()), nodes)
           .await(10, TimeUnit.SECONDS);
       provider
           .ensureLoadBalancer(
-              "kubernetes", lbService(ns, "missed", "uid-of-a-deleted-service"), nodes)
+              "kubernetes",
+              lbService(ns, "missed", "uid-of-a-deleted-service", kube.freeNodePort()),
+              nodes)
           .await(10, TimeUnit.SECONDS);
 
       OrphanSweeper sweeper =

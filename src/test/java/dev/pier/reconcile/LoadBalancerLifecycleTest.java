@@ -65,7 +65,7 @@ class LoadBalancerLifecycleTest {
   @Test
   void serviceGetsAnAddressServesTrafficFollowsPortsAndIsCleanedUp() {
     String ns = kube.createNamespace("life");
-    int nodePort = InProcessPier.freeNodePort();
+    int nodePort = kube.freeNodePort();
     try (TestBackend backend = TestBackend.start("node-a", "127.0.0.1", nodePort);
         InProcessPier pier = startPier()) {
       long created = System.nanoTime();
@@ -163,8 +163,8 @@ class LoadBalancerLifecycleTest {
   @Test
   void restartKeepsEveryAddressAndLeaksNothing() {
     String ns = kube.createNamespace("restart");
-    int portA = InProcessPier.freeNodePort();
-    int portB = InProcessPier.freeNodePort();
+    int portA = kube.freeNodePort();
+    int portB = kube.freeNodePort();
     try (TestBackend a = TestBackend.start("node-a", "127.0.0.1", portA);
         TestBackend b = TestBackend.start("node-a", "127.0.0.1", portB)) {
       String ipA;
@@ -179,7 +179,7 @@ class LoadBalancerLifecycleTest {
       // Pier is down: its listeners are gone with it.
       assertThat(Traffic.refused(ipA, 8081)).isTrue();
       // A Service created while Pier is down must not take A's or B's address after the restart.
-      int portC = InProcessPier.freeNodePort();
+      int portC = kube.freeNodePort();
       client.services().inNamespace(ns).resource(lbService(ns, "c", 8081, portC)).create();
       try (TestBackend c = TestBackend.start("node-a", "127.0.0.1", portC);
           InProcessPier pier = startPier()) {
@@ -210,11 +210,11 @@ class LoadBalancerLifecycleTest {
   @Test
   void anAddressOutsideThePoolsIsAWarningThatLeavesOthersAlone() {
     String ns = kube.createNamespace("badip");
-    int port = InProcessPier.freeNodePort();
+    int port = kube.freeNodePort();
     try (TestBackend backend = TestBackend.start("node-a", "127.0.0.1", port);
         InProcessPier pier = startPier()) {
       Service bad =
-          new ServiceBuilder(lbService(ns, "bad", 8082, InProcessPier.freeNodePort()))
+          new ServiceBuilder(lbService(ns, "bad", 8082, kube.freeNodePort()))
               .editSpec()
               .withLoadBalancerIP("10.99.0.1")
               .endSpec()
@@ -245,7 +245,7 @@ class LoadBalancerLifecycleTest {
   @Test
   void aServiceDeletedWithoutTheFinalizerStillLosesItsLoadBalancer() {
     String ns = kube.createNamespace("nofin");
-    int port = InProcessPier.freeNodePort();
+    int port = kube.freeNodePort();
     try (TestBackend backend = TestBackend.start("node-a", "127.0.0.1", port);
         InProcessPier pier = startPier()) {
       client.services().inNamespace(ns).resource(lbService(ns, "old", 8083, port)).create();
@@ -302,7 +302,7 @@ class LoadBalancerLifecycleTest {
   @Test
   void aServiceWhoseFinalizerWasStrippedStillLosesItsLoadBalancerWhenItBecomesClusterIp() {
     String ns = kube.createNamespace("stripped");
-    int port = InProcessPier.freeNodePort();
+    int port = kube.freeNodePort();
     try (TestBackend backend = TestBackend.start("node-a", "127.0.0.1", port);
         InProcessPier pier = startPier()) {
       client.services().inNamespace(ns).resource(lbService(ns, "web", 8084, port)).create();

@@ -5,13 +5,9 @@ import dev.pier.boot.PierOptions;
 import dev.pier.cloud.LoadBalancerProvider;
 import dev.pier.config.ConfigLoader;
 import dev.pier.config.ConfigValues;
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import org.slf4j.LoggerFactory;
@@ -70,19 +66,6 @@ public final class InProcessPier implements AutoCloseable {
     } catch (Exception e) {
       throw new IllegalStateException("Pier did not stop: " + e.getMessage(), e);
     }
-  }
-
-  /** A port inside the test API server's nodePort range that is free on loopback now. */
-  public static int freeNodePort() {
-    for (int i = 0; i < 200; i++) {
-      int port = ThreadLocalRandom.current().nextInt(20000, 32000);
-      try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
-        return port;
-      } catch (IOException busy) {
-        // try another
-      }
-    }
-    throw new IllegalStateException("no free port in 20000-32000");
   }
 
   /** How long tests wait for Pier to converge. */

@@ -187,6 +187,35 @@ public final class KubeApiServer implements AutoCloseable {
   }
 
   /**
+   * A nodePort that no Service on this server holds, that this server has not handed out before,
+   * and that is free on loopback now. The server allocates nodePorts of other Services at random
+   * from the whole range, so a random pick alone collides now and then.
+   */
+  public synchronized int freeNodePort() {
+    java.util.Set<Integer> held = new java.util.HashSet<>(handedOutNodePorts);
+    client().services().inAnyNamespace().list().getItems().stream()
+        .flatMap(s -> s.getSpec().getPorts().stream())
+        .map(p -> p.getNodePort())
+        .filter(java.util.Objects::nonNull)
+        .forEach(held::add);
+    for (int i = 0; i < 500; i++) {
+      int port = java.util.concurrent.ThreadLocalRandom.current().nextInt(20000, 32000);
+      if (held.contains(port)) {
+        continue;
+      }
+      try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+        handedOutNodePorts.add(port);
+        return port;
+      } catch (IOException busy) {
+        // try another
+      }
+    }
+    throw new IllegalStateException("no free nodePort in 20000-32000");
+  }
+
+  private final java.util.Set<Integer> handedOutNodePorts = new java.util.HashSet<>();
+
+  /**
    * Creates a namespace named {@code prefix-<random suffix>} and returns its name. Deleted
    * namespaces stay Terminating forever on this server (no controllers), so each test takes a fresh
    * one.

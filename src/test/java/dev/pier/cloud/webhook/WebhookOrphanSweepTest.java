@@ -79,12 +79,12 @@ class WebhookOrphanSweepTest {
       client
           .services()
           .inNamespace(ns)
-          .resource(Services.loadBalancer(ns, "gone", 80, InProcessPier.freeNodePort()))
+          .resource(Services.loadBalancer(ns, "gone", 80, kube.freeNodePort()))
           .create();
       client
           .services()
           .inNamespace(ns)
-          .resource(Services.loadBalancer(ns, "live", 80, InProcessPier.freeNodePort()))
+          .resource(Services.loadBalancer(ns, "live", 80, kube.freeNodePort()))
           .create();
       Services.awaitIngress(client, ns, "gone");
       Services.awaitIngress(client, ns, "live");

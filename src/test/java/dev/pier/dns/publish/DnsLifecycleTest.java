@@ -96,7 +96,7 @@ class DnsLifecycleTest {
         .withName("http")
         .withProtocol("TCP")
         .withPort(80)
-        .withNodePort(InProcessPier.freeNodePort())
+        .withNodePort(kube.freeNodePort())
         .endPort()
         .endSpec()
         .build();

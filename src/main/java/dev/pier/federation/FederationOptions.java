@@ -1,0 +1,119 @@
+package dev.pier.federation;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+
+/** How the federation runs: its name, where members join, health thresholds, unready handling. */
+public final class FederationOptions {
+  public static final String DEFAULT_NAME = "pier";
+  public static final String DEFAULT_SECRET_NAMESPACE = "pier";
+  public static final List<String> DEFAULT_NAMESPACES = List.of();
+  public static final UnreadyClusters DEFAULT_UNREADY_CLUSTERS = UnreadyClusters.KEEP;
+  public static final Duration DEFAULT_HEALTH_PERIOD = Duration.ofSeconds(10);
+  public static final Duration DEFAULT_HEALTH_TIMEOUT = Duration.ofSeconds(3);
+  public static final int DEFAULT_FAILURE_THRESHOLD = 3;
+  public static final int DEFAULT_SUCCESS_THRESHOLD = 1;
+  public static final Duration DEFAULT_DELETE_TIMEOUT = Duration.ofMinutes(10);
+
+  /** What the aggregated status keeps of a member that is not ready. */
+  public enum UnreadyClusters {
+    /** The seed's behaviour: the member's last known ingress stays. */
+    KEEP,
+    /** KubeFed's: the member's ingress leaves the status; its annotation entry turns empty. */
+    DROP
+  }
+
+  private String name = DEFAULT_NAME;
+  private String secretNamespace = DEFAULT_SECRET_NAMESPACE;
+  private Set<String> namespaces = Set.copyOf(DEFAULT_NAMESPACES);
+  private UnreadyClusters unreadyClusters = DEFAULT_UNREADY_CLUSTERS;
+  private Duration healthPeriod = DEFAULT_HEALTH_PERIOD;
+  private Duration healthTimeout = DEFAULT_HEALTH_TIMEOUT;
+  private int failureThreshold = DEFAULT_FAILURE_THRESHOLD;
+  private int successThreshold = DEFAULT_SUCCESS_THRESHOLD;
+  private Duration deleteTimeout = DEFAULT_DELETE_TIMEOUT;
+
+  public String name() {
+    return name;
+  }
+
+  public FederationOptions setName(String name) {
+    this.name = name;
+    return this;
+  }
+
+  public String secretNamespace() {
+    return secretNamespace;
+  }
+
+  public FederationOptions setSecretNamespace(String secretNamespace) {
+    this.secretNamespace = secretNamespace;
+    return this;
+  }
+
+  /** Namespaces whose every Service is federated, with or without the annotation. */
+  public Set<String> namespaces() {
+    return namespaces;
+  }
+
+  public FederationOptions setNamespaces(List<String> namespaces) {
+    this.namespaces = Set.copyOf(namespaces);
+    return this;
+  }
+
+  public UnreadyClusters unreadyClusters() {
+    return unreadyClusters;
+  }
+
+  public FederationOptions setUnreadyClusters(UnreadyClusters unreadyClusters) {
+    this.unreadyClusters = unreadyClusters;
+    return this;
+  }
+
+  public Duration healthPeriod() {
+    return healthPeriod;
+  }
+
+  public FederationOptions setHealthPeriod(Duration healthPeriod) {
+    this.healthPeriod = healthPeriod;
+    return this;
+  }
+
+  public Duration healthTimeout() {
+    return healthTimeout;
+  }
+
+  public FederationOptions setHealthTimeout(Duration healthTimeout) {
+    this.healthTimeout = healthTimeout;
+    return this;
+  }
+
+  public int failureThreshold() {
+    return failureThreshold;
+  }
+
+  public FederationOptions setFailureThreshold(int failureThreshold) {
+    this.failureThreshold = failureThreshold;
+    return this;
+  }
+
+  public int successThreshold() {
+    return successThreshold;
+  }
+
+  public FederationOptions setSuccessThreshold(int successThreshold) {
+    this.successThreshold = successThreshold;
+    return this;
+  }
+
+  /** How long a deleted host Service waits for an unreachable member before its finalizer goes. */
+  public Duration deleteTimeout() {
+    return deleteTimeout;
+  }
+
+  public FederationOptions setDeleteTimeout(Duration deleteTimeout) {
+    this.deleteTimeout = deleteTimeout;
+    return this;
+  }
+}

@@ -1,0 +1,43 @@
+package dev.pier.model;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One cluster as configured (an item of {@code clusters:}, the single {@code cluster:} section, or
+ * a member joined through a Secret).
+ *
+ * @param name a DNS label, unique among the clusters
+ * @param kubeconfig a kubeconfig file; empty with {@code inCluster} or for fabric8's defaults
+ * @param kubeconfigContent a self-contained kubeconfig (members joined through a Secret), or empty
+ * @param context the kubeconfig context; empty: current
+ * @param inCluster use the pod's service account
+ * @param region the region override; empty: read from the cluster's nodes
+ * @param zones the zones override; empty: read from the cluster's nodes
+ * @param loadBalancers run Pier's load-balancer controller there
+ * @param federation the cluster's role in the federation
+ * @param labels free-form labels that placement selects on
+ */
+public record ClusterSpec(
+    String name,
+    String kubeconfig,
+    String kubeconfigContent,
+    String context,
+    boolean inCluster,
+    String region,
+    List<String> zones,
+    boolean loadBalancers,
+    FederationRole federation,
+    Map<String, String> labels) {
+
+  public ClusterSpec {
+    zones = List.copyOf(zones);
+    labels = Map.copyOf(labels);
+  }
+
+  /** The single {@code cluster:} section: load balancers on, no federation. */
+  public static ClusterSpec single(String name, String kubeconfig, String context) {
+    return new ClusterSpec(
+        name, kubeconfig, "", context, false, "", List.of(), true, FederationRole.NONE, Map.of());
+  }
+}
