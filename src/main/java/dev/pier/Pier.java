@@ -83,8 +83,14 @@ public final class Pier {
    * watchers in order; then campaign or reconcile at once.
    */
   private Future<?> deploy(Runnable onLeaseLost) {
+    // Clusters with load balancers and the federation's host need their identity to mark what
+    // Pier makes; a member is probed and worked on only when it is reachable.
+    List<Cluster> identified = new ArrayList<>(clusters.all());
+    if (parts.host() != null && !identified.contains(parts.host())) {
+      identified.add(parts.host());
+    }
     List<Future<ClusterIdentity>> identities = new ArrayList<>();
-    for (Cluster c : clusters.all()) {
+    for (Cluster c : identified) {
       identities.add(
           c.loadIdentity(vertx.getOrCreateContext()).onSuccess(id -> log.info("Cluster {}", id)));
     }
@@ -103,6 +109,9 @@ public final class Pier {
     for (Deployable watcher : parts.watchers()) {
       started = started.compose(v -> vertx.deployVerticle(watcher));
     }
+    if (parts.federation() != null) {
+      started = started.compose(v -> vertx.deployVerticle(parts.federation()));
+    }
     return started.compose(
         v -> election == null ? startReconciling() : election.start(leaderListener(onLeaseLost)));
   }
@@ -120,6 +129,11 @@ public final class Pier {
                   ? Future.succeededFuture(reply)
                   : vertx.deployVerticle(sweeper).map(reply);
             })
+        .compose(
+            reply ->
+                parts.federation() == null
+                    ? Future.succeededFuture(reply)
+                    : vertx.eventBus().request(Addresses.FEDERATION_CONTROL, "start").map(reply))
         .map(
             reply -> {
               // The Lease may have been lost while the workers started.
@@ -170,6 +184,9 @@ public final class Pier {
     leading = false;
     metrics.setLeader(false);
     vertx.eventBus().request(Addresses.RECONCILE_CONTROL, "stop");
+    if (parts.federation() != null) {
+      vertx.eventBus().request(Addresses.FEDERATION_CONTROL, "stop");
+    }
     onLeaseLost.run();
   }
 
@@ -182,7 +199,9 @@ public final class Pier {
   /** Informers synced and, unless this process is a standby, workers running. */
   public boolean ready() {
     boolean standby = election != null && !leading;
-    return (standby || reconciling) && clusters.all().stream().allMatch(Cluster::synced);
+    return (standby || reconciling)
+        && clusters.all().stream().allMatch(Cluster::synced)
+        && (parts.host() == null || parts.host().serviceInformer().hasSynced());
   }
 
   /** True while this process reconciles (always, without leader election). */
@@ -224,7 +243,8 @@ public final class Pier {
         .otherwiseEmpty()
         .compose(
             v -> {
-              clusters.close();
+              parts.members().close();
+              parts.connected().forEach(Cluster::close);
               return vertx.close();
             });
   }

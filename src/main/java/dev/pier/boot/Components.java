@@ -1,6 +1,12 @@
 package dev.pier.boot;
 
+import dev.pier.cloud.ClusterRoutedProvider;
 import dev.pier.cloud.LoadBalancerProvider;
+import dev.pier.federation.Federated;
+import dev.pier.federation.FederationOptions;
+import dev.pier.federation.members.Members;
+import dev.pier.federation.sync.FederationVerticle;
+import dev.pier.model.ClusterSpec;
 import dev.pier.config.ConfigException;
 import dev.pier.config.ConfigValues;
 import dev.pier.dns.publish.DnsPublisher;
@@ -42,7 +48,9 @@ import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.UnaryOperator;
 
 /**
@@ -57,12 +65,20 @@ import java.util.function.UnaryOperator;
  * @param deletionGuard holds back mass deletions Pier starts on its own
  * @param watchers the verticles that turn informer events into keys, in deployment order
  * @param adminPort the admin server's port (0: any free port; -1: off)
+ * @param clusters the clusters with Pier's load-balancer controller
+ * @param connected every cluster Pier has a client for (closed on stop)
+ * @param host the federation's host cluster, or null without federation
+ * @param federation the federation controller, or null without federation
  */
 public record Components(
     Vertx vertx,
     PrometheusMeterRegistry registry,
     PierMetrics metrics,
     Clusters clusters,
+    List<Cluster> connected,
+    Cluster host,
+    Members members,
+    FederationVerticle federation,
     LoadBalancerProvider provider,
     DnsPublisher dns,
     LeaderElection election,
@@ -99,11 +115,48 @@ public record Components(
       PrometheusMeterRegistry registry,
       LeaderElectionOptions electionOptions) {
     PierMetrics metrics = new PierMetrics(registry);
+    List<ClusterSetup> setups = ClusterConfigs.of(config, System::getenv);
+    FederationOptions federationOptions = ClusterConfigs.federationOptions(config);
+    List<Cluster> connected = new ArrayList<>();
+    Map<String, LoadBalancerProvider> providers = new LinkedHashMap<>();
+    Cluster host = null;
+    Members members =
+        new Members(federationOptions, spec -> cluster(vertx, spec, config));
+    List<Cluster> withLoadBalancers = new ArrayList<>();
+    try {
+      for (ClusterSetup setup : setups) {
+        Cluster c = cluster(vertx, setup.spec(), config);
+        connected.add(c);
+        if (setup.spec().loadBalancers()) {
+          withLoadBalancers.add(c);
+          providers.put(c.name(), LoadBalancerProviders.create(vertx, setup.config()));
+        }
+        switch (setup.spec().federation()) {
+          case HOST -> host = c;
+          case MEMBER -> members.addConfigured(setup.spec(), c);
+          default -> {}
+        }
+      }
+    } catch (RuntimeException e) {
+      connected.forEach(Cluster::close);
+      providers.values().forEach(LoadBalancerProvider::close);
+      throw e;
+    }
     ServiceFilter filter = serviceFilter(config);
+    if (host != null) {
+      filter =
+          filter.withFederationHost(
+              host.name(), svc -> Federated.isFederated(svc, federationOptions.namespaces()));
+    }
     NodeEligibility eligibility = NodeEligibility.of(config.get(PierOptions.NODES_PREDICATES));
     LoadBalancerProvider provider =
-        new MeteredProvider(wrap.apply(LoadBalancerProviders.create(vertx, config)), metrics);
-    Clusters clusters = new Clusters(List.of(cluster(vertx, config)));
+        new MeteredProvider(
+            wrap.apply(
+                providers.size() == 1
+                    ? providers.values().iterator().next()
+                    : new ClusterRoutedProvider(providers)),
+            metrics);
+    Clusters clusters = new Clusters(withLoadBalancers);
     DnsPublisher dns = DnsSetup.create(vertx, config, filter, System::getenv);
     PushedNodeSets pushed = new PushedNodeSets();
     DeletedServices deleted = new DeletedServices();
@@ -128,11 +181,23 @@ public record Components(
       watchers.add(new EndpointsWatchVerticle(clusters, dns::wantsDns));
       watchers.add(new TopologyWatchVerticle(clusters, dns));
     }
+    FederationVerticle federation =
+        host == null
+            ? null
+            : new FederationVerticle(
+                host,
+                members,
+                federationOptions,
+                registry,
+                config.get(PierOptions.RECONCILE_CONCURRENCY),
+                config.get(PierOptions.RECONCILE_MIN_RETRY_DELAY),
+                config.get(PierOptions.RECONCILE_MAX_RETRY_DELAY));
+    // With a federation the Lease lives in its host cluster.
     LeaderElection election =
         electionOptions == null
             ? null
             : new LeaderElection(
-                clusters.all().iterator().next().client(),
+                (host != null ? host : connected.get(0)).client(),
                 electionOptions,
                 vertx.getOrCreateContext());
     DeletionGuard guard = deletionGuard(config);
@@ -149,6 +214,10 @@ public record Components(
         registry,
         metrics,
         clusters,
+        List.copyOf(connected),
+        host,
+        members,
+        federation,
         provider,
         dns,
         election,
@@ -236,18 +305,17 @@ public record Components(
     return options;
   }
 
-  /** The cluster Pier runs against, with its writers and Event recorder. */
-  static Cluster cluster(Vertx vertx, ConfigValues config) {
-    String kubeconfig = config.get(PierOptions.CLUSTER_KUBECONFIG);
-    if (!kubeconfig.isEmpty() && !new File(kubeconfig).canRead()) {
+  /** A cluster Pier runs against, with its writers and Event recorder. */
+  static Cluster cluster(Vertx vertx, ClusterSpec spec, ConfigValues config) {
+    String kubeconfig = spec.kubeconfig();
+    if (!kubeconfig.isEmpty() && !spec.inCluster() && !new File(kubeconfig).canRead()) {
       throw new ConfigException(
-          config.describe(PierOptions.CLUSTER_KUBECONFIG) + ": cannot read '" + kubeconfig + "'");
+          ClusterConfigs.describeKubeconfig(config, spec) + ": cannot read '" + kubeconfig + "'");
     }
-    KubernetesClient client =
-        KubeClients.create(vertx, kubeconfig, config.get(PierOptions.CLUSTER_CONTEXT));
+    KubernetesClient client = KubeClients.create(vertx, spec);
     AsyncKubeApi api = new AsyncKubeApi(client);
     return new Cluster(
-        config.get(PierOptions.CLUSTER_NAME),
+        spec.name(),
         client,
         config.get(PierOptions.WATCH_SERVICE_RESYNC),
         new ServiceWriter(api),

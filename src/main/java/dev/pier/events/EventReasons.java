@@ -28,4 +28,17 @@ public final class EventReasons {
   public static final String DNS_RECORD_REJECTED = "DNSRecordRejected";
 
   private EventReasons() {}
+
+  // Federation, on the host Service (and on the Secret or namespace of a member).
+  public static final String CREATED_IN_CLUSTER = "CreatedInCluster";
+  public static final String UPDATED_IN_CLUSTER = "UpdatedInCluster";
+  public static final String DELETED_IN_CLUSTER = "DeletedInCluster";
+  public static final String ORPHANED_IN_CLUSTER = "OrphanedInCluster";
+  public static final String SYNC_IN_CLUSTER_FAILED = "SyncInClusterFailed";
+  public static final String FEDERATION_CONFLICT = "FederatedServiceConflict";
+  public static final String CLUSTER_UNREACHABLE = "ClusterUnreachable";
+  public static final String CLUSTER_NOT_READY = "ClusterNotReady";
+  public static final String INVALID_PLACEMENT = "InvalidPlacement";
+  public static final String DELETION_TIMED_OUT = "FederatedDeletionTimedOut";
+  public static final String DELETED_ORPHANED_COPY = "DeletedOrphanedCopy";
 }

@@ -20,6 +20,9 @@ public final class AsyncKubeApi {
   public static final String STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json";
   private static final String JSON = "application/json";
 
+  /** Every request's total deadline: a black-holed API server never holds a key for long. */
+  public static final java.time.Duration REQUEST_TIMEOUT = java.time.Duration.ofSeconds(30);
+
   private final HttpClient http;
   private final String base;
   private final AtomicInteger inFlight = new AtomicInteger();
@@ -51,6 +54,45 @@ public final class AsyncKubeApi {
     return send(ctx, "GET", path, null, null);
   }
 
+  public Future<JsonObject> put(Context ctx, String path, JsonObject body) {
+    return send(ctx, "PUT", path, JSON, body);
+  }
+
+  /** DELETE, with optional delete options (preconditions, propagation policy). */
+  public Future<JsonObject> delete(Context ctx, String path, JsonObject options) {
+    return send(ctx, "DELETE", path, JSON, options == null ? new JsonObject() : options);
+  }
+
+  /**
+   * A GET whose body is text (health endpoints such as {@code /readyz}), within {@code timeout}.
+   * Fails with a {@link KubeApiException} on a non-2xx answer.
+   */
+  public Future<String> getText(Context ctx, String path, java.time.Duration timeout) {
+    HttpRequest request =
+        http.newHttpRequestBuilder()
+            .uri(base + path)
+            .timeout(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+            .build();
+    inFlight.incrementAndGet();
+    return Future.fromCompletionStage(
+            http.sendAsync(request, String.class)
+                .whenComplete((r, e) -> inFlight.decrementAndGet()),
+            ctx)
+        .compose(
+            response ->
+                response.isSuccessful()
+                    ? Future.succeededFuture(response.body() == null ? "" : response.body())
+                    : Future.failedFuture(
+                        new KubeApiException(
+                            response.code(),
+                            "GET "
+                                + path
+                                + ": "
+                                + response.code()
+                                + " "
+                                + reason(response.body()))));
+  }
+
   /** Requests sent through this API and not answered yet; safe to read from any thread. */
   public int inFlight() {
     return inFlight.get();
@@ -58,7 +100,10 @@ public final class AsyncKubeApi {
 
   private Future<JsonObject> send(
       Context ctx, String method, String path, String contentType, JsonObject body) {
-    HttpRequest.Builder builder = http.newHttpRequestBuilder().uri(base + path);
+    HttpRequest.Builder builder =
+        http.newHttpRequestBuilder()
+            .uri(base + path)
+            .timeout(REQUEST_TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
     HttpRequest request =
         body == null ? builder.build() : builder.method(method, contentType, body.encode()).build();
     inFlight.incrementAndGet();

@@ -30,6 +30,9 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
   private volatile ClusterIdentity identity;
   // Only DNS publishing needs Endpoints: created on first use, started by its watcher.
   private volatile SharedIndexInformer<Endpoints> endpoints;
+  // The load-balancer watchers and the federation may both need an informer: started once.
+  private java.util.concurrent.CompletionStage<Void> servicesStarted;
+  private java.util.concurrent.CompletionStage<Void> nodesStarted;
 
   public Cluster(
       String name,
@@ -119,6 +122,40 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
 
   public KubernetesClient client() {
     return client;
+  }
+
+  /** Starts the Service informer once; completes on {@code ctx} after its first list. */
+  public Future<Void> startServices(Context ctx) {
+    java.util.concurrent.CompletionStage<Void> started;
+    synchronized (this) {
+      if (servicesStarted == null) {
+        servicesStarted = Informers.start(services, name, "Service");
+      }
+      started = servicesStarted;
+    }
+    return Future.fromCompletionStage(started, ctx);
+  }
+
+  /** Starts the Node informer once; completes on {@code ctx} after its first list. */
+  public Future<Void> startNodes(Context ctx) {
+    java.util.concurrent.CompletionStage<Void> started;
+    synchronized (this) {
+      if (nodesStarted == null) {
+        nodesStarted = Informers.start(nodes, name, "Node");
+      }
+      started = nodesStarted;
+    }
+    return Future.fromCompletionStage(started, ctx);
+  }
+
+  /** The API server's base URL, for log lines. */
+  public String url() {
+    return client.getConfiguration().getMasterUrl();
+  }
+
+  /** The cluster's async API (writes and reads outside informers). */
+  public AsyncKubeApi api() {
+    return api;
   }
 
   public SharedIndexInformer<Service> serviceInformer() {

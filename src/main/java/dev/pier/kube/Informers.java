@@ -19,11 +19,17 @@ public final class Informers {
    */
   public static Future<Void> start(
       SharedIndexInformer<?> informer, String cluster, String what, Context context) {
+    return Future.fromCompletionStage(start(informer, cluster, what), context);
+  }
+
+  /** Starts {@code informer}; the stage completes once its first list arrived. */
+  public static java.util.concurrent.CompletionStage<Void> start(
+      SharedIndexInformer<?> informer, String cluster, String what) {
     informer.exceptionHandler(
         (isStarted, t) -> {
           log.warn("Cluster {}: {} informer error, retrying: {}", cluster, what, t.toString());
           return true;
         });
-    return Future.fromCompletionStage(informer.start(), context);
+    return informer.start();
   }
 }

@@ -34,6 +34,23 @@ public final class KubeClients {
   }
 
   /**
+   * A client for a configured or joined cluster: its kubeconfig content (a member joined through a
+   * Secret), its kubeconfig file, the pod's service account ({@code inCluster}), else fabric8's
+   * auto-configuration.
+   */
+  public static KubernetesClient create(Vertx vertx, dev.pier.model.ClusterSpec spec) {
+    String ctx = spec.context().isEmpty() ? null : spec.context();
+    if (!spec.kubeconfigContent().isEmpty()) {
+      Config config = Config.fromKubeconfig(ctx, spec.kubeconfigContent(), null);
+      return new KubernetesClientBuilder()
+          .withConfig(config)
+          .withHttpClientFactory(new Http2ClientFactory(vertx))
+          .build();
+    }
+    return create(vertx, spec.inCluster() ? "" : spec.kubeconfig(), spec.context());
+  }
+
+  /**
    * fabric8's Vert.x 5 client speaks HTTP/1.1 by default: one TLS connection per request in flight,
    * so a cold start with hundreds of writes at once spends its first seconds in TLS handshakes.
    * HTTP/2 (ALPN, as kubectl and client-go use) multiplexes them over a few connections; servers

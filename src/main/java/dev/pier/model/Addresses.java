@@ -15,4 +15,10 @@ public final class Addresses {
   public static final String KIND = "kind";
 
   private Addresses() {}
+
+  /** Keys of federated Services (host or member cluster) to run. */
+  public static final String FEDERATION = "pier.federation";
+
+  /** "start" and "stop" of the federation's work queue (request/reply). */
+  public static final String FEDERATION_CONTROL = "pier.federation.control";
 }

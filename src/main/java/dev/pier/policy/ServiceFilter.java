@@ -3,9 +3,12 @@ package dev.pier.policy;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.api.model.ServiceSpec;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * Which Service changes need a reconcile, as upstream's {@code wantsLoadBalancer}, {@code
@@ -17,6 +20,10 @@ public final class ServiceFilter {
 
   private final Set<String> ownedClasses;
   private final boolean servesServicesWithoutClass;
+  // Services the federation serves in this cluster (its host's federated Services): never a load
+  // balancer of their own. Null in the shared filter and in clusters that host no federation.
+  private final Predicate<Service> federated;
+  private final Map<String, ServiceFilter> byCluster;
 
   public ServiceFilter(Set<String> ownedClasses) {
     this(ownedClasses, true);
@@ -27,13 +34,47 @@ public final class ServiceFilter {
    *     serves Services without {@code spec.loadBalancerClass}
    */
   public ServiceFilter(Set<String> ownedClasses, boolean servesServicesWithoutClass) {
-    this.ownedClasses = Set.copyOf(ownedClasses);
-    this.servesServicesWithoutClass = servesServicesWithoutClass;
+    this(ownedClasses, servesServicesWithoutClass, null, Map.of());
   }
 
-  /** Type LoadBalancer, and a class Pier owns (or none, when Pier serves those). */
+  private ServiceFilter(
+      Set<String> ownedClasses,
+      boolean servesServicesWithoutClass,
+      Predicate<Service> federated,
+      Map<String, ServiceFilter> byCluster) {
+    this.ownedClasses = Set.copyOf(ownedClasses);
+    this.servesServicesWithoutClass = servesServicesWithoutClass;
+    this.federated = federated;
+    this.byCluster = Map.copyOf(byCluster);
+  }
+
+  /**
+   * This filter, where in cluster {@code hostCluster} the Services {@code federated} accepts are
+   * the federation's: their status is the members' aggregate, so they get no load balancer there.
+   */
+  public ServiceFilter withFederationHost(String hostCluster, Predicate<Service> federated) {
+    Map<String, ServiceFilter> clusters = new HashMap<>(byCluster);
+    clusters.put(
+        hostCluster,
+        new ServiceFilter(ownedClasses, servesServicesWithoutClass, federated, Map.of()));
+    return new ServiceFilter(ownedClasses, servesServicesWithoutClass, null, clusters);
+  }
+
+  /** The filter for Services of {@code cluster}. */
+  public ServiceFilter forCluster(String cluster) {
+    return byCluster.getOrDefault(cluster, this);
+  }
+
+  /**
+   * Type LoadBalancer, a class Pier owns (or none, when Pier serves those), and not a federated
+   * Service of the federation's host.
+   */
   public boolean wantsLoadBalancer(Service svc) {
-    return isLoadBalancer(svc) && ownsClass(svc);
+    return isLoadBalancer(svc) && ownsClass(svc) && !federated(svc);
+  }
+
+  private boolean federated(Service svc) {
+    return federated != null && federated.test(svc);
   }
 
   public static boolean isLoadBalancer(Service svc) {
@@ -63,7 +104,8 @@ public final class ServiceFilter {
 
   /**
    * Has the finalizer, and stopped being type LoadBalancer, or is being deleted and of a class Pier
-   * owns. A class alone never makes Pier delete: only a deletion or a type change does.
+   * owns, or was federated by its user (the members' load balancers serve it now). A class alone
+   * never makes Pier delete: only a deletion, a type change or federating does.
    */
   public boolean needsCleanup(Service svc) {
     if (!hasFinalizer(svc)) {
@@ -72,7 +114,7 @@ public final class ServiceFilter {
     if (!isLoadBalancer(svc)) {
       return true;
     }
-    return svc.getMetadata().getDeletionTimestamp() != null && ownsClass(svc);
+    return (svc.getMetadata().getDeletionTimestamp() != null || federated(svc)) && ownsClass(svc);
   }
 
   /** A new Service is worth a reconcile when Pier serves it, cleans it up or must report it. */

@@ -200,7 +200,7 @@ public final class ReconcileVerticle extends VerticleBase {
     List<ServiceKey> keys = new ArrayList<>();
     for (Cluster c : clusters.all()) {
       for (Service s : c.services()) {
-        if (filter.wantsLoadBalancer(s)
+        if (filter.forCluster(c.name()).wantsLoadBalancer(s)
             && ServiceFilter.hasFinalizer(s)
             && s.getMetadata().getDeletionTimestamp() == null) {
           keys.add(Views.key(c.name(), s));
@@ -219,7 +219,7 @@ public final class ReconcileVerticle extends VerticleBase {
     for (Cluster c : clusters.all()) {
       List<LbService> services = new ArrayList<>();
       for (Service s : c.services()) {
-        if (filter.wantsLoadBalancer(s) || ServiceFilter.hasFinalizer(s)) {
+        if (filter.forCluster(c.name()).wantsLoadBalancer(s) || ServiceFilter.hasFinalizer(s)) {
           services.add(Views.service(c.name(), s));
         }
       }

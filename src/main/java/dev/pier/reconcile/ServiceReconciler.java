@@ -111,7 +111,12 @@ public final class ServiceReconciler {
     Service lastSeen = deleted.get(key);
     Plan plan =
         ReconcileDecision.plan(
-            filter, svc, lastSeen, item.kinds(), pushed.get(key) != null, ensured.containsKey(key));
+            filter.forCluster(key.cluster()),
+            svc,
+            lastSeen,
+            item.kinds(),
+            pushed.get(key) != null,
+            ensured.containsKey(key));
     Future<WorkResult> result =
         svc == null
             ? goneWithoutFinalizer(cluster, key, lastSeen)

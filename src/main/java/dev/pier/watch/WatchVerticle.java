@@ -2,7 +2,6 @@ package dev.pier.watch;
 
 import dev.pier.kube.Cluster;
 import dev.pier.kube.Clusters;
-import dev.pier.kube.Informers;
 import dev.pier.model.Addresses;
 import dev.pier.model.ServiceKey;
 import dev.pier.model.Views;
@@ -56,8 +55,8 @@ public final class WatchVerticle extends VerticleBase {
     for (Cluster cluster : clusters.all()) {
       cluster.serviceInformer().addEventHandler(new ServiceHandler(cluster.name(), context));
       cluster.nodeInformer().addEventHandler(new NodeHandler(cluster.name(), context));
-      started.add(Informers.start(cluster.serviceInformer(), cluster.name(), "Service", context));
-      started.add(Informers.start(cluster.nodeInformer(), cluster.name(), "Node", context));
+      started.add(cluster.startServices(context));
+      started.add(cluster.startNodes(context));
     }
     long waiting =
         vertx.setPeriodic(
@@ -117,7 +116,7 @@ public final class WatchVerticle extends VerticleBase {
     public void onAdd(Service svc) {
       ctx.runOnContext(
           v -> {
-            if (filter.shouldEnqueueAdd(svc)) {
+            if (filter.forCluster(cluster).shouldEnqueueAdd(svc)) {
               send(cluster, svc);
             }
           });
@@ -127,7 +126,7 @@ public final class WatchVerticle extends VerticleBase {
     public void onUpdate(Service oldSvc, Service newSvc) {
       ctx.runOnContext(
           v -> {
-            if (filter.shouldEnqueueUpdate(oldSvc, newSvc)) {
+            if (filter.forCluster(cluster).shouldEnqueueUpdate(oldSvc, newSvc)) {
               send(cluster, newSvc);
             }
           });
@@ -139,7 +138,8 @@ public final class WatchVerticle extends VerticleBase {
           v -> {
             // With the finalizer, deletion went through the cleanup path before the object
             // vanished. Without it (created before Pier ran), clean up from the last state seen.
-            if (!ServiceFilter.hasFinalizer(svc) && filter.wantsLoadBalancer(svc)) {
+            if (!ServiceFilter.hasFinalizer(svc)
+                && filter.forCluster(cluster).wantsLoadBalancer(svc)) {
               deletedWithoutFinalizer.accept(Views.key(cluster, svc), svc);
               send(cluster, svc);
             }

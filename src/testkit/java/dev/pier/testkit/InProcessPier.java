@@ -33,6 +33,31 @@ public final class InProcessPier implements AutoCloseable {
       KubeApiServer kube, Map<String, String> overrides, UnaryOperator<LoadBalancerProvider> wrap) {
     Map<String, String> env = new HashMap<>();
     env.put(PierOptions.CLUSTER_KUBECONFIG.envName(), kube.kubeconfigPath().toString());
+    env.putAll(overrides);
+    return start(null, env, wrap);
+  }
+
+  /**
+   * Starts Pier with a config file (what a list of clusters needs) and environment overrides, with
+   * the same short test delays.
+   */
+  public static InProcessPier startWithConfig(String yaml, Map<String, String> overrides) {
+    java.nio.file.Path file;
+    try {
+      file = java.nio.file.Files.createTempFile("pier-", ".yaml");
+      java.nio.file.Files.writeString(file, yaml);
+      file.toFile().deleteOnExit();
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    return start(file, overrides, UnaryOperator.identity());
+  }
+
+  private static InProcessPier start(
+      java.nio.file.Path file,
+      Map<String, String> overrides,
+      UnaryOperator<LoadBalancerProvider> wrap) {
+    Map<String, String> env = new HashMap<>();
     env.put(PierOptions.RECONCILE_MIN_RETRY_DELAY.envName(), "200ms");
     env.put(PierOptions.RECONCILE_MAX_RETRY_DELAY.envName(), "2s");
     env.put(PierOptions.LOCAL_HEALTH_CHECK_INTERVAL.envName(), "300ms");
@@ -40,7 +65,7 @@ public final class InProcessPier implements AutoCloseable {
     env.put(PierOptions.ADMIN_PORT.envName(), "0");
     env.put(PierOptions.ADMIN_HOST.envName(), "127.0.0.1");
     env.putAll(overrides);
-    ConfigValues config = new ConfigLoader(PierOptions.ALL, env::get).load(null);
+    ConfigValues config = new ConfigLoader(PierOptions.ALL, env::get).load(file);
     try {
       return new InProcessPier(
           Pier.start(

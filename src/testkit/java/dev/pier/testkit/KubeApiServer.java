@@ -91,6 +91,7 @@ public final class KubeApiServer implements AutoCloseable {
   private final AtomicInteger kubeconfigCounter = new AtomicInteger();
   private KubernetesClient client;
   private volatile boolean keepDirectory;
+  private volatile boolean frozen;
   private boolean closed;
 
   private KubeApiServer(
@@ -293,6 +294,77 @@ public final class KubeApiServer implements AutoCloseable {
         .build();
   }
 
+  /**
+   * The admin kubeconfig with everything inline (the CA as {@code certificate-authority-data}): what
+   * a Secret that joins a member cluster to the federation holds.
+   */
+  public String selfContainedKubeconfig() {
+    String trust =
+        caFile(dir)
+            .map(
+                path -> {
+                  try {
+                    return "    certificate-authority-data: "
+                        + Base64.getEncoder().encodeToString(Files.readAllBytes(path))
+                        + "\n";
+                  } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                  }
+                })
+            .orElse("    insecure-skip-tls-verify: true\n");
+    return "apiVersion: v1\n"
+        + "kind: Config\n"
+        + "clusters:\n"
+        + "- name: pier-test\n"
+        + "  cluster:\n"
+        + "    server: "
+        + quote(url())
+        + "\n"
+        + trust
+        + "users:\n"
+        + "- name: pier-test-user\n"
+        + "  user:\n"
+        + "    token: "
+        + quote(adminToken)
+        + "\n"
+        + "contexts:\n"
+        + "- name: pier-test\n"
+        + "  context:\n"
+        + "    cluster: pier-test\n"
+        + "    user: pier-test-user\n"
+        + "current-context: pier-test\n";
+  }
+
+  /**
+   * Freezes the API server process (SIGSTOP): it accepts connections and answers nothing, as a
+   * black-holed or hung control plane does. {@link #thaw()} lets it go on where it stopped.
+   */
+  public void freeze() {
+    signal("STOP");
+  }
+
+  /** Lets a frozen API server go on (SIGCONT). */
+  public void thaw() {
+    signal("CONT");
+  }
+
+  private void signal(String signal) {
+    ensureOpen();
+    long pid = processes.get(0).pid(); // the API server; etcd runs on
+    frozen = signal.equals("STOP");
+    try {
+      Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).start();
+      if (!kill.waitFor(10, java.util.concurrent.TimeUnit.SECONDS) || kill.exitValue() != 0) {
+        throw new IllegalStateException("kill -" + signal + " " + pid + " failed");
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
   /** Keeps the temporary directory (logs, audit log, etcd data) after {@link #close()}. */
   public void keepDirectoryOnClose() {
     keepDirectory = true;
@@ -303,6 +375,9 @@ public final class KubeApiServer implements AutoCloseable {
   public synchronized void close() {
     if (closed) {
       return;
+    }
+    if (frozen) {
+      thaw();
     }
     closed = true;
     if (client != null) {

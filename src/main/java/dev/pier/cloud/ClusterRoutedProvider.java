@@ -1,0 +1,110 @@
+package dev.pier.cloud;
+
+import dev.pier.model.ClusterIdentity;
+import dev.pier.model.LbNode;
+import dev.pier.model.LbService;
+import dev.pier.model.LbStatus;
+import io.vertx.core.Future;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * One provider per cluster behind the one SPI the reconciler calls: each cluster with load
+ * balancers has its own provider section (its own {@code local.pools}, its own cloud project), and
+ * every call goes to the provider of the cluster it names.
+ */
+public final class ClusterRoutedProvider implements LoadBalancerProvider {
+  private final Map<String, LoadBalancerProvider> byCluster;
+
+  public ClusterRoutedProvider(Map<String, LoadBalancerProvider> byCluster) {
+    if (byCluster.isEmpty()) {
+      throw new IllegalArgumentException("no cluster has a provider");
+    }
+    this.byCluster = new LinkedHashMap<>(byCluster);
+  }
+
+  private LoadBalancerProvider of(String cluster) {
+    LoadBalancerProvider p = byCluster.get(cluster);
+    if (p == null) {
+      throw new IllegalArgumentException("cluster " + cluster + " has no load balancer provider");
+    }
+    return p;
+  }
+
+  @Override
+  public String name() {
+    List<String> names = new ArrayList<>();
+    byCluster.forEach((c, p) -> names.add(c + ":" + p.name()));
+    return String.join(",", names);
+  }
+
+  @Override
+  public Future<Void> initialize(ClusterIdentity cluster, List<LbService> services) {
+    return of(cluster.name()).initialize(cluster, services);
+  }
+
+  @Override
+  public Future<Optional<LbStatus>> getLoadBalancer(String clusterName, LbService service) {
+    return of(clusterName).getLoadBalancer(clusterName, service);
+  }
+
+  @Override
+  public String loadBalancerName(String clusterName, LbService service) {
+    return of(clusterName).loadBalancerName(clusterName, service);
+  }
+
+  @Override
+  public Future<EnsureResult> ensureLoadBalancer(
+      String clusterName, LbService service, List<LbNode> nodes) {
+    return of(clusterName).ensureLoadBalancer(clusterName, service, nodes);
+  }
+
+  @Override
+  public Future<VerifyResult> verifyLoadBalancer(
+      String clusterName, LbService service, List<LbNode> nodes) {
+    return of(clusterName).verifyLoadBalancer(clusterName, service, nodes);
+  }
+
+  @Override
+  public Future<Void> updateLoadBalancerHosts(
+      String clusterName, LbService service, List<LbNode> nodes) {
+    return of(clusterName).updateLoadBalancerHosts(clusterName, service, nodes);
+  }
+
+  @Override
+  public Future<Void> ensureLoadBalancerDeleted(String clusterName, LbService service) {
+    return of(clusterName).ensureLoadBalancerDeleted(clusterName, service);
+  }
+
+  /** Offered when every cluster's provider can list what it owns. */
+  @Override
+  public Optional<OwnedLoadBalancers> ownedLoadBalancers() {
+    for (LoadBalancerProvider p : byCluster.values()) {
+      if (p.ownedLoadBalancers().isEmpty()) {
+        return Optional.empty();
+      }
+    }
+    return Optional.of(
+        new OwnedLoadBalancers() {
+          @Override
+          public Future<List<OwnedLoadBalancer>> list(String clusterName) {
+            return of(clusterName).ownedLoadBalancers().orElseThrow().list(clusterName);
+          }
+
+          @Override
+          public Future<Void> delete(String clusterName, OwnedLoadBalancer loadBalancer) {
+            return of(clusterName).ownedLoadBalancers().orElseThrow().delete(clusterName, loadBalancer);
+          }
+        });
+  }
+
+  @Override
+  public Future<Void> close() {
+    List<Future<Void>> closed = new ArrayList<>();
+    byCluster.values().forEach(p -> closed.add(p.close()));
+    return Future.join(closed).mapEmpty();
+  }
+}

@@ -1,0 +1,144 @@
+package dev.pier.federation.members;
+
+import dev.pier.federation.FederationOptions;
+import dev.pier.kube.KubeApiException;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Probes every member's {@code /readyz} (falling back to {@code /healthz} where that is missing)
+ * once per period, each probe within the timeout, concurrently, and applies the thresholds: ready
+ * after {@code successThreshold} successes in a row, unready after {@code failureThreshold}
+ * failures. Runs on the federation's context; one probe per member at a time.
+ */
+public final class HealthProber {
+  private static final Logger log = LoggerFactory.getLogger(HealthProber.class);
+
+  private final Vertx vertx;
+  private final Context context;
+  private final Members members;
+  private final FederationOptions options;
+  private final MeterRegistry registry;
+  private final Set<String> probing = new HashSet<>();
+  private final Map<String, String> pathByMember = new HashMap<>();
+  private final Map<String, Gauge> gauges = new HashMap<>();
+  private long timer = -1;
+
+  public HealthProber(
+      Vertx vertx,
+      Context context,
+      Members members,
+      FederationOptions options,
+      MeterRegistry registry) {
+    this.vertx = vertx;
+    this.context = context;
+    this.members = members;
+    this.options = options;
+    this.registry = registry;
+  }
+
+  /** Probes every member now, then once per period. */
+  public void start() {
+    members.all().forEach(this::track);
+    probeAll();
+    timer = vertx.setPeriodic(options.healthPeriod().toMillis(), id -> probeAll());
+  }
+
+  public void stop() {
+    if (timer >= 0) {
+      vertx.cancelTimer(timer);
+    }
+  }
+
+  /** Starts reporting a member's readiness (a member that joined) and probes it at once. */
+  public void track(Member m) {
+    gauges.computeIfAbsent(
+        m.name(),
+        n ->
+            Gauge.builder("pier.cluster.ready", members, ms -> readiness(ms, n))
+                .description("1 while the member cluster is ready per the health thresholds")
+                .tag("cluster", n)
+                .register(registry));
+    if (timer >= 0) {
+      probe(m);
+    }
+  }
+
+  /** Stops reporting a member that left. */
+  public void untrack(Member m) {
+    Gauge g = gauges.remove(m.name());
+    if (g != null) {
+      registry.remove(g);
+    }
+    pathByMember.remove(m.name());
+  }
+
+  private static double readiness(Members members, String name) {
+    Member m = members.get(name);
+    return m != null && m.ready() ? 1 : 0;
+  }
+
+  private void probeAll() {
+    members.all().forEach(this::probe);
+  }
+
+  private void probe(Member m) {
+    if (!probing.add(m.name())) {
+      return;
+    }
+    check(m)
+        .onComplete(
+            ar -> {
+              probing.remove(m.name());
+              if (members.get(m.name()) != m) {
+                return;
+              }
+              boolean ok = ar.succeeded();
+              boolean wasReady = m.ready();
+              if (m.recordProbe(ok)) {
+                if (m.ready()) {
+                  log.info("Cluster {}: ready ({})", m.name(), m.cluster().url());
+                } else {
+                  log.warn(
+                      "Cluster {}: not ready after {} failed probes: {}",
+                      m.name(),
+                      options.failureThreshold(),
+                      ar.cause() == null ? "?" : ar.cause().getMessage());
+                }
+                members.readinessChanged(m);
+              } else if (!ok && wasReady) {
+                log.debug("Cluster {}: probe failed: {}", m.name(), ar.cause().getMessage());
+              }
+            });
+  }
+
+  /** One probe: succeeds when the member's health endpoint answers "ok" within the timeout. */
+  private Future<Void> check(Member m) {
+    String path = pathByMember.getOrDefault(m.name(), "/readyz");
+    return m.cluster()
+        .api()
+        .getText(context, path, options.healthTimeout())
+        .recover(
+            e -> {
+              if (e instanceof KubeApiException k && k.isNotFound() && path.equals("/readyz")) {
+                pathByMember.put(m.name(), "/healthz");
+                return m.cluster().api().getText(context, "/healthz", options.healthTimeout());
+              }
+              return Future.failedFuture(e);
+            })
+        .compose(
+            body ->
+                body.trim().equals("ok")
+                    ? Future.<Void>succeededFuture()
+                    : Future.failedFuture(new IllegalStateException("answered '" + body + "'")));
+  }
+}

@@ -1,0 +1,100 @@
+package dev.pier.federation.members;
+
+import dev.pier.federation.ClusterHealthState;
+import dev.pier.federation.MemberInfo;
+import dev.pier.federation.Topology;
+import dev.pier.kube.Cluster;
+import dev.pier.model.ClusterSpec;
+
+/**
+ * A member cluster of the federation: its configuration, its client and caches, its health and its
+ * ready endpoints. Work for a member runs only while it is ready and its Service cache has synced;
+ * everything else reads its caches and never waits on it.
+ */
+public final class Member {
+  private final ClusterSpec spec;
+  private final Cluster cluster;
+  private final ClusterHealthState health;
+  private final ReadyEndpoints endpoints;
+  private volatile boolean ready;
+  private volatile long leavingSince = -1;
+
+  Member(ClusterSpec spec, Cluster cluster, ClusterHealthState health, ReadyEndpoints endpoints) {
+    this.spec = spec;
+    this.cluster = cluster;
+    this.health = health;
+    this.endpoints = endpoints;
+  }
+
+  public String name() {
+    return spec.name();
+  }
+
+  public ClusterSpec spec() {
+    return spec;
+  }
+
+  public Cluster cluster() {
+    return cluster;
+  }
+
+  /** What placement selects on. */
+  public MemberInfo info() {
+    return new MemberInfo(spec.name(), spec.labels());
+  }
+
+  /** Leaving the federation (its Secret was deleted): its copies are being deleted. */
+  public boolean leaving() {
+    return leavingSince >= 0;
+  }
+
+  /** When it started leaving (epoch millis), or -1. */
+  public long leavingSince() {
+    return leavingSince;
+  }
+
+  void markLeaving(long now) {
+    leavingSince = now;
+  }
+
+  /** Ready per the health thresholds; safe to read from any thread. */
+  public boolean ready() {
+    return ready;
+  }
+
+  /** Ready, and its Service cache filled: work for it can run. */
+  public boolean workable() {
+    return ready && cluster.serviceInformer().hasSynced();
+  }
+
+  /** Whether the member's copy of namespace/name has ready endpoints (false until known). */
+  public boolean hasReadyEndpoints(String namespace, String name) {
+    return endpoints.ready(namespace, name);
+  }
+
+  ReadyEndpoints endpoints() {
+    return endpoints;
+  }
+
+  /**
+   * Starts reading the member's endpoints (once; the API it serves is found first, so the member
+   * must be reachable); {@code changed} is told namespace and name of every Service whose
+   * endpoints changed.
+   */
+  public io.vertx.core.Future<Void> startEndpoints(
+      io.vertx.core.Context ctx, java.util.function.BiConsumer<String, String> changed) {
+    return endpoints.start(cluster, ctx, changed);
+  }
+
+  /** Records a probe result on the prober's context; true when readiness changed. */
+  boolean recordProbe(boolean ok) {
+    boolean changed = health.record(ok);
+    ready = health.ready();
+    return changed;
+  }
+
+  /** Region and zones: the configured ones, else read from the member's nodes. */
+  public Topology topology() {
+    return Topology.of(cluster.nodes(), spec.region(), spec.zones());
+  }
+}

@@ -1,0 +1,158 @@
+package dev.pier.federation.members;
+
+import dev.pier.federation.ClusterHealthState;
+import dev.pier.federation.FederationOptions;
+import dev.pier.federation.MemberInfo;
+import dev.pier.kube.Cluster;
+import dev.pier.model.ClusterSpec;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The federation's member clusters, configured or joined at runtime. Joins and leaves happen on the
+ * federation's context; reads are safe from any thread.
+ */
+public final class Members implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(Members.class);
+
+  /** Told of joins, leaves and readiness changes, on the federation's context. */
+  public interface Listener {
+    void joined(Member member);
+
+    /** The member started leaving: its copies are to be deleted. */
+    void left(Member member);
+
+    /** The member's Secret changed: the old connection is closed, a new one joins. */
+    void replaced(Member member);
+
+    void readinessChanged(Member member);
+  }
+
+  private final FederationOptions options;
+  private final Function<ClusterSpec, Cluster> connect;
+  private final Map<String, Member> byName = new ConcurrentHashMap<>();
+  // Members from the configuration: a Secret never replaces or removes them.
+  private final Map<String, Boolean> configured = new ConcurrentHashMap<>();
+  private Listener listener;
+
+  /**
+   * @param connect builds the client and caches of a member that joins at runtime
+   */
+  public Members(FederationOptions options, Function<ClusterSpec, Cluster> connect) {
+    this.options = options;
+    this.connect = connect;
+  }
+
+  /** Adds a configured member; called before the federation starts. */
+  public void addConfigured(ClusterSpec spec, Cluster cluster) {
+    configured.put(spec.name(), true);
+    byName.put(spec.name(), member(spec, cluster));
+  }
+
+  void listen(Listener listener) {
+    this.listener = listener;
+  }
+
+  /** A member joins (or changes) through a Secret. Returns a problem, or null. */
+  String join(ClusterSpec spec) {
+    if (configured.containsKey(spec.name())) {
+      return "cluster " + spec.name() + " is configured in the config file; the Secret is ignored";
+    }
+    Member old = byName.get(spec.name());
+    if (old != null) {
+      if (old.spec().equals(spec) && !old.leaving()) {
+        return null;
+      }
+      // A changed Secret reconnects at once: the copies stay, they belong to the same member.
+      byName.remove(spec.name(), old);
+      if (listener != null) {
+        listener.replaced(old);
+      }
+      old.endpoints().stop();
+      old.cluster().close();
+    }
+    Cluster cluster;
+    try {
+      cluster = connect.apply(spec);
+    } catch (RuntimeException e) {
+      return "cluster " + spec.name() + ": cannot build a client: " + e.getMessage();
+    }
+    Member m = member(spec, cluster);
+    byName.put(spec.name(), m);
+    log.info("Cluster {}: joined the federation through its Secret ({})", spec.name(), cluster.url());
+    if (listener != null) {
+      listener.joined(m);
+    }
+    return null;
+  }
+
+  /**
+   * A member joined through a Secret starts leaving: it leaves every placement at once, so the
+   * copies Pier owns there are deleted; {@link #forget} then closes it.
+   */
+  void leave(String name) {
+    if (configured.containsKey(name)) {
+      return;
+    }
+    Member m = byName.get(name);
+    if (m == null || m.leaving()) {
+      return;
+    }
+    m.markLeaving(System.currentTimeMillis());
+    log.info("Cluster {}: leaving the federation; deleting the copies Pier owns there", name);
+    if (listener != null) {
+      listener.left(m);
+    }
+  }
+
+  /** Forgets a member that left: its informers stop, its client closes. */
+  public void forget(Member m) {
+    if (byName.remove(m.name(), m)) {
+      log.info("Cluster {}: left the federation", m.name());
+      m.endpoints().stop();
+      m.cluster().close();
+    }
+  }
+
+  void readinessChanged(Member m) {
+    if (listener != null && byName.get(m.name()) == m) {
+      listener.readinessChanged(m);
+    }
+  }
+
+  private Member member(ClusterSpec spec, Cluster cluster) {
+    return new Member(
+        spec,
+        cluster,
+        new ClusterHealthState(options.successThreshold(), options.failureThreshold()),
+        new ReadyEndpoints());
+  }
+
+  public Member get(String name) {
+    return byName.get(name);
+  }
+
+  public Collection<Member> all() {
+    return byName.values();
+  }
+
+  /** Every member, ready or not, that is not leaving: what placement is computed over. */
+  public List<MemberInfo> infos() {
+    return byName.values().stream().filter(m -> !m.leaving()).map(Member::info).toList();
+  }
+
+  @Override
+  public void close() {
+    for (Member m : byName.values()) {
+      m.endpoints().stop();
+      if (!configured.containsKey(m.name())) {
+        m.cluster().close();
+      }
+    }
+  }
+}

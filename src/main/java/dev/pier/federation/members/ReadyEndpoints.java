@@ -1,0 +1,211 @@
+package dev.pier.federation.members;
+
+import dev.pier.kube.Cluster;
+import dev.pier.kube.Informers;
+import dev.pier.kube.KubeApiException;
+import dev.pier.policy.EndpointReadiness;
+import io.fabric8.kubernetes.api.model.Endpoints;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+/**
+ * Which Services of a member have ready endpoints, from {@code discovery.k8s.io/v1} EndpointSlices,
+ * else {@code v1beta1} (what 1.20 serves), else core Endpoints. Nothing is known (every answer is
+ * false) until the informer of the API the member serves has started.
+ */
+final class ReadyEndpoints {
+  static final String SERVICE_NAME_LABEL = "kubernetes.io/service-name";
+  private static final String BY_SERVICE = "service";
+
+  /** The API the member's endpoints are read from. */
+  enum Api {
+    SLICES_V1,
+    SLICES_V1BETA1,
+    ENDPOINTS
+  }
+
+  private volatile SharedIndexInformer<? extends HasMetadata> informer;
+  private volatile Predicate<List<? extends HasMetadata>> anyReady;
+  private volatile Api api;
+
+  boolean ready(String namespace, String name) {
+    SharedIndexInformer<? extends HasMetadata> i = informer;
+    if (i == null) {
+      return false;
+    }
+    return anyReady.test(i.getIndexer().byIndex(BY_SERVICE, namespace + "/" + name));
+  }
+
+  Api api() {
+    return api;
+  }
+
+  boolean started() {
+    return informer != null;
+  }
+
+  /**
+   * Finds the API the member serves and starts its informer (once); {@code changed} is told the
+   * namespace and name of every Service whose endpoints changed. Completes when the first list
+   * arrived.
+   */
+  synchronized Future<Void> start(
+      Cluster cluster, Context ctx, BiConsumer<String, String> changed) {
+    if (informer != null) {
+      return Future.succeededFuture();
+    }
+    return discover(cluster, ctx)
+        .compose(
+            found -> {
+              synchronized (this) {
+                if (informer != null) {
+                  return Future.succeededFuture();
+                }
+                SharedIndexInformer<? extends HasMetadata> i = informer(cluster, found);
+                i.addIndexers(Map.of(BY_SERVICE, serviceOf(found)));
+                i.addEventHandler(new Handler<>(serviceOf(found), changed));
+                this.anyReady = readiness(found);
+                this.api = found;
+                this.informer = i;
+                return Informers.start(i, cluster.name(), "endpoints (" + found + ")", ctx);
+              }
+            });
+  }
+
+  synchronized void stop() {
+    if (informer != null) {
+      informer.stop();
+    }
+  }
+
+  private static Future<Api> discover(Cluster cluster, Context ctx) {
+    return served(cluster, ctx, "/apis/discovery.k8s.io/v1")
+        .compose(
+            v1 ->
+                v1
+                    ? Future.succeededFuture(Api.SLICES_V1)
+                    : served(cluster, ctx, "/apis/discovery.k8s.io/v1beta1")
+                        .map(beta -> beta ? Api.SLICES_V1BETA1 : Api.ENDPOINTS));
+  }
+
+  private static Future<Boolean> served(Cluster cluster, Context ctx, String path) {
+    return cluster
+        .api()
+        .get(ctx, path)
+        .map(true)
+        .recover(
+            e ->
+                e instanceof KubeApiException k && k.isNotFound()
+                    ? Future.succeededFuture(false)
+                    : Future.failedFuture(e));
+  }
+
+  private static SharedIndexInformer<? extends HasMetadata> informer(Cluster cluster, Api api) {
+    return switch (api) {
+      case SLICES_V1 ->
+          cluster.client().discovery().v1().endpointSlices().inAnyNamespace().runnableInformer(0);
+      case SLICES_V1BETA1 ->
+          cluster
+              .client()
+              .discovery()
+              .v1beta1()
+              .endpointSlices()
+              .inAnyNamespace()
+              .runnableInformer(0);
+      case ENDPOINTS -> cluster.client().endpoints().inAnyNamespace().runnableInformer(0);
+    };
+  }
+
+  /** The namespace/name of the Service an object belongs to, or null. */
+  private static Function<HasMetadata, String> serviceKey(Api api) {
+    return o -> {
+      String ns = o.getMetadata().getNamespace();
+      if (api == Api.ENDPOINTS) {
+        return ns + "/" + o.getMetadata().getName();
+      }
+      Map<String, String> labels = o.getMetadata().getLabels();
+      String svc = labels == null ? null : labels.get(SERVICE_NAME_LABEL);
+      return svc == null ? null : ns + "/" + svc;
+    };
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static Function serviceOf(Api api) {
+    Function<HasMetadata, String> key = serviceKey(api);
+    return o -> {
+      String k = key.apply((HasMetadata) o);
+      return k == null ? List.of() : List.of(k);
+    };
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Predicate<List<? extends HasMetadata>> readiness(Api api) {
+    return switch (api) {
+      case SLICES_V1 ->
+          objects ->
+              objects.stream()
+                  .map(o -> (io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice) o)
+                  .flatMap(s -> s.getEndpoints() == null ? null : s.getEndpoints().stream())
+                  .anyMatch(
+                      e ->
+                          e.getAddresses() != null
+                              && !e.getAddresses().isEmpty()
+                              && (e.getConditions() == null
+                                  || !Boolean.FALSE.equals(e.getConditions().getReady())));
+      case SLICES_V1BETA1 ->
+          objects ->
+              objects.stream()
+                  .map(o -> (io.fabric8.kubernetes.api.model.discovery.v1beta1.EndpointSlice) o)
+                  .flatMap(s -> s.getEndpoints() == null ? null : s.getEndpoints().stream())
+                  .anyMatch(
+                      e ->
+                          e.getAddresses() != null
+                              && !e.getAddresses().isEmpty()
+                              && (e.getConditions() == null
+                                  || !Boolean.FALSE.equals(e.getConditions().getReady())));
+      case ENDPOINTS ->
+          objects -> objects.stream().anyMatch(o -> EndpointReadiness.ready((Endpoints) o));
+    };
+  }
+
+  private static final class Handler<T extends HasMetadata> implements ResourceEventHandler<T> {
+    private final Function<Object, List<String>> keys;
+    private final BiConsumer<String, String> changed;
+
+    @SuppressWarnings("unchecked")
+    Handler(Function keys, BiConsumer<String, String> changed) {
+      this.keys = keys;
+      this.changed = changed;
+    }
+
+    private void tell(T o) {
+      for (String k : keys.apply(o)) {
+        int slash = k.indexOf('/');
+        changed.accept(k.substring(0, slash), k.substring(slash + 1));
+      }
+    }
+
+    @Override
+    public void onAdd(T o) {
+      tell(o);
+    }
+
+    @Override
+    public void onUpdate(T oldObj, T newObj) {
+      tell(newObj);
+    }
+
+    @Override
+    public void onDelete(T o, boolean finalStateUnknown) {
+      tell(o);
+    }
+  }
+}

@@ -1,0 +1,412 @@
+package dev.pier.federation.sync;
+
+import dev.pier.events.EventReasons;
+import dev.pier.events.EventSink;
+import dev.pier.events.ObjectRef;
+import dev.pier.federation.Federated;
+import dev.pier.federation.FederationKeys;
+import dev.pier.federation.FederationOptions;
+import dev.pier.federation.IngressAggregate;
+import dev.pier.federation.MemberServices;
+import dev.pier.federation.Placement;
+import dev.pier.federation.members.Member;
+import dev.pier.federation.members.Members;
+import dev.pier.kube.Cluster;
+import dev.pier.log.ServiceLog;
+import dev.pier.model.ServiceKey;
+import dev.pier.model.ServiceRef;
+import dev.pier.queue.WorkKind;
+import dev.pier.queue.WorkResult;
+import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.vertx.core.Future;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+
+/**
+ * One federated Service's runs. A key of the host cluster aggregates: it keeps the federation's
+ * finalizer, computes the status and the ingress annotation from the members' caches (never calling
+ * a member), and releases the host Service once its copies are gone. A key of member X propagates:
+ * it makes X's copy match the host Service, or deletes the copy Pier owns there when X left the
+ * Service's placement. Work for a member runs only while it is ready, so one slow member never
+ * delays the others.
+ */
+final class FederationReconciler {
+  private static final ServiceLog log = ServiceLog.of(FederationReconciler.class);
+  private static final Duration WAIT_FOR_COPIES = Duration.ofSeconds(2);
+  private static final Set<WorkKind> RUN = Set.of(WorkKind.RECONCILE);
+
+  private final Cluster host;
+  private final Members members;
+  private final FederationOptions options;
+  private final FederationWrites writes;
+  private final Consumer<ServiceKey> enqueue;
+  private final LongSupplier clock;
+
+  FederationReconciler(
+      Cluster host,
+      Members members,
+      FederationOptions options,
+      FederationWrites writes,
+      Consumer<ServiceKey> enqueue,
+      LongSupplier clock) {
+    this.host = host;
+    this.members = members;
+    this.options = options;
+    this.writes = writes;
+    this.enqueue = enqueue;
+    this.clock = clock;
+  }
+
+  Future<WorkResult> run(ServiceKey key) {
+    if (key.cluster().equals(host.name())) {
+      return aggregate(key);
+    }
+    Member member = members.get(key.cluster());
+    if (member == null || !member.workable()) {
+      // A member that left has nothing to do; one that turns ready gets every key again.
+      return Future.succeededFuture(WorkResult.success());
+    }
+    return propagate(member, key);
+  }
+
+  boolean federated(Service svc) {
+    return svc != null && Federated.isFederated(svc, options.namespaces());
+  }
+
+  // ---- member side ----
+
+  private Future<WorkResult> propagate(Member member, ServiceKey key) {
+    Service hostSvc = host.service(key.namespace(), key.name());
+    Service copy = member.cluster().service(key.namespace(), key.name());
+    MemberServices.Ownership ownership =
+        MemberServices.ownership(copy, options.name(), host.identity().uid());
+    if (wanted(hostSvc, member)) {
+      return ensureCopy(member, hostSvc, copy, ownership);
+    }
+    if (ownership != MemberServices.Ownership.OWNED) {
+      return done();
+    }
+    if (hostSvc != null
+        && hostSvc.getMetadata().getDeletionTimestamp() != null
+        && Federated.orphanOnDelete(hostSvc)) {
+      return writes
+          .update(member.cluster(), unmarked(copy))
+          .map(
+              v -> {
+                event(hostSvc, EventSink.NORMAL, EventReasons.ORPHANED_IN_CLUSTER, member, "left in place");
+                return WorkResult.success();
+              })
+          .recover(e -> failed(hostSvc, member, "orphan", e));
+    }
+    return writes
+        .delete(member.cluster(), copy)
+        .map(
+            v -> {
+              if (hostSvc != null) {
+                event(hostSvc, EventSink.NORMAL, EventReasons.DELETED_IN_CLUSTER, member, "deleted");
+              } else {
+                ServiceRef ref = new ServiceRef(member.name(), key.namespace(), key.name(), uid(copy));
+                log.info(ref, "deleted: the federated Service it copied no longer exists");
+                member
+                    .cluster()
+                    .events()
+                    .normal(
+                        ObjectRef.of(ref),
+                        EventReasons.DELETED_ORPHANED_COPY,
+                        "Deleted by Pier: the federated Service "
+                            + key.namespace()
+                            + "/"
+                            + key.name()
+                            + " in cluster "
+                            + host.name()
+                            + " no longer exists");
+              }
+              return WorkResult.success();
+            })
+        .recover(e -> failed(hostSvc, member, "delete", e));
+  }
+
+  /** Federated, not being deleted, and placed in this member. */
+  private boolean wanted(Service hostSvc, Member member) {
+    if (!federated(hostSvc)
+        || hostSvc.getMetadata().getDeletionTimestamp() != null
+        || member.leaving()) {
+      return false;
+    }
+    return Placement.of(hostSvc, members.infos()).clusters().contains(member.name());
+  }
+
+  private Future<WorkResult> ensureCopy(
+      Member member, Service hostSvc, Service copy, MemberServices.Ownership ownership) {
+    Service desired =
+        MemberServices.desired(
+            hostSvc, options.name(), host.identity().uid(), uid(hostSvc));
+    switch (ownership) {
+      case FOREIGN -> {
+        event(
+            hostSvc,
+            EventSink.WARNING,
+            EventReasons.FEDERATION_CONFLICT,
+            member,
+            "not created: a Service of the same name that Pier did not create exists there; it is"
+                + " left untouched");
+        return done();
+      }
+      case ABSENT -> {
+        String ns = hostSvc.getMetadata().getNamespace();
+        return writes
+            .ensureNamespace(member.cluster(), ns, options.name())
+            .compose(v -> writes.create(member.cluster(), desired))
+            .map(
+                v -> {
+                  event(hostSvc, EventSink.NORMAL, EventReasons.CREATED_IN_CLUSTER, member, "created");
+                  return WorkResult.success();
+                })
+            .recover(e -> failed(hostSvc, member, "create", e));
+      }
+      default -> {
+        Service update = MemberServices.update(desired, copy);
+        if (update == null) {
+          return done();
+        }
+        return writes
+            .update(member.cluster(), update)
+            .map(
+                v -> {
+                  event(hostSvc, EventSink.NORMAL, EventReasons.UPDATED_IN_CLUSTER, member, "updated");
+                  return WorkResult.success();
+                })
+            .recover(e -> failed(hostSvc, member, "update", e));
+      }
+    }
+  }
+
+  private Future<WorkResult> failed(Service hostSvc, Member member, String what, Throwable e) {
+    if (FederationWrites.isConflict(e)) {
+      // The cache was behind (a copy made or changed meanwhile): run again once it caught up.
+      return Future.succeededFuture(WorkResult.retryAfter(Duration.ofSeconds(1), RUN));
+    }
+    if (hostSvc != null) {
+      event(
+          hostSvc,
+          EventSink.WARNING,
+          EventReasons.SYNC_IN_CLUSTER_FAILED,
+          member,
+          what + " failed: " + e.getMessage());
+    }
+    return Future.succeededFuture(WorkResult.retry(RUN));
+  }
+
+  /** The copy without the federation's marks: what an orphaning deletion leaves behind. */
+  private static Service unmarked(Service copy) {
+    Map<String, String> labels = new HashMap<>(nonNull(copy.getMetadata().getLabels()));
+    labels.remove(FederationKeys.FEDERATION_LABEL);
+    Map<String, String> annotations = new HashMap<>(nonNull(copy.getMetadata().getAnnotations()));
+    annotations.remove(FederationKeys.HOST_CLUSTER_UID_ANNOTATION);
+    annotations.remove(FederationKeys.HOST_SERVICE_UID_ANNOTATION);
+    return new ServiceBuilder(copy)
+        .editMetadata()
+        .withLabels(labels)
+        .withAnnotations(annotations)
+        .endMetadata()
+        .build();
+  }
+
+  // ---- host side ----
+
+  private Future<WorkResult> aggregate(ServiceKey key) {
+    Service svc = host.service(key.namespace(), key.name());
+    if (svc == null) {
+      return done();
+    }
+    boolean hasFinalizer = Federated.hasFinalizer(svc);
+    if (svc.getMetadata().getDeletionTimestamp() != null || !federated(svc)) {
+      return hasFinalizer ? release(key, svc) : done();
+    }
+    Future<Void> marked =
+        hasFinalizer
+            ? Future.succeededFuture()
+            : writes.addFinalizer(host, key.namespace(), key.name());
+    return marked
+        .compose(v -> writeAggregate(key, svc))
+        .recover(
+            e -> {
+              log.warn(ref(svc), "aggregating status failed: {}", e.getMessage());
+              return Future.succeededFuture(WorkResult.retry(RUN));
+            });
+  }
+
+  private Future<WorkResult> writeAggregate(ServiceKey key, Service svc) {
+    Placement.Result placement = Placement.of(svc, members.infos());
+    if (placement.problem() != null) {
+      host.events().warning(ObjectRef.of(ref(svc)), EventReasons.INVALID_PLACEMENT, placement.problem());
+    }
+    List<IngressAggregate.MemberStatus> statuses = new ArrayList<>();
+    for (String name : placement.clusters()) {
+      Member m = members.get(name);
+      if (m == null) {
+        continue;
+      }
+      Service copy = m.cluster().service(key.namespace(), key.name());
+      boolean owned =
+          MemberServices.ownership(copy, options.name(), host.identity().uid())
+              == MemberServices.Ownership.OWNED;
+      if (!m.ready()) {
+        host.events()
+            .warning(
+                ObjectRef.of(ref(svc)),
+                EventReasons.CLUSTER_UNREACHABLE,
+                "Cluster " + name + " is not ready: its copy is not kept in sync until it is");
+      }
+      statuses.add(
+          new IngressAggregate.MemberStatus(
+              name,
+              m.ready(),
+              owned ? copy : null,
+              owned && m.hasReadyEndpoints(key.namespace(), key.name())));
+    }
+    String previous = annotation(svc);
+    IngressAggregate.Result result =
+        IngressAggregate.compute(statuses, previous, options.unreadyClusters());
+    Future<Void> annotated =
+        Objects.equals(previous, result.annotation())
+            ? Future.succeededFuture()
+            : writes.annotate(host, key.namespace(), key.name(), result.annotation());
+    return annotated
+        .compose(
+            v ->
+                sameIngress(currentIngress(svc), result.ingress())
+                    ? Future.<Void>succeededFuture()
+                    : writes.status(host, key.namespace(), key.name(), result.ingress()))
+        .map(WorkResult.success());
+  }
+
+  /**
+   * The host Service is being deleted or stopped being federated: its copies go (or, for an
+   * orphaning deletion, lose the federation's marks), then the finalizer and the annotation go. A
+   * member that stays unreachable holds the finalizer for at most the delete timeout.
+   */
+  private Future<WorkResult> release(ServiceKey key, Service svc) {
+    List<String> waiting = new ArrayList<>();
+    List<String> unreachable = new ArrayList<>();
+    for (Member m : members.all()) {
+      Service copy = m.cluster().service(key.namespace(), key.name());
+      if (MemberServices.ownership(copy, options.name(), host.identity().uid())
+          != MemberServices.Ownership.OWNED) {
+        continue;
+      }
+      if (m.workable()) {
+        waiting.add(m.name());
+        enqueue.accept(new ServiceKey(m.name(), key.namespace(), key.name()));
+      } else {
+        unreachable.add(m.name());
+      }
+    }
+    if (!waiting.isEmpty()) {
+      return Future.succeededFuture(WorkResult.retryAfter(WAIT_FOR_COPIES, RUN));
+    }
+    if (!unreachable.isEmpty()) {
+      Duration left = timeLeft(svc);
+      if (!left.isZero()) {
+        return Future.succeededFuture(
+            WorkResult.retryAfter(left.compareTo(WAIT_FOR_COPIES) < 0 ? left : WAIT_FOR_COPIES, RUN));
+      }
+      host.events()
+          .warning(
+              ObjectRef.of(ref(svc)),
+              EventReasons.DELETION_TIMED_OUT,
+              "Released after "
+                  + options.deleteTimeout().toSeconds()
+                  + "s although clusters "
+                  + String.join(", ", unreachable)
+                  + " are not ready: their copies are deleted when they are ready again");
+      log.warn(ref(svc), "released although clusters {} are not ready", unreachable);
+    }
+    return writes
+        .release(host, key.namespace(), key.name())
+        .map(WorkResult.success())
+        .recover(
+            e -> {
+              log.warn(ref(svc), "removing the federation's finalizer failed: {}", e.getMessage());
+              return Future.succeededFuture(WorkResult.retry(RUN));
+            });
+  }
+
+  /** Until the delete timeout after the deletion (or now, for a Service no longer federated). */
+  private Duration timeLeft(Service svc) {
+    String ts = svc.getMetadata().getDeletionTimestamp();
+    if (ts == null) {
+      return Duration.ZERO;
+    }
+    long deadline = Instant.parse(ts).toEpochMilli() + options.deleteTimeout().toMillis();
+    long left = deadline - clock.getAsLong();
+    return left <= 0 ? Duration.ZERO : Duration.ofMillis(left);
+  }
+
+  // ---- helpers ----
+
+  private void event(Service hostSvc, String type, String reason, Member member, String what) {
+    String message = "Cluster " + member.name() + ": " + what;
+    host.events().record(ObjectRef.of(ref(hostSvc)), type, reason, message);
+    if (EventSink.WARNING.equals(type)) {
+      log.warn(ref(hostSvc), "{}", message);
+    } else {
+      log.info(ref(hostSvc), "{}", message);
+    }
+  }
+
+  private ServiceRef ref(Service svc) {
+    return new ServiceRef(
+        host.name(), svc.getMetadata().getNamespace(), svc.getMetadata().getName(), uid(svc));
+  }
+
+  private static String uid(Service svc) {
+    return svc == null ? null : svc.getMetadata().getUid();
+  }
+
+  private static String annotation(Service svc) {
+    Map<String, String> a = svc.getMetadata().getAnnotations();
+    return a == null ? null : a.get(FederationKeys.INGRESSES_ANNOTATION);
+  }
+
+  private static List<LoadBalancerIngress> currentIngress(Service svc) {
+    if (svc.getStatus() == null
+        || svc.getStatus().getLoadBalancer() == null
+        || svc.getStatus().getLoadBalancer().getIngress() == null) {
+      return List.of();
+    }
+    return svc.getStatus().getLoadBalancer().getIngress();
+  }
+
+  /** Equal by ip and hostname, in order (the aggregate is sorted). */
+  static boolean sameIngress(List<LoadBalancerIngress> a, List<LoadBalancerIngress> b) {
+    if (a.size() != b.size()) {
+      return false;
+    }
+    for (int i = 0; i < a.size(); i++) {
+      if (!Objects.equals(a.get(i).getIp(), b.get(i).getIp())
+          || !Objects.equals(a.get(i).getHostname(), b.get(i).getHostname())) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static <K, V> Map<K, V> nonNull(Map<K, V> m) {
+    return m == null ? Map.of() : m;
+  }
+
+  private static Future<WorkResult> done() {
+    return Future.succeededFuture(WorkResult.success());
+  }
+}

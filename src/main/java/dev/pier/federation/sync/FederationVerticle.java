@@ -1,0 +1,379 @@
+package dev.pier.federation.sync;
+
+import dev.pier.events.EventReasons;
+import dev.pier.events.ObjectRef;
+import dev.pier.federation.Federated;
+import dev.pier.federation.FederationKeys;
+import dev.pier.federation.FederationOptions;
+import dev.pier.federation.members.HealthProber;
+import dev.pier.federation.members.Member;
+import dev.pier.federation.members.MemberSecrets;
+import dev.pier.federation.members.Members;
+import dev.pier.kube.Cluster;
+import dev.pier.model.Addresses;
+import dev.pier.model.ServiceKey;
+import dev.pier.queue.WorkKind;
+import dev.pier.queue.WorkQueue;
+import dev.pier.retry.ExponentialBackoff;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.Message;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The federation controller: watches the host's Services and every member's copies and endpoints,
+ * probes the members' health, lets members join and leave through Secrets, and runs one key per
+ * federated Service and cluster through its own work queue (the host's key aggregates, a member's
+ * key propagates). Its queue runs only while this process reconciles (see {@link
+ * Addresses#FEDERATION_CONTROL}).
+ */
+public final class FederationVerticle extends VerticleBase {
+  private static final Logger log = LoggerFactory.getLogger(FederationVerticle.class);
+
+  private final Cluster host;
+  private final Members members;
+  private final FederationOptions options;
+  private final MeterRegistry registry;
+  private final int concurrency;
+  private final Duration minRetryDelay;
+  private final Duration maxRetryDelay;
+  private WorkQueue<ServiceKey> queue;
+  private FederationReconciler reconciler;
+  private HealthProber prober;
+  private MemberSecrets secrets;
+  private volatile boolean running;
+
+  public FederationVerticle(
+      Cluster host,
+      Members members,
+      FederationOptions options,
+      MeterRegistry registry,
+      int concurrency,
+      Duration minRetryDelay,
+      Duration maxRetryDelay) {
+    this.host = host;
+    this.members = members;
+    this.options = options;
+    this.registry = registry;
+    this.concurrency = concurrency;
+    this.minRetryDelay = minRetryDelay;
+    this.maxRetryDelay = maxRetryDelay;
+  }
+
+  @Override
+  public Future<?> start() {
+    reconciler =
+        new FederationReconciler(
+            host,
+            members,
+            options,
+            new FederationWrites(context),
+            this::add,
+            System::currentTimeMillis);
+    queue =
+        new WorkQueue<>(
+            vertx,
+            concurrency,
+            new ExponentialBackoff<>(minRetryDelay, maxRetryDelay),
+            item -> reconciler.run(item.key()),
+            null);
+    queue.pause();
+    vertx.eventBus().<String>consumer(Addresses.FEDERATION, this::onKey);
+    vertx.eventBus().<String>consumer(Addresses.FEDERATION_CONTROL, this::onControl);
+    host.serviceInformer().addEventHandler(new HostHandler());
+    prober = new HealthProber(vertx, context, members, options, registry);
+    members.listen(
+        new Members.Listener() {
+          @Override
+          public void joined(Member m) {
+            attach(m);
+            prober.track(m);
+          }
+
+          @Override
+          public void left(Member m) {
+            everyFederatedService(k -> add(k));
+            ownedCopies(m);
+            drain(m);
+          }
+
+          @Override
+          public void replaced(Member m) {
+            prober.untrack(m);
+          }
+
+          @Override
+          public void readinessChanged(Member m) {
+            onReadiness(m);
+          }
+        });
+    members.all().forEach(this::attach);
+    secrets = new MemberSecrets(host, options.secretNamespace(), members);
+    return host.startServices(context)
+        .compose(v -> secrets.start(context))
+        .onSuccess(
+            v -> {
+              prober.start();
+              log.info(
+                  "Federation {}: host cluster {}, {} members configured, Secrets in namespace {}",
+                  options.name(),
+                  host.name(),
+                  members.all().size(),
+                  options.secretNamespace());
+            });
+  }
+
+  @Override
+  public Future<?> stop() {
+    if (prober != null) {
+      prober.stop();
+    }
+    if (secrets != null) {
+      secrets.stop();
+    }
+    if (queue != null) {
+      queue.close();
+    }
+    return Future.succeededFuture();
+  }
+
+  private void onKey(Message<String> msg) {
+    try {
+      add(ServiceKey.parse(msg.body()));
+    } catch (IllegalArgumentException e) {
+      log.warn("Ignoring malformed federation key '{}': {}", msg.body(), e.getMessage());
+    }
+  }
+
+  private void onControl(Message<String> msg) {
+    switch (msg.body()) {
+      case "start" -> {
+        running = true;
+        queue.resume();
+        everyFederatedService(this::add);
+        members.all().forEach(this::ownedCopies);
+        msg.reply("started");
+      }
+      case "stop" -> {
+        running = false;
+        queue.pause();
+        msg.reply("stopped");
+      }
+      default -> msg.fail(400, "unknown control command " + msg.body());
+    }
+  }
+
+  private void add(ServiceKey key) {
+    queue.add(key, WorkKind.RECONCILE);
+  }
+
+  /** The host's key and every member's key of one Service. */
+  private void addAll(String namespace, String name) {
+    add(new ServiceKey(host.name(), namespace, name));
+    for (Member m : members.all()) {
+      add(new ServiceKey(m.name(), namespace, name));
+    }
+  }
+
+  /** Keys of every host Service that is federated or still carries the federation's finalizer. */
+  private void everyFederatedService(java.util.function.Consumer<ServiceKey> to) {
+    for (Service s : host.services()) {
+      if (isOurs(s)) {
+        to.accept(new ServiceKey(host.name(), ns(s), name(s)));
+      }
+    }
+  }
+
+  private boolean isOurs(Service s) {
+    return reconciler.federated(s) || Federated.hasFinalizer(s);
+  }
+
+  /** Every copy Pier owns in a member gets a run: those whose host Service is gone are deleted. */
+  private void ownedCopies(Member m) {
+    for (Service s : m.cluster().services()) {
+      Map<String, String> labels = s.getMetadata().getLabels();
+      if (labels != null && options.name().equals(labels.get(FederationKeys.FEDERATION_LABEL))) {
+        add(new ServiceKey(m.name(), ns(s), name(s)));
+      }
+    }
+  }
+
+  private void attach(Member m) {
+    m.cluster().serviceInformer().addEventHandler(new MemberHandler(m));
+    m.cluster().startServices(context);
+    m.cluster().startNodes(context);
+  }
+
+  /**
+   * A leaving member is forgotten once Pier owns no copy there any more, or after the delete
+   * timeout (an unreachable member's copies stay; they are reported).
+   */
+  private void drain(Member m) {
+    if (members.get(m.name()) != m) {
+      return;
+    }
+    boolean owned =
+        m.cluster().services().stream()
+            .anyMatch(
+                s ->
+                    s.getMetadata().getLabels() != null
+                        && options
+                            .name()
+                            .equals(s.getMetadata().getLabels().get(FederationKeys.FEDERATION_LABEL)));
+    long waited = System.currentTimeMillis() - m.leavingSince();
+    if (!owned || waited >= options.deleteTimeout().toMillis()) {
+      if (owned) {
+        log.warn(
+            "Cluster {}: left the federation with copies Pier owned still there (not ready for {})",
+            m.name(),
+            options.deleteTimeout());
+      }
+      prober.untrack(m);
+      members.forget(m);
+      everyFederatedService(this::add);
+      return;
+    }
+    vertx.setTimer(1000, id -> drain(m));
+  }
+
+  private void onReadiness(Member m) {
+    if (!m.ready()) {
+      everyFederatedService(this::add);
+      if (running) {
+        host.events()
+            .warning(
+                new ObjectRef("Namespace", "v1", options.secretNamespace(), options.secretNamespace(), null),
+                EventReasons.CLUSTER_NOT_READY,
+                "Member cluster " + m.name() + " is not ready: its copies are not kept in sync");
+      }
+      return;
+    }
+    m.startEndpoints(context, (ns, name) -> context.runOnContext(v -> endpointsChanged(ns, name)))
+        .onFailure(e -> log.warn("Cluster {}: cannot read endpoints: {}", m.name(), e.getMessage()));
+    m.cluster()
+        .startServices(context)
+        .onSuccess(
+            v -> {
+              for (Service s : host.services()) {
+                if (isOurs(s)) {
+                  addAll(ns(s), name(s));
+                }
+              }
+              ownedCopies(m);
+            });
+  }
+
+  private void endpointsChanged(String namespace, String name) {
+    Service s = host.service(namespace, name);
+    if (s != null && isOurs(s)) {
+      add(new ServiceKey(host.name(), namespace, name));
+    }
+  }
+
+  private static String ns(Service s) {
+    return s.getMetadata().getNamespace();
+  }
+
+  private static String name(Service s) {
+    return s.getMetadata().getName();
+  }
+
+  /** A change the federation acts on: not its own status or annotation writes. */
+  static boolean relevant(Service o, Service n) {
+    return !Objects.equals(o.getSpec(), n.getSpec())
+        || !Objects.equals(o.getMetadata().getLabels(), n.getMetadata().getLabels())
+        || !Objects.equals(withoutIngresses(o), withoutIngresses(n))
+        || !Objects.equals(o.getMetadata().getDeletionTimestamp(), n.getMetadata().getDeletionTimestamp())
+        || !Objects.equals(o.getMetadata().getFinalizers(), n.getMetadata().getFinalizers())
+        || !Objects.equals(o.getMetadata().getUid(), n.getMetadata().getUid());
+  }
+
+  private static Map<String, String> withoutIngresses(Service s) {
+    Map<String, String> a = s.getMetadata().getAnnotations();
+    if (a == null || !a.containsKey(FederationKeys.INGRESSES_ANNOTATION)) {
+      return a == null ? Map.of() : a;
+    }
+    Map<String, String> copy = new java.util.HashMap<>(a);
+    copy.remove(FederationKeys.INGRESSES_ANNOTATION);
+    return copy;
+  }
+
+  private final class HostHandler implements ResourceEventHandler<Service> {
+    @Override
+    public void onAdd(Service s) {
+      context.runOnContext(
+          v -> {
+            if (isOurs(s)) {
+              addAll(ns(s), name(s));
+            }
+          });
+    }
+
+    @Override
+    public void onUpdate(Service o, Service n) {
+      context.runOnContext(
+          v -> {
+            if ((isOurs(n) || isOurs(o)) && relevant(o, n)) {
+              addAll(ns(n), name(n));
+            }
+          });
+    }
+
+    @Override
+    public void onDelete(Service s, boolean finalStateUnknown) {
+      context.runOnContext(
+          v -> {
+            if (isOurs(s)) {
+              addAll(ns(s), name(s));
+            }
+          });
+    }
+  }
+
+  private final class MemberHandler implements ResourceEventHandler<Service> {
+    private final Member member;
+
+    MemberHandler(Member member) {
+      this.member = member;
+    }
+
+    private void changed(Service s) {
+      context.runOnContext(
+          v -> {
+            if (members.get(member.name()) != member) {
+              return;
+            }
+            Map<String, String> labels = s.getMetadata().getLabels();
+            boolean labelled =
+                labels != null && options.name().equals(labels.get(FederationKeys.FEDERATION_LABEL));
+            Service hostSvc = host.service(ns(s), name(s));
+            if (labelled || (hostSvc != null && isOurs(hostSvc))) {
+              add(new ServiceKey(member.name(), ns(s), name(s)));
+              add(new ServiceKey(host.name(), ns(s), name(s)));
+            }
+          });
+    }
+
+    @Override
+    public void onAdd(Service s) {
+      changed(s);
+    }
+
+    @Override
+    public void onUpdate(Service o, Service n) {
+      changed(n);
+    }
+
+    @Override
+    public void onDelete(Service s, boolean finalStateUnknown) {
+      changed(s);
+    }
+  }
+}

@@ -1,0 +1,161 @@
+package dev.pier.federation.sync;
+
+import dev.pier.federation.FederationKeys;
+import dev.pier.kube.AsyncKubeApi;
+import dev.pier.kube.Cluster;
+import dev.pier.kube.KubeApiException;
+import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
+import io.fabric8.kubernetes.api.model.Service;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.List;
+
+/** The API writes of federation, without blocking: member copies, namespaces, host marks. */
+final class FederationWrites {
+  private final Context ctx;
+
+  FederationWrites(Context ctx) {
+    this.ctx = ctx;
+  }
+
+  /** Creates the namespace in a member, labelled as made by the federation; an existing one is fine. */
+  Future<Void> ensureNamespace(Cluster member, String namespace, String federation) {
+    JsonObject body =
+        new JsonObject()
+            .put("apiVersion", "v1")
+            .put("kind", "Namespace")
+            .put(
+                "metadata",
+                new JsonObject()
+                    .put("name", namespace)
+                    .put("labels", new JsonObject().put(FederationKeys.FEDERATION_LABEL, federation)));
+    return member
+        .api()
+        .post(ctx, "/api/v1/namespaces", body)
+        .<Void>mapEmpty()
+        .recover(e -> isConflict(e) ? Future.succeededFuture() : Future.failedFuture(e));
+  }
+
+  Future<Void> create(Cluster member, Service copy) {
+    return member
+        .api()
+        .post(ctx, AsyncKubeApi.corePath(ns(copy), "services", null), json(member, copy))
+        .mapEmpty();
+  }
+
+  /** Replaces a copy; the resourceVersion it carries makes a concurrent change fail with 409. */
+  Future<Void> update(Cluster member, Service copy) {
+    return member
+        .api()
+        .put(ctx, AsyncKubeApi.corePath(ns(copy), "services", name(copy)), json(member, copy))
+        .mapEmpty();
+  }
+
+  /** Deletes exactly the copy with this uid; a copy already gone is fine. */
+  Future<Void> delete(Cluster member, Service copy) {
+    JsonObject options =
+        new JsonObject()
+            .put("apiVersion", "v1")
+            .put("kind", "DeleteOptions")
+            .put("preconditions", new JsonObject().put("uid", copy.getMetadata().getUid()));
+    return member
+        .api()
+        .delete(ctx, AsyncKubeApi.corePath(ns(copy), "services", name(copy)), options)
+        .<Void>mapEmpty()
+        .recover(e -> isNotFound(e) ? Future.succeededFuture() : Future.failedFuture(e));
+  }
+
+  Future<Void> addFinalizer(Cluster host, String namespace, String name) {
+    JsonObject body =
+        new JsonObject()
+            .put(
+                "metadata",
+                new JsonObject()
+                    .put("finalizers", new JsonArray().add(FederationKeys.FINALIZER)));
+    return host.api()
+        .patch(ctx, servicePath(namespace, name), AsyncKubeApi.STRATEGIC_MERGE_PATCH, body)
+        .mapEmpty();
+  }
+
+  /** Removes the federation's finalizer and its ingress annotation in one write. */
+  Future<Void> release(Cluster host, String namespace, String name) {
+    JsonObject body =
+        new JsonObject()
+            .put(
+                "metadata",
+                new JsonObject()
+                    .put(
+                        "$deleteFromPrimitiveList/finalizers",
+                        new JsonArray().add(FederationKeys.FINALIZER))
+                    .put(
+                        "annotations",
+                        new JsonObject().putNull(FederationKeys.INGRESSES_ANNOTATION)));
+    return host.api()
+        .patch(ctx, servicePath(namespace, name), AsyncKubeApi.STRATEGIC_MERGE_PATCH, body)
+        .<Void>mapEmpty()
+        .recover(e -> isNotFound(e) ? Future.succeededFuture() : Future.failedFuture(e));
+  }
+
+  Future<Void> annotate(Cluster host, String namespace, String name, String ingresses) {
+    JsonObject body =
+        new JsonObject()
+            .put(
+                "metadata",
+                new JsonObject()
+                    .put(
+                        "annotations",
+                        new JsonObject().put(FederationKeys.INGRESSES_ANNOTATION, ingresses)));
+    return host.api()
+        .patch(ctx, servicePath(namespace, name), AsyncKubeApi.MERGE_PATCH, body)
+        .mapEmpty();
+  }
+
+  Future<Void> status(
+      Cluster host, String namespace, String name, List<LoadBalancerIngress> ingress) {
+    JsonArray items = new JsonArray();
+    for (LoadBalancerIngress i : ingress) {
+      JsonObject item = new JsonObject();
+      if (i.getIp() != null) {
+        item.put("ip", i.getIp());
+      }
+      if (i.getHostname() != null) {
+        item.put("hostname", i.getHostname());
+      }
+      items.add(item);
+    }
+    JsonObject loadBalancer =
+        items.isEmpty()
+            ? new JsonObject().putNull("ingress")
+            : new JsonObject().put("ingress", items);
+    JsonObject body = new JsonObject().put("status", new JsonObject().put("loadBalancer", loadBalancer));
+    return host.api()
+        .patch(ctx, servicePath(namespace, name) + "/status", AsyncKubeApi.MERGE_PATCH, body)
+        .mapEmpty();
+  }
+
+  private static JsonObject json(Cluster cluster, Service svc) {
+    return new JsonObject(cluster.client().getKubernetesSerialization().asJson(svc));
+  }
+
+  private static String servicePath(String namespace, String name) {
+    return AsyncKubeApi.corePath(namespace, "services", name);
+  }
+
+  private static String ns(Service s) {
+    return s.getMetadata().getNamespace();
+  }
+
+  private static String name(Service s) {
+    return s.getMetadata().getName();
+  }
+
+  static boolean isNotFound(Throwable e) {
+    return e instanceof KubeApiException k && k.isNotFound();
+  }
+
+  static boolean isConflict(Throwable e) {
+    return e instanceof KubeApiException k && k.isConflict();
+  }
+}

@@ -1,0 +1,465 @@
+package dev.pier.federation.sync;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.pier.federation.FederationKeys;
+import dev.pier.testkit.InProcessPier;
+import dev.pier.testkit.KubeApiServer;
+import dev.pier.testkit.RealKubeApiServer;
+import dev.pier.testkit.Services;
+import dev.pier.testkit.TestBackend;
+import dev.pier.testkit.Traffic;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.discovery.v1beta1.EndpointSliceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Federation on three real API servers: a host where federated Services are declared and two
+ * members, east and west, each with Pier's local load balancer on its own pool and a backend on its
+ * node, so that real traffic through each member's load balancer reaches that member's backend.
+ */
+@RealKubeApiServer
+class FederationTest {
+  private static final String EAST_POOL = "127.241.1.0/28";
+  private static final String WEST_POOL = "127.241.2.0/28";
+  private static final Duration CONVERGE = InProcessPier.CONVERGE;
+
+  private static KubeApiServer host;
+  private static KubeApiServer east;
+  private static KubeApiServer west;
+
+  @BeforeAll
+  static void setUp(KubeApiServer server) {
+    host = server;
+    east = KubeApiServer.start();
+    west = KubeApiServer.start();
+    east.createReadyNode(
+        "east-1",
+        "127.0.0.1",
+        Map.of("topology.kubernetes.io/region", "eu", "topology.kubernetes.io/zone", "eu-a"));
+    west.createReadyNode(
+        "west-1",
+        "127.0.0.1",
+        Map.of("topology.kubernetes.io/region", "us", "topology.kubernetes.io/zone", "us-a"));
+  }
+
+  @AfterAll
+  static void tearDown() {
+    if (east != null) {
+      east.close();
+    }
+    if (west != null) {
+      west.close();
+    }
+  }
+
+  /** Host, and the members listed, as a config file; west is optional (it may join by Secret). */
+  private static String config(boolean withWest, String federationExtra) {
+    StringBuilder yaml = new StringBuilder();
+    yaml.append("clusters:\n")
+        .append("  - name: host\n")
+        .append("    kubeconfig: \"")
+        .append(host.kubeconfigPath())
+        .append("\"\n")
+        .append("    federation: host\n")
+        .append("    loadBalancers: false\n")
+        .append("  - name: east\n")
+        .append("    kubeconfig: \"")
+        .append(east.kubeconfigPath())
+        .append("\"\n")
+        .append("    federation: member\n")
+        .append("    labels: {tier: gold}\n")
+        .append("    local:\n")
+        .append("      pools: [\"")
+        .append(EAST_POOL)
+        .append("\"]\n");
+    if (withWest) {
+      yaml.append("  - name: west\n")
+          .append("    kubeconfig: \"")
+          .append(west.kubeconfigPath())
+          .append("\"\n")
+          .append("    federation: member\n")
+          .append("    labels: {tier: silver}\n")
+          .append("    local:\n")
+          .append("      pools: [\"")
+          .append(WEST_POOL)
+          .append("\"]\n");
+    }
+    yaml.append("federation:\n")
+        .append("  health:\n")
+        .append("    period: 500ms\n")
+        .append("    timeout: 400ms\n")
+        .append(federationExtra);
+    return yaml.toString();
+  }
+
+  private static InProcessPier startPier(boolean withWest, String federationExtra) {
+    return InProcessPier.startWithConfig(config(withWest, federationExtra), Map.of());
+  }
+
+  private static Service federated(String ns, String name, Map<String, String> annotations) {
+    Map<String, String> a = new HashMap<>(annotations);
+    a.put(FederationKeys.FEDERATED_ANNOTATION, "true");
+    return new ServiceBuilder()
+        .withNewMetadata()
+        .withNamespace(ns)
+        .withName(name)
+        .withLabels(Map.of("app", name))
+        .withAnnotations(a)
+        .endMetadata()
+        .withNewSpec()
+        .withType("LoadBalancer")
+        .withSelector(Map.of("app", name))
+        .addNewPort()
+        .withName("http")
+        .withProtocol("TCP")
+        .withPort(80)
+        .withNewTargetPort(8080)
+        .endPort()
+        .endSpec()
+        .build();
+  }
+
+  private static String namespace(String prefix) {
+    String ns = host.createNamespace(prefix);
+    return ns;
+  }
+
+  private static Service copy(KubeApiServer member, String ns, String name) {
+    return member.client().services().inNamespace(ns).withName(name).get();
+  }
+
+  private static Service awaitCopy(KubeApiServer member, String ns, String name) {
+    await().atMost(CONVERGE).until(() -> copy(member, ns, name) != null);
+    return copy(member, ns, name);
+  }
+
+  private static String annotation(String ns, String name) {
+    Service s = host.client().services().inNamespace(ns).withName(name).get();
+    return s == null || s.getMetadata().getAnnotations() == null
+        ? null
+        : s.getMetadata().getAnnotations().get(FederationKeys.INGRESSES_ANNOTATION);
+  }
+
+  private static List<String> hostIngress(String ns, String name) {
+    Service s = host.client().services().inNamespace(ns).withName(name).get();
+    if (s == null
+        || s.getStatus() == null
+        || s.getStatus().getLoadBalancer() == null
+        || s.getStatus().getLoadBalancer().getIngress() == null) {
+      return List.of();
+    }
+    return s.getStatus().getLoadBalancer().getIngress().stream().map(i -> i.getIp()).toList();
+  }
+
+  /** A ready (or not) endpoint for the member's copy, as the member's controllers would write. */
+  private static void endpointSlice(KubeApiServer member, String ns, String name, boolean ready) {
+    member
+        .client()
+        .resource(
+            new EndpointSliceBuilder()
+                .withNewMetadata()
+                .withNamespace(ns)
+                .withName(name + "-slice")
+                .withLabels(Map.of("kubernetes.io/service-name", name))
+                .endMetadata()
+                .withAddressType("IPv4")
+                .addNewEndpoint()
+                .withAddresses("10.1.0.1")
+                .withNewConditions()
+                .withReady(ready)
+                .endConditions()
+                .endEndpoint()
+                .addNewPort()
+                .withName("http")
+                .withProtocol("TCP")
+                .withPort(8080)
+                .endPort()
+                .build())
+        .serverSideApply();
+  }
+
+  private static List<Event> hostEvents(String ns, String name) {
+    return Services.events(host.client(), ns, name);
+  }
+
+  private static boolean hasEvent(String ns, String name, String reason, String text) {
+    return hostEvents(ns, name).stream()
+        .anyMatch(e -> reason.equals(e.getReason()) && e.getMessage().contains(text));
+  }
+
+  @Test
+  void aFederatedServiceIsCopiedServedInEveryMemberAndAggregated() {
+    String ns = namespace("fed-prop");
+    try (InProcessPier pier = startPier(true, "")) {
+      host.client().resource(federated(ns, "web", Map.of("team", "a"))).create();
+
+      Service e = awaitCopy(east, ns, "web");
+      Service w = awaitCopy(west, ns, "web");
+      for (Service c : List.of(e, w)) {
+        assertThat(c.getMetadata().getLabels())
+            .containsEntry(FederationKeys.FEDERATION_LABEL, "pier")
+            .containsEntry("app", "web");
+        assertThat(c.getMetadata().getAnnotations())
+            .containsEntry("team", "a")
+            .doesNotContainKey(FederationKeys.FEDERATED_ANNOTATION);
+        assertThat(c.getSpec().getPorts().get(0).getPort()).isEqualTo(80);
+      }
+      // The namespace was created in the member, marked as made by the federation.
+      assertThat(east.client().namespaces().withName(ns).get().getMetadata().getLabels())
+          .containsEntry(FederationKeys.FEDERATION_LABEL, "pier");
+
+      // Each member's own load balancer serves the copy, with real traffic to that member's node.
+      String eastIp = Services.awaitIngress(east.client(), ns, "web");
+      String westIp = Services.awaitIngress(west.client(), ns, "web");
+      assertThat(eastIp).startsWith("127.241.1.");
+      assertThat(westIp).startsWith("127.241.2.");
+      try (TestBackend eb =
+              TestBackend.start(
+                  "east-1", "127.0.0.1", copy(east, ns, "web").getSpec().getPorts().get(0).getNodePort());
+          TestBackend wb =
+              TestBackend.start(
+                  "west-1",
+                  "127.0.0.1",
+                  copy(west, ns, "web").getSpec().getPorts().get(0).getNodePort())) {
+        await()
+            .atMost(CONVERGE)
+            .until(() -> Objects.toString(Traffic.get(eastIp, 80), "").contains("east-1"));
+        await()
+            .atMost(CONVERGE)
+            .until(() -> Objects.toString(Traffic.get(westIp, 80), "").contains("west-1"));
+      }
+
+      // Status: the union, sorted; the annotation lists each member with ingress, empty items
+      // while the member has no ready endpoints.
+      await().atMost(CONVERGE).until(() -> hostIngress(ns, "web").size() == 2);
+      assertThat(hostIngress(ns, "web")).containsExactly(eastIp, westIp);
+      await()
+          .atMost(CONVERGE)
+          .until(
+              () ->
+                  ("{\"items\":[{\"cluster\":\"east\",\"items\":[]},"
+                          + "{\"cluster\":\"west\",\"items\":[]}]}")
+                      .equals(annotation(ns, "web")));
+      endpointSlice(east, ns, "web", true);
+      String expected =
+          "{\"items\":[{\"cluster\":\"east\",\"items\":[{\"ip\":\""
+              + eastIp
+              + "\"}]},{\"cluster\":\"west\",\"items\":[]}]}";
+      await().atMost(CONVERGE).until(() -> expected.equals(annotation(ns, "web")));
+      assertThat(hostEvents(ns, "web").stream().map(Event::getReason))
+          .contains("CreatedInCluster");
+      Service hostSvc = host.client().services().inNamespace(ns).withName("web").get();
+      assertThat(hostSvc.getMetadata().getFinalizers()).contains(FederationKeys.FINALIZER);
+
+      // A change on the host follows to both copies; what each member allocated stays.
+      String eastClusterIp = copy(east, ns, "web").getSpec().getClusterIP();
+      int eastNodePort = copy(east, ns, "web").getSpec().getPorts().get(0).getNodePort();
+      Services.edit(
+          host.client(),
+          ns,
+          "web",
+          s -> new ServiceBuilder(s).editMetadata().addToLabels("version", "2").endMetadata().build());
+      await()
+          .atMost(CONVERGE)
+          .until(() -> "2".equals(copy(east, ns, "web").getMetadata().getLabels().get("version")));
+      await()
+          .atMost(CONVERGE)
+          .until(() -> "2".equals(copy(west, ns, "web").getMetadata().getLabels().get("version")));
+      assertThat(copy(east, ns, "web").getSpec().getClusterIP()).isEqualTo(eastClusterIp);
+      assertThat(copy(east, ns, "web").getSpec().getPorts().get(0).getNodePort())
+          .isEqualTo(eastNodePort);
+
+      // Cascading deletion: the copies go, then the host Service.
+      host.client().services().inNamespace(ns).withName("web").delete();
+      await().atMost(CONVERGE).until(() -> copy(east, ns, "web") == null);
+      await().atMost(CONVERGE).until(() -> copy(west, ns, "web") == null);
+      await()
+          .atMost(CONVERGE)
+          .until(() -> host.client().services().inNamespace(ns).withName("web").get() == null);
+    }
+  }
+
+  @Test
+  void aMemberServiceThatPierDidNotCreateIsLeftUntouched() {
+    String ns = namespace("fed-foreign");
+    west.client().namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build()).create();
+    Service foreign =
+        west.client()
+            .resource(
+                new ServiceBuilder()
+                    .withNewMetadata()
+                    .withNamespace(ns)
+                    .withName("web")
+                    .withLabels(Map.of("owner", "someone-else"))
+                    .endMetadata()
+                    .withNewSpec()
+                    .withType("ClusterIP")
+                    .addNewPort()
+                    .withPort(9999)
+                    .endPort()
+                    .endSpec()
+                    .build())
+            .create();
+    try (InProcessPier pier = startPier(true, "")) {
+      host.client().resource(federated(ns, "web", Map.of())).create();
+      awaitCopy(east, ns, "web");
+      await()
+          .atMost(CONVERGE)
+          .until(() -> hasEvent(ns, "web", "FederatedServiceConflict", "Cluster west"));
+      Service after = copy(west, ns, "web");
+      assertThat(after.getMetadata().getResourceVersion())
+          .isEqualTo(foreign.getMetadata().getResourceVersion());
+
+      // Deleting the federated Service deletes east's copy; west's own Service stays.
+      host.client().services().inNamespace(ns).withName("web").delete();
+      await().atMost(CONVERGE).until(() -> copy(east, ns, "web") == null);
+      await()
+          .atMost(CONVERGE)
+          .until(() -> host.client().services().inNamespace(ns).withName("web").get() == null);
+      assertThat(copy(west, ns, "web").getMetadata().getResourceVersion())
+          .isEqualTo(foreign.getMetadata().getResourceVersion());
+    }
+  }
+
+  @Test
+  void placementFollowsTheAnnotationsAndOrphaningKeepsTheCopies() {
+    String ns = namespace("fed-place");
+    try (InProcessPier pier = startPier(true, "")) {
+      host.client()
+          .resource(federated(ns, "web", Map.of(FederationKeys.CLUSTERS_ANNOTATION, "east")))
+          .create();
+      awaitCopy(east, ns, "web");
+      // Only east is placed: west never gets a copy.
+      await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(() -> copy(west, ns, "web") == null);
+
+      // Now by label selector: west only. East's copy goes, west's comes.
+      Services.edit(
+          host.client(),
+          ns,
+          "web",
+          s -> {
+            Map<String, String> a = new HashMap<>(s.getMetadata().getAnnotations());
+            a.remove(FederationKeys.CLUSTERS_ANNOTATION);
+            a.put(FederationKeys.CLUSTER_SELECTOR_ANNOTATION, "tier in (silver)");
+            return new ServiceBuilder(s).editMetadata().withAnnotations(a).endMetadata().build();
+          });
+      awaitCopy(west, ns, "web");
+      await().atMost(CONVERGE).until(() -> copy(east, ns, "web") == null);
+      await().atMost(CONVERGE).until(() -> hasEvent(ns, "web", "DeletedInCluster", "Cluster east"));
+
+      // Orphaning deletion: the copy stays without the federation's marks.
+      Services.edit(
+          host.client(),
+          ns,
+          "web",
+          s ->
+              new ServiceBuilder(s)
+                  .editMetadata()
+                  .addToAnnotations(FederationKeys.DELETE_POLICY_ANNOTATION, "orphan")
+                  .endMetadata()
+                  .build());
+      host.client().services().inNamespace(ns).withName("web").delete();
+      await()
+          .atMost(CONVERGE)
+          .until(() -> host.client().services().inNamespace(ns).withName("web").get() == null);
+      Service left = copy(west, ns, "web");
+      assertThat(left).isNotNull();
+      assertThat(left.getMetadata().getLabels()).doesNotContainKey(FederationKeys.FEDERATION_LABEL);
+      assertThat(left.getMetadata().getAnnotations())
+          .doesNotContainKey(FederationKeys.HOST_CLUSTER_UID_ANNOTATION);
+    }
+  }
+
+  @Test
+  void anUnreadyMemberKeepsItsIngressOrDropsItAndComesBack() {
+    String ns = namespace("fed-health");
+    for (String mode : List.of("keep", "drop")) {
+      String name = "web-" + mode;
+      try (InProcessPier pier = startPier(true, "  unreadyClusters: " + mode + "\n")) {
+        host.client().resource(federated(ns, name, Map.of())).create();
+        String westIp = Services.awaitIngress(west.client(), ns, name);
+        await().atMost(CONVERGE).until(() -> hostIngress(ns, name).contains(westIp));
+        assertThat(ready(pier, "west")).isEqualTo(1.0);
+
+        west.freeze();
+        try {
+          // Unready after 3 failed probes of 400 ms every 500 ms.
+          await().atMost(Duration.ofSeconds(15)).until(() -> ready(pier, "west") == 0.0);
+          await()
+              .atMost(CONVERGE)
+              .until(() -> hasEvent(ns, name, "ClusterUnreachable", "Cluster west"));
+          if (mode.equals("keep")) {
+            await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(() -> hostIngress(ns, name).contains(westIp));
+          } else {
+            await().atMost(CONVERGE).until(() -> !hostIngress(ns, name).contains(westIp));
+            assertThat(annotation(ns, name)).contains("{\"cluster\":\"west\",\"items\":[]}");
+          }
+        } finally {
+          west.thaw();
+        }
+        await().atMost(Duration.ofSeconds(15)).until(() -> ready(pier, "west") == 1.0);
+        await().atMost(CONVERGE).until(() -> hostIngress(ns, name).contains(westIp));
+        host.client().services().inNamespace(ns).withName(name).delete();
+        await().atMost(CONVERGE).until(() -> copy(west, ns, name) == null && copy(east, ns, name) == null);
+      }
+    }
+  }
+
+  @Test
+  void aMemberJoinsAndLeavesThroughItsSecret() {
+    String ns = namespace("fed-join");
+    String secretNs = "pier";
+    if (host.client().namespaces().withName(secretNs).get() == null) {
+      host.client()
+          .namespaces()
+          .resource(new NamespaceBuilder().withNewMetadata().withName(secretNs).endMetadata().build())
+          .create();
+    }
+    try (InProcessPier pier = startPier(false, "")) {
+      host.client().resource(federated(ns, "web", Map.of())).create();
+      awaitCopy(east, ns, "web");
+      assertThat(copy(west, ns, "web")).isNull();
+
+      host.client()
+          .resource(
+              new SecretBuilder()
+                  .withNewMetadata()
+                  .withNamespace(secretNs)
+                  .withName("member-west")
+                  .withLabels(Map.of(FederationKeys.CLUSTER_SECRET_LABEL, "west", "tier", "silver"))
+                  .endMetadata()
+                  .withStringData(Map.of("kubeconfig", west.selfContainedKubeconfig()))
+                  .build())
+          .create();
+      awaitCopy(west, ns, "web");
+      await().atMost(CONVERGE).until(() -> ready(pier, "west") == 1.0);
+
+      // Its Secret deleted: west leaves, and the copy Pier owned there goes with it.
+      host.client().secrets().inNamespace(secretNs).withName("member-west").delete();
+      await().atMost(CONVERGE).until(() -> copy(west, ns, "web") == null);
+      assertThat(copy(east, ns, "web")).isNotNull();
+      host.client().services().inNamespace(ns).withName("web").delete();
+      await().atMost(CONVERGE).until(() -> copy(east, ns, "web") == null);
+    }
+  }
+
+  private static double ready(InProcessPier pier, String cluster) {
+    var gauge =
+        pier.pier().metrics().registry().find("pier.cluster.ready").tag("cluster", cluster).gauge();
+    return gauge == null ? -1 : gauge.value();
+  }
+}
