@@ -23,7 +23,12 @@ class ArchitectureTest {
     "dev.pier.log.."
   };
   static final String[] POLICY_AND_SPIS = {
-    "dev.pier.policy..", "dev.pier.cloud", "dev.pier.dns", "dev.pier.queue..", "dev.pier.nodes.."
+    "dev.pier.policy..",
+    "dev.pier.cloud",
+    "dev.pier.dns",
+    "dev.pier.federation",
+    "dev.pier.queue..",
+    "dev.pier.nodes.."
   };
   static final String[] ADAPTERS = {
     "dev.pier.kube..",

@@ -1,0 +1,34 @@
+package dev.pier.federation;
+
+/** The annotations, labels and finalizers federation reads and writes. */
+public final class FederationKeys {
+  /** {@code "true"} on a host Service federates it. */
+  public static final String FEDERATED_ANNOTATION = "pier.dev/federated";
+
+  /** Comma-separated member names a host Service goes to. */
+  public static final String CLUSTERS_ANNOTATION = "pier.dev/clusters";
+
+  /** A label selector over the members' labels that picks where a host Service goes. */
+  public static final String CLUSTER_SELECTOR_ANNOTATION = "pier.dev/cluster-selector";
+
+  /** {@code "orphan"} leaves the member copies in place when the host Service is deleted. */
+  public static final String DELETE_POLICY_ANNOTATION = "pier.dev/delete-policy";
+
+  /** On member Services and namespaces Pier made; the value is the federation's name. */
+  public static final String FEDERATION_LABEL = "pier.dev/federation";
+
+  /** On member Services: the uid of the host cluster's {@code kube-system} namespace. */
+  public static final String HOST_CLUSTER_UID_ANNOTATION = "pier.dev/host-cluster-uid";
+
+  /** On member Services: the uid of the host Service they copy. */
+  public static final String HOST_SERVICE_UID_ANNOTATION = "pier.dev/host-service-uid";
+
+  public static final String FINALIZER = "federation.kubernetes.io/delete-from-underlying-clusters";
+  public static final String ORPHAN_FINALIZER = "orphan";
+  public static final String INGRESSES_ANNOTATION = "federation.kubernetes.io/service-ingresses";
+
+  /** On the Secrets that join members to the federation. */
+  public static final String CLUSTER_SECRET_LABEL = "pier.dev/cluster";
+
+  private FederationKeys() {}
+}
