@@ -43,7 +43,9 @@ class ArchitectureTest {
     "dev.pier.nodesync..",
     "dev.pier.dns.publish..",
     "dev.pier.orphans..",
-    "dev.pier.admin.."
+    "dev.pier.admin..",
+    "dev.pier.federation.members..",
+    "dev.pier.federation.sync.."
   };
 
   private static JavaClasses pier;

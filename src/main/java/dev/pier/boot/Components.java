@@ -2,16 +2,15 @@ package dev.pier.boot;
 
 import dev.pier.cloud.ClusterRoutedProvider;
 import dev.pier.cloud.LoadBalancerProvider;
-import dev.pier.federation.Federated;
-import dev.pier.federation.FederationOptions;
-import dev.pier.federation.members.Members;
-import dev.pier.federation.sync.FederationVerticle;
-import dev.pier.model.ClusterSpec;
 import dev.pier.config.ConfigException;
 import dev.pier.config.ConfigValues;
 import dev.pier.dns.publish.DnsPublisher;
 import dev.pier.dns.publish.EndpointsWatchVerticle;
 import dev.pier.dns.publish.TopologyWatchVerticle;
+import dev.pier.federation.Federated;
+import dev.pier.federation.FederationOptions;
+import dev.pier.federation.members.Members;
+import dev.pier.federation.sync.FederationVerticle;
 import dev.pier.kube.AsyncKubeApi;
 import dev.pier.kube.Cluster;
 import dev.pier.kube.Clusters;
@@ -22,6 +21,7 @@ import dev.pier.leader.LeaderElection;
 import dev.pier.leader.LeaderElectionOptions;
 import dev.pier.metrics.MeteredProvider;
 import dev.pier.metrics.PierMetrics;
+import dev.pier.model.ClusterSpec;
 import dev.pier.nodes.PushedNodeSets;
 import dev.pier.nodesync.NodeSyncVerticle;
 import dev.pier.orphans.OrphanSweeper;
@@ -120,8 +120,7 @@ public record Components(
     List<Cluster> connected = new ArrayList<>();
     Map<String, LoadBalancerProvider> providers = new LinkedHashMap<>();
     Cluster host = null;
-    Members members =
-        new Members(federationOptions, spec -> cluster(vertx, spec, config));
+    Members members = new Members(federationOptions, spec -> cluster(vertx, spec, config));
     List<Cluster> withLoadBalancers = new ArrayList<>();
     try {
       for (ClusterSetup setup : setups) {

@@ -96,7 +96,10 @@ public final class ClusterRoutedProvider implements LoadBalancerProvider {
 
           @Override
           public Future<Void> delete(String clusterName, OwnedLoadBalancer loadBalancer) {
-            return of(clusterName).ownedLoadBalancers().orElseThrow().delete(clusterName, loadBalancer);
+            return of(clusterName)
+                .ownedLoadBalancers()
+                .orElseThrow()
+                .delete(clusterName, loadBalancer);
           }
         });
   }

@@ -149,4 +149,40 @@ class ServiceFilterTest {
     assertThat(filter.shouldEnqueueAdd(a)).isFalse();
     assertThat(filter.shouldEnqueueAdd(lb())).isTrue();
   }
+
+  @Test
+  void aFederatedServiceOfTheHostGetsNoLoadBalancerThereButTheSameServiceElsewhereDoes() {
+    ServiceFilter withHost =
+        filter.withFederationHost(
+            "host", svc -> "true".equals(svc.getMetadata().getAnnotations().get("fed")));
+    Service federated =
+        edit(lb(), b -> b.editMetadata().addToAnnotations("fed", "true").endMetadata());
+    assertThat(withHost.forCluster("host").wantsLoadBalancer(federated)).isFalse();
+    assertThat(withHost.forCluster("host").shouldEnqueueAdd(federated)).isFalse();
+    assertThat(withHost.forCluster("host").wantsLoadBalancer(lb())).isTrue();
+    // A member's copy of the same Service, or any other cluster, is served as always.
+    assertThat(withHost.forCluster("east").wantsLoadBalancer(federated)).isTrue();
+    assertThat(filter.forCluster("host").wantsLoadBalancer(federated)).isTrue();
+  }
+
+  @Test
+  void aServedServiceThatItsUserFederatesIsCleanedUpOnlyWhenPierOwnsItsClass() {
+    ServiceFilter host =
+        filter
+            .withFederationHost(
+                "host", svc -> "true".equals(svc.getMetadata().getAnnotations().get("fed")))
+            .forCluster("host");
+    Service served =
+        edit(
+            lb(),
+            b ->
+                b.editMetadata()
+                    .addToAnnotations("fed", "true")
+                    .withFinalizers(ServiceFilter.LB_CLEANUP_FINALIZER)
+                    .endMetadata());
+    assertThat(host.needsCleanup(served)).isTrue();
+    Service otherClass =
+        edit(served, b -> b.editSpec().withLoadBalancerClass("other.io/lb").endSpec());
+    assertThat(host.needsCleanup(otherClass)).isFalse();
+  }
 }

@@ -295,8 +295,8 @@ public final class KubeApiServer implements AutoCloseable {
   }
 
   /**
-   * The admin kubeconfig with everything inline (the CA as {@code certificate-authority-data}): what
-   * a Secret that joins a member cluster to the federation holds.
+   * The admin kubeconfig with everything inline (the CA as {@code certificate-authority-data}):
+   * what a Secret that joins a member cluster to the federation holds.
    */
   public String selfContainedKubeconfig() {
     String trust =

@@ -78,8 +78,8 @@ public final class Member {
 
   /**
    * Starts reading the member's endpoints (once; the API it serves is found first, so the member
-   * must be reachable); {@code changed} is told namespace and name of every Service whose
-   * endpoints changed.
+   * must be reachable); {@code changed} is told namespace and name of every Service whose endpoints
+   * changed.
    */
   public io.vertx.core.Future<Void> startEndpoints(
       io.vertx.core.Context ctx, java.util.function.BiConsumer<String, String> changed) {

@@ -26,8 +26,8 @@ import org.slf4j.LoggerFactory;
  * Members that join and leave at runtime: a Secret in the host's {@code federation.secretNamespace}
  * labelled {@code pier.dev/cluster=<member name>}, with a self-contained kubeconfig under the key
  * {@code kubeconfig}, adds a member; deleting it removes the member. Region and zones come from the
- * annotations {@code pier.dev/region} and {@code pier.dev/zones} (comma-separated), placement labels
- * from the Secret's other labels. A bad Secret gets a Warning Event naming the field.
+ * annotations {@code pier.dev/region} and {@code pier.dev/zones} (comma-separated), placement
+ * labels from the Secret's other labels. A bad Secret gets a Warning Event naming the field.
  */
 public final class MemberSecrets {
   private static final Logger log = LoggerFactory.getLogger(MemberSecrets.class);

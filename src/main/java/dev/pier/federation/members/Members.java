@@ -54,7 +54,7 @@ public final class Members implements AutoCloseable {
     byName.put(spec.name(), member(spec, cluster));
   }
 
-  void listen(Listener listener) {
+  public void listen(Listener listener) {
     this.listener = listener;
   }
 
@@ -84,7 +84,8 @@ public final class Members implements AutoCloseable {
     }
     Member m = member(spec, cluster);
     byName.put(spec.name(), m);
-    log.info("Cluster {}: joined the federation through its Secret ({})", spec.name(), cluster.url());
+    log.info(
+        "Cluster {}: joined the federation through its Secret ({})", spec.name(), cluster.url());
     if (listener != null) {
       listener.joined(m);
     }

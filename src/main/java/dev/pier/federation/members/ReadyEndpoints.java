@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.stream.Stream;
 
 /**
  * Which Services of a member have ready endpoints, from {@code discovery.k8s.io/v1} EndpointSlices,
@@ -32,12 +33,12 @@ final class ReadyEndpoints {
     ENDPOINTS
   }
 
-  private volatile SharedIndexInformer<? extends HasMetadata> informer;
-  private volatile Predicate<List<? extends HasMetadata>> anyReady;
+  private volatile SharedIndexInformer<HasMetadata> informer;
+  private volatile Predicate<List<HasMetadata>> anyReady;
   private volatile Api api;
 
   boolean ready(String namespace, String name) {
-    SharedIndexInformer<? extends HasMetadata> i = informer;
+    SharedIndexInformer<HasMetadata> i = informer;
     if (i == null) {
       return false;
     }
@@ -69,9 +70,10 @@ final class ReadyEndpoints {
                 if (informer != null) {
                   return Future.succeededFuture();
                 }
-                SharedIndexInformer<? extends HasMetadata> i = informer(cluster, found);
-                i.addIndexers(Map.of(BY_SERVICE, serviceOf(found)));
-                i.addEventHandler(new Handler<>(serviceOf(found), changed));
+                SharedIndexInformer<HasMetadata> i = informer(cluster, found);
+                Function<HasMetadata, List<String>> keys = serviceKeys(found);
+                i.addIndexers(Map.of(BY_SERVICE, keys::apply));
+                i.addEventHandler(new Handler(keys, changed));
                 this.anyReady = readiness(found);
                 this.api = found;
                 this.informer = i;
@@ -108,52 +110,54 @@ final class ReadyEndpoints {
                     : Future.failedFuture(e));
   }
 
-  private static SharedIndexInformer<? extends HasMetadata> informer(Cluster cluster, Api api) {
-    return switch (api) {
+  @SuppressWarnings("unchecked")
+  private static SharedIndexInformer<HasMetadata> informer(Cluster cluster, Api api) {
+    SharedIndexInformer<?> informer;
+    switch (api) {
       case SLICES_V1 ->
-          cluster.client().discovery().v1().endpointSlices().inAnyNamespace().runnableInformer(0);
+          informer =
+              cluster
+                  .client()
+                  .discovery()
+                  .v1()
+                  .endpointSlices()
+                  .inAnyNamespace()
+                  .runnableInformer(0);
       case SLICES_V1BETA1 ->
-          cluster
-              .client()
-              .discovery()
-              .v1beta1()
-              .endpointSlices()
-              .inAnyNamespace()
-              .runnableInformer(0);
-      case ENDPOINTS -> cluster.client().endpoints().inAnyNamespace().runnableInformer(0);
-    };
+          informer =
+              cluster
+                  .client()
+                  .discovery()
+                  .v1beta1()
+                  .endpointSlices()
+                  .inAnyNamespace()
+                  .runnableInformer(0);
+      default -> informer = cluster.client().endpoints().inAnyNamespace().runnableInformer(0);
+    }
+    return (SharedIndexInformer<HasMetadata>) informer;
   }
 
-  /** The namespace/name of the Service an object belongs to, or null. */
-  private static Function<HasMetadata, String> serviceKey(Api api) {
+  /** The namespace/name of the Service an object belongs to (none for an unlabelled slice). */
+  private static Function<HasMetadata, List<String>> serviceKeys(Api api) {
     return o -> {
       String ns = o.getMetadata().getNamespace();
       if (api == Api.ENDPOINTS) {
-        return ns + "/" + o.getMetadata().getName();
+        return List.of(ns + "/" + o.getMetadata().getName());
       }
       Map<String, String> labels = o.getMetadata().getLabels();
       String svc = labels == null ? null : labels.get(SERVICE_NAME_LABEL);
-      return svc == null ? null : ns + "/" + svc;
+      return svc == null ? List.of() : List.of(ns + "/" + svc);
     };
   }
 
-  @SuppressWarnings({"unchecked", "rawtypes"})
-  private static Function serviceOf(Api api) {
-    Function<HasMetadata, String> key = serviceKey(api);
-    return o -> {
-      String k = key.apply((HasMetadata) o);
-      return k == null ? List.of() : List.of(k);
-    };
-  }
-
-  @SuppressWarnings("unchecked")
-  private static Predicate<List<? extends HasMetadata>> readiness(Api api) {
+  private static Predicate<List<HasMetadata>> readiness(Api api) {
     return switch (api) {
       case SLICES_V1 ->
           objects ->
               objects.stream()
                   .map(o -> (io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice) o)
-                  .flatMap(s -> s.getEndpoints() == null ? null : s.getEndpoints().stream())
+                  .flatMap(
+                      s -> s.getEndpoints() == null ? Stream.empty() : s.getEndpoints().stream())
                   .anyMatch(
                       e ->
                           e.getAddresses() != null
@@ -164,7 +168,8 @@ final class ReadyEndpoints {
           objects ->
               objects.stream()
                   .map(o -> (io.fabric8.kubernetes.api.model.discovery.v1beta1.EndpointSlice) o)
-                  .flatMap(s -> s.getEndpoints() == null ? null : s.getEndpoints().stream())
+                  .flatMap(
+                      s -> s.getEndpoints() == null ? Stream.empty() : s.getEndpoints().stream())
                   .anyMatch(
                       e ->
                           e.getAddresses() != null
@@ -176,17 +181,16 @@ final class ReadyEndpoints {
     };
   }
 
-  private static final class Handler<T extends HasMetadata> implements ResourceEventHandler<T> {
-    private final Function<Object, List<String>> keys;
+  private static final class Handler implements ResourceEventHandler<HasMetadata> {
+    private final Function<HasMetadata, List<String>> keys;
     private final BiConsumer<String, String> changed;
 
-    @SuppressWarnings("unchecked")
-    Handler(Function keys, BiConsumer<String, String> changed) {
+    Handler(Function<HasMetadata, List<String>> keys, BiConsumer<String, String> changed) {
       this.keys = keys;
       this.changed = changed;
     }
 
-    private void tell(T o) {
+    private void tell(HasMetadata o) {
       for (String k : keys.apply(o)) {
         int slash = k.indexOf('/');
         changed.accept(k.substring(0, slash), k.substring(slash + 1));
@@ -194,17 +198,17 @@ final class ReadyEndpoints {
     }
 
     @Override
-    public void onAdd(T o) {
+    public void onAdd(HasMetadata o) {
       tell(o);
     }
 
     @Override
-    public void onUpdate(T oldObj, T newObj) {
+    public void onUpdate(HasMetadata oldObj, HasMetadata newObj) {
       tell(newObj);
     }
 
     @Override
-    public void onDelete(T o, boolean finalStateUnknown) {
+    public void onDelete(HasMetadata o, boolean finalStateUnknown) {
       tell(o);
     }
   }

@@ -103,7 +103,12 @@ final class FederationReconciler {
           .update(member.cluster(), unmarked(copy))
           .map(
               v -> {
-                event(hostSvc, EventSink.NORMAL, EventReasons.ORPHANED_IN_CLUSTER, member, "left in place");
+                event(
+                    hostSvc,
+                    EventSink.NORMAL,
+                    EventReasons.ORPHANED_IN_CLUSTER,
+                    member,
+                    "left in place");
                 return WorkResult.success();
               })
           .recover(e -> failed(hostSvc, member, "orphan", e));
@@ -113,9 +118,11 @@ final class FederationReconciler {
         .map(
             v -> {
               if (hostSvc != null) {
-                event(hostSvc, EventSink.NORMAL, EventReasons.DELETED_IN_CLUSTER, member, "deleted");
+                event(
+                    hostSvc, EventSink.NORMAL, EventReasons.DELETED_IN_CLUSTER, member, "deleted");
               } else {
-                ServiceRef ref = new ServiceRef(member.name(), key.namespace(), key.name(), uid(copy));
+                ServiceRef ref =
+                    new ServiceRef(member.name(), key.namespace(), key.name(), uid(copy));
                 log.info(ref, "deleted: the federated Service it copied no longer exists");
                 member
                     .cluster()
@@ -149,8 +156,7 @@ final class FederationReconciler {
   private Future<WorkResult> ensureCopy(
       Member member, Service hostSvc, Service copy, MemberServices.Ownership ownership) {
     Service desired =
-        MemberServices.desired(
-            hostSvc, options.name(), host.identity().uid(), uid(hostSvc));
+        MemberServices.desired(hostSvc, options.name(), host.identity().uid(), uid(hostSvc));
     switch (ownership) {
       case FOREIGN -> {
         event(
@@ -169,7 +175,12 @@ final class FederationReconciler {
             .compose(v -> writes.create(member.cluster(), desired))
             .map(
                 v -> {
-                  event(hostSvc, EventSink.NORMAL, EventReasons.CREATED_IN_CLUSTER, member, "created");
+                  event(
+                      hostSvc,
+                      EventSink.NORMAL,
+                      EventReasons.CREATED_IN_CLUSTER,
+                      member,
+                      "created");
                   return WorkResult.success();
                 })
             .recover(e -> failed(hostSvc, member, "create", e));
@@ -183,7 +194,12 @@ final class FederationReconciler {
             .update(member.cluster(), update)
             .map(
                 v -> {
-                  event(hostSvc, EventSink.NORMAL, EventReasons.UPDATED_IN_CLUSTER, member, "updated");
+                  event(
+                      hostSvc,
+                      EventSink.NORMAL,
+                      EventReasons.UPDATED_IN_CLUSTER,
+                      member,
+                      "updated");
                   return WorkResult.success();
                 })
             .recover(e -> failed(hostSvc, member, "update", e));
@@ -249,7 +265,8 @@ final class FederationReconciler {
   private Future<WorkResult> writeAggregate(ServiceKey key, Service svc) {
     Placement.Result placement = Placement.of(svc, members.infos());
     if (placement.problem() != null) {
-      host.events().warning(ObjectRef.of(ref(svc)), EventReasons.INVALID_PLACEMENT, placement.problem());
+      host.events()
+          .warning(ObjectRef.of(ref(svc)), EventReasons.INVALID_PLACEMENT, placement.problem());
     }
     List<IngressAggregate.MemberStatus> statuses = new ArrayList<>();
     for (String name : placement.clusters()) {
@@ -319,7 +336,8 @@ final class FederationReconciler {
       Duration left = timeLeft(svc);
       if (!left.isZero()) {
         return Future.succeededFuture(
-            WorkResult.retryAfter(left.compareTo(WAIT_FOR_COPIES) < 0 ? left : WAIT_FOR_COPIES, RUN));
+            WorkResult.retryAfter(
+                left.compareTo(WAIT_FOR_COPIES) < 0 ? left : WAIT_FOR_COPIES, RUN));
       }
       host.events()
           .warning(

@@ -226,7 +226,8 @@ public final class FederationVerticle extends VerticleBase {
                     s.getMetadata().getLabels() != null
                         && options
                             .name()
-                            .equals(s.getMetadata().getLabels().get(FederationKeys.FEDERATION_LABEL)));
+                            .equals(
+                                s.getMetadata().getLabels().get(FederationKeys.FEDERATION_LABEL)));
     long waited = System.currentTimeMillis() - m.leavingSince();
     if (!owned || waited >= options.deleteTimeout().toMillis()) {
       if (owned) {
@@ -249,14 +250,16 @@ public final class FederationVerticle extends VerticleBase {
       if (running) {
         host.events()
             .warning(
-                new ObjectRef("Namespace", "v1", options.secretNamespace(), options.secretNamespace(), null),
+                new ObjectRef(
+                    "Namespace", "v1", options.secretNamespace(), options.secretNamespace(), null),
                 EventReasons.CLUSTER_NOT_READY,
                 "Member cluster " + m.name() + " is not ready: its copies are not kept in sync");
       }
       return;
     }
     m.startEndpoints(context, (ns, name) -> context.runOnContext(v -> endpointsChanged(ns, name)))
-        .onFailure(e -> log.warn("Cluster {}: cannot read endpoints: {}", m.name(), e.getMessage()));
+        .onFailure(
+            e -> log.warn("Cluster {}: cannot read endpoints: {}", m.name(), e.getMessage()));
     m.cluster()
         .startServices(context)
         .onSuccess(
@@ -290,7 +293,8 @@ public final class FederationVerticle extends VerticleBase {
     return !Objects.equals(o.getSpec(), n.getSpec())
         || !Objects.equals(o.getMetadata().getLabels(), n.getMetadata().getLabels())
         || !Objects.equals(withoutIngresses(o), withoutIngresses(n))
-        || !Objects.equals(o.getMetadata().getDeletionTimestamp(), n.getMetadata().getDeletionTimestamp())
+        || !Objects.equals(
+            o.getMetadata().getDeletionTimestamp(), n.getMetadata().getDeletionTimestamp())
         || !Objects.equals(o.getMetadata().getFinalizers(), n.getMetadata().getFinalizers())
         || !Objects.equals(o.getMetadata().getUid(), n.getMetadata().getUid());
   }
@@ -352,7 +356,8 @@ public final class FederationVerticle extends VerticleBase {
             }
             Map<String, String> labels = s.getMetadata().getLabels();
             boolean labelled =
-                labels != null && options.name().equals(labels.get(FederationKeys.FEDERATION_LABEL));
+                labels != null
+                    && options.name().equals(labels.get(FederationKeys.FEDERATION_LABEL));
             Service hostSvc = host.service(ns(s), name(s));
             if (labelled || (hostSvc != null && isOurs(hostSvc))) {
               add(new ServiceKey(member.name(), ns(s), name(s)));

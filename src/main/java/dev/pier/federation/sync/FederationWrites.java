@@ -20,7 +20,9 @@ final class FederationWrites {
     this.ctx = ctx;
   }
 
-  /** Creates the namespace in a member, labelled as made by the federation; an existing one is fine. */
+  /**
+   * Creates the namespace in a member, labelled as made by the federation; an existing one is fine.
+   */
   Future<Void> ensureNamespace(Cluster member, String namespace, String federation) {
     JsonObject body =
         new JsonObject()
@@ -30,7 +32,9 @@ final class FederationWrites {
                 "metadata",
                 new JsonObject()
                     .put("name", namespace)
-                    .put("labels", new JsonObject().put(FederationKeys.FEDERATION_LABEL, federation)));
+                    .put(
+                        "labels",
+                        new JsonObject().put(FederationKeys.FEDERATION_LABEL, federation)));
     return member
         .api()
         .post(ctx, "/api/v1/namespaces", body)
@@ -72,8 +76,7 @@ final class FederationWrites {
         new JsonObject()
             .put(
                 "metadata",
-                new JsonObject()
-                    .put("finalizers", new JsonArray().add(FederationKeys.FINALIZER)));
+                new JsonObject().put("finalizers", new JsonArray().add(FederationKeys.FINALIZER)));
     return host.api()
         .patch(ctx, servicePath(namespace, name), AsyncKubeApi.STRATEGIC_MERGE_PATCH, body)
         .mapEmpty();
@@ -129,7 +132,8 @@ final class FederationWrites {
         items.isEmpty()
             ? new JsonObject().putNull("ingress")
             : new JsonObject().put("ingress", items);
-    JsonObject body = new JsonObject().put("status", new JsonObject().put("loadBalancer", loadBalancer));
+    JsonObject body =
+        new JsonObject().put("status", new JsonObject().put("loadBalancer", loadBalancer));
     return host.api()
         .patch(ctx, servicePath(namespace, name) + "/status", AsyncKubeApi.MERGE_PATCH, body)
         .mapEmpty();

@@ -16,7 +16,6 @@ import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1beta1.EndpointSliceBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -229,7 +228,9 @@ class FederationTest {
       assertThat(westIp).startsWith("127.241.2.");
       try (TestBackend eb =
               TestBackend.start(
-                  "east-1", "127.0.0.1", copy(east, ns, "web").getSpec().getPorts().get(0).getNodePort());
+                  "east-1",
+                  "127.0.0.1",
+                  copy(east, ns, "web").getSpec().getPorts().get(0).getNodePort());
           TestBackend wb =
               TestBackend.start(
                   "west-1",
@@ -260,8 +261,7 @@ class FederationTest {
               + eastIp
               + "\"}]},{\"cluster\":\"west\",\"items\":[]}]}";
       await().atMost(CONVERGE).until(() -> expected.equals(annotation(ns, "web")));
-      assertThat(hostEvents(ns, "web").stream().map(Event::getReason))
-          .contains("CreatedInCluster");
+      assertThat(hostEvents(ns, "web").stream().map(Event::getReason)).contains("CreatedInCluster");
       Service hostSvc = host.client().services().inNamespace(ns).withName("web").get();
       assertThat(hostSvc.getMetadata().getFinalizers()).contains(FederationKeys.FINALIZER);
 
@@ -272,7 +272,12 @@ class FederationTest {
           host.client(),
           ns,
           "web",
-          s -> new ServiceBuilder(s).editMetadata().addToLabels("version", "2").endMetadata().build());
+          s ->
+              new ServiceBuilder(s)
+                  .editMetadata()
+                  .addToLabels("version", "2")
+                  .endMetadata()
+                  .build());
       await()
           .atMost(CONVERGE)
           .until(() -> "2".equals(copy(east, ns, "web").getMetadata().getLabels().get("version")));
@@ -296,7 +301,10 @@ class FederationTest {
   @Test
   void aMemberServiceThatPierDidNotCreateIsLeftUntouched() {
     String ns = namespace("fed-foreign");
-    west.client().namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build()).create();
+    west.client()
+        .namespaces()
+        .resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
+        .create();
     Service foreign =
         west.client()
             .resource(
@@ -344,7 +352,10 @@ class FederationTest {
           .create();
       awaitCopy(east, ns, "web");
       // Only east is placed: west never gets a copy.
-      await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(() -> copy(west, ns, "web") == null);
+      await()
+          .during(Duration.ofSeconds(2))
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> copy(west, ns, "web") == null);
 
       // Now by label selector: west only. East's copy goes, west's comes.
       Services.edit(
@@ -403,7 +414,10 @@ class FederationTest {
               .atMost(CONVERGE)
               .until(() -> hasEvent(ns, name, "ClusterUnreachable", "Cluster west"));
           if (mode.equals("keep")) {
-            await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(() -> hostIngress(ns, name).contains(westIp));
+            await()
+                .during(Duration.ofSeconds(2))
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> hostIngress(ns, name).contains(westIp));
           } else {
             await().atMost(CONVERGE).until(() -> !hostIngress(ns, name).contains(westIp));
             assertThat(annotation(ns, name)).contains("{\"cluster\":\"west\",\"items\":[]}");
@@ -414,7 +428,9 @@ class FederationTest {
         await().atMost(Duration.ofSeconds(15)).until(() -> ready(pier, "west") == 1.0);
         await().atMost(CONVERGE).until(() -> hostIngress(ns, name).contains(westIp));
         host.client().services().inNamespace(ns).withName(name).delete();
-        await().atMost(CONVERGE).until(() -> copy(west, ns, name) == null && copy(east, ns, name) == null);
+        await()
+            .atMost(CONVERGE)
+            .until(() -> copy(west, ns, name) == null && copy(east, ns, name) == null);
       }
     }
   }
@@ -426,7 +442,8 @@ class FederationTest {
     if (host.client().namespaces().withName(secretNs).get() == null) {
       host.client()
           .namespaces()
-          .resource(new NamespaceBuilder().withNewMetadata().withName(secretNs).endMetadata().build())
+          .resource(
+              new NamespaceBuilder().withNewMetadata().withName(secretNs).endMetadata().build())
           .create();
     }
     try (InProcessPier pier = startPier(false, "")) {
