@@ -26,6 +26,9 @@ import java.util.regex.Pattern;
  * {@code conf/pier.yaml} and {@code --help} are tested against this table.
  */
 public final class PierOptions {
+  /** The sections of the provider options, besides {@code provider} itself. */
+  static final List<String> PROVIDER_SECTIONS = List.of("local", "hetzner", "webhook", "benchmark");
+
   private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
   private static final Duration MS = Duration.ofMillis(1);
   private static final Duration DAY = Duration.ofDays(1);
@@ -52,6 +55,16 @@ public final class PierOptions {
           s -> true,
           "a context name",
           "Kubeconfig context; empty: current.");
+  public static final Option<List<ClusterConfigs.Item>> CLUSTERS =
+      Option.itemList(
+          "clusters",
+          List.of(),
+          ClusterConfigs::parseItems,
+          l -> true,
+          ClusterConfigs.ITEMS_ALLOWED,
+          "Clusters Pier serves, instead of the single cluster section: items {name, kubeconfig,"
+              + " context, inCluster, region, zones, loadBalancers, federation, labels} plus"
+              + " provider sections of their own (see Clusters below).");
   public static final Option<String> FEDERATION_NAME =
       Option.string(
           "federation.name",
@@ -634,6 +647,7 @@ public final class PierOptions {
           CLUSTER_NAME,
           CLUSTER_KUBECONFIG,
           CLUSTER_CONTEXT,
+          CLUSTERS,
           FEDERATION_NAME,
           FEDERATION_SECRET_NAMESPACE,
           FEDERATION_NAMESPACES,
@@ -719,6 +733,19 @@ public final class PierOptions {
           DNS_POWERDNS_API_KEY_FILE,
           DNS_POWERDNS_API_KEY_ENV,
           DNS_POWERDNS_TIMEOUT);
+
+  /**
+   * The provider options, which a cluster of {@code clusters} may set for itself: {@code provider}
+   * and every option under local, hetzner, webhook and benchmark.
+   */
+  public static final List<Option<?>> PROVIDER_OPTIONS =
+      ALL.stream().filter(o -> isProviderPath(o.path())).toList();
+
+  /** Whether a path is {@code provider} or lies under a provider's section. */
+  static boolean isProviderPath(String path) {
+    return path.equals("provider")
+        || PROVIDER_SECTIONS.stream().anyMatch(p -> path.startsWith(p + "."));
+  }
 
   private static final Pattern DOMAIN =
       Pattern.compile(
