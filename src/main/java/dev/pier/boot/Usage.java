@@ -44,8 +44,8 @@ public final class Usage {
         One cluster is given by the cluster section; several by the items of clusters, each
         a mapping with these fields (then leave the cluster section out):
           name           a DNS label, unique among the clusters (required)
-          kubeconfig     kubeconfig file; with context, the kubeconfig context ("": current)
-          context
+          kubeconfig     kubeconfig file ("": KUBECONFIG, else ~/.kube/config)
+          context        its context ("": current)
           inCluster      true: the pod's service account (not together with kubeconfig)
           region         region override ("": from the cluster's nodes)
           zones          zone overrides ([]: from the cluster's nodes)
