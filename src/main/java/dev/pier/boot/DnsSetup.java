@@ -25,6 +25,7 @@ public final class DnsSetup {
     if (!config.get(PierOptions.DNS_ENABLED)) {
       return null;
     }
+    String federation = FederationSettings.dnsFederation(config);
     String zoneName = config.get(PierOptions.DNS_ZONE_NAME);
     String zoneId = config.get(PierOptions.DNS_ZONE_ID);
     String suffix = config.get(PierOptions.DNS_SUFFIX);
@@ -65,7 +66,7 @@ public final class DnsSetup {
                 .setApiKey(key));
     DnsOptions options =
         new DnsOptions()
-            .setFederation(config.get(PierOptions.DNS_FEDERATION))
+            .setFederation(federation)
             .setSuffix(suffix)
             .setZoneName(zoneName)
             .setZoneId(zoneId)

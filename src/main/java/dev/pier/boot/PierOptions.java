@@ -8,13 +8,16 @@ import dev.pier.cloud.webhook.WebhookOptions;
 import dev.pier.config.Option;
 import dev.pier.dns.powerdns.PowerDnsOptions;
 import dev.pier.dns.publish.DnsOptions;
+import dev.pier.federation.FederationOptions;
 import dev.pier.leader.LeaderElectionOptions;
 import dev.pier.policy.DeletionGuard;
 import dev.pier.policy.NodeEligibility;
 import dev.pier.reconcile.ReconcileOptions;
 import dev.pier.retry.ExponentialBackoff;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.regex.Pattern;
 
 /**
@@ -23,6 +26,9 @@ import java.util.regex.Pattern;
  * {@code conf/pier.yaml} and {@code --help} are tested against this table.
  */
 public final class PierOptions {
+  /** The sections of the provider options, besides {@code provider} itself. */
+  static final List<String> PROVIDER_SECTIONS = List.of("local", "hetzner", "webhook", "benchmark");
+
   private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
   private static final Duration MS = Duration.ofMillis(1);
   private static final Duration DAY = Duration.ofDays(1);
@@ -49,6 +55,82 @@ public final class PierOptions {
           s -> true,
           "a context name",
           "Kubeconfig context; empty: current.");
+  public static final Option<List<ClusterConfigs.Item>> CLUSTERS =
+      Option.itemList(
+          "clusters",
+          List.of(),
+          ClusterConfigs::parseItems,
+          l -> true,
+          ClusterConfigs.ITEMS_ALLOWED,
+          "Clusters Pier serves, instead of the single cluster section: items {name, kubeconfig,"
+              + " context, inCluster, region, zones, loadBalancers, federation, labels} plus"
+              + " provider sections of their own (see Clusters below).");
+  public static final Option<String> FEDERATION_NAME =
+      Option.string(
+          "federation.name",
+          FederationOptions.DEFAULT_NAME,
+          s -> s.length() <= 63 && DNS_LABEL.matcher(s).matches(),
+          "a DNS label (lower case letters, digits, '-')",
+          "Name of the federation; dns.federation defaults to it.");
+  public static final Option<String> FEDERATION_SECRET_NAMESPACE =
+      Option.string(
+          "federation.secretNamespace",
+          FederationOptions.DEFAULT_SECRET_NAMESPACE,
+          s -> s.length() <= 63 && DNS_LABEL.matcher(s).matches(),
+          "a namespace name (a DNS label)",
+          "Namespace on the host cluster of the Secrets through which member clusters join.");
+  public static final Option<List<String>> FEDERATION_NAMESPACES =
+      Option.list(
+          "federation.namespaces",
+          FederationOptions.DEFAULT_NAMESPACES,
+          l -> l.stream().allMatch(s -> s.length() <= 63 && DNS_LABEL.matcher(s).matches()),
+          "a list of namespace names (DNS labels)",
+          "Namespaces whose every Service is federated, with or without the annotation.");
+  public static final Option<String> FEDERATION_UNREADY_CLUSTERS =
+      Option.choice(
+          "federation.unreadyClusters",
+          FederationOptions.DEFAULT_UNREADY_CLUSTERS.name().toLowerCase(Locale.ROOT),
+          Arrays.stream(FederationOptions.UnreadyClusters.values())
+              .map(u -> u.name().toLowerCase(Locale.ROOT))
+              .toList(),
+          "What a federated Service's status keeps of a member that is not ready. keep: its last"
+              + " known ingress; drop: nothing.");
+  public static final Option<Duration> FEDERATION_HEALTH_PERIOD =
+      Option.duration(
+          "federation.health.period",
+          FederationOptions.DEFAULT_HEALTH_PERIOD,
+          Duration.ofSeconds(1),
+          DAY,
+          "How often each member cluster's health is checked.");
+  public static final Option<Duration> FEDERATION_HEALTH_TIMEOUT =
+      Option.duration(
+          "federation.health.timeout",
+          FederationOptions.DEFAULT_HEALTH_TIMEOUT,
+          MS,
+          DAY,
+          "Timeout of one health check.");
+  public static final Option<Integer> FEDERATION_HEALTH_FAILURE_THRESHOLD =
+      Option.integer(
+          "federation.health.failureThreshold",
+          FederationOptions.DEFAULT_FAILURE_THRESHOLD,
+          1,
+          100,
+          "Failed checks in a row after which a member is not ready.");
+  public static final Option<Integer> FEDERATION_HEALTH_SUCCESS_THRESHOLD =
+      Option.integer(
+          "federation.health.successThreshold",
+          FederationOptions.DEFAULT_SUCCESS_THRESHOLD,
+          1,
+          100,
+          "Passed checks in a row after which a member is ready again.");
+  public static final Option<Duration> FEDERATION_DELETE_TIMEOUT =
+      Option.duration(
+          "federation.deleteTimeout",
+          FederationOptions.DEFAULT_DELETE_TIMEOUT,
+          Duration.ofSeconds(1),
+          Duration.ofDays(7),
+          "How long a deleted host Service waits for an unreachable member before its finalizer"
+              + " goes.");
   public static final Option<String> PROVIDER =
       Option.choice(
           "provider",
@@ -476,7 +558,7 @@ public final class PierOptions {
           DnsOptions.DEFAULT_FEDERATION,
           s -> s.length() <= 63 && DNS_LABEL.matcher(s).matches(),
           "a DNS label (lower case letters, digits, '-')",
-          "Federation name in <svc>.<ns>.<federation>.svc.<suffix>.");
+          "Federation name in <svc>.<ns>.<federation>.svc.<suffix>; unset: federation.name.");
   public static final Option<String> DNS_SUFFIX =
       Option.string(
           "dns.suffix",
@@ -565,6 +647,16 @@ public final class PierOptions {
           CLUSTER_NAME,
           CLUSTER_KUBECONFIG,
           CLUSTER_CONTEXT,
+          CLUSTERS,
+          FEDERATION_NAME,
+          FEDERATION_SECRET_NAMESPACE,
+          FEDERATION_NAMESPACES,
+          FEDERATION_UNREADY_CLUSTERS,
+          FEDERATION_HEALTH_PERIOD,
+          FEDERATION_HEALTH_TIMEOUT,
+          FEDERATION_HEALTH_FAILURE_THRESHOLD,
+          FEDERATION_HEALTH_SUCCESS_THRESHOLD,
+          FEDERATION_DELETE_TIMEOUT,
           PROVIDER,
           LOAD_BALANCER_CLASSES,
           SERVE_SERVICES_WITHOUT_CLASS,
@@ -641,6 +733,19 @@ public final class PierOptions {
           DNS_POWERDNS_API_KEY_FILE,
           DNS_POWERDNS_API_KEY_ENV,
           DNS_POWERDNS_TIMEOUT);
+
+  /**
+   * The provider options, which a cluster of {@code clusters} may set for itself: {@code provider}
+   * and every option under local, hetzner, webhook and benchmark.
+   */
+  public static final List<Option<?>> PROVIDER_OPTIONS =
+      ALL.stream().filter(o -> isProviderPath(o.path())).toList();
+
+  /** Whether a path is {@code provider} or lies under a provider's section. */
+  static boolean isProviderPath(String path) {
+    return path.equals("provider")
+        || PROVIDER_SECTIONS.stream().anyMatch(p -> path.startsWith(p + "."));
+  }
 
   private static final Pattern DOMAIN =
       Pattern.compile(

@@ -33,8 +33,36 @@ public final class Usage {
           .append(o.description())
           .append('\n');
     }
+    out.append(CLUSTERS);
     return out.toString();
   }
+
+  private static final String CLUSTERS =
+      """
+
+      Clusters:
+        One cluster is given by the cluster section; several by the items of clusters, each
+        a mapping with these fields (then leave the cluster section out):
+          name           a DNS label, unique among the clusters (required)
+          kubeconfig     kubeconfig file ("": KUBECONFIG, else ~/.kube/config)
+          context        its context ("": current)
+          inCluster      true: the pod's service account (not together with kubeconfig)
+          region         region override ("": from the cluster's nodes)
+          zones          zone overrides ([]: from the cluster's nodes)
+          loadBalancers  run Pier's load-balancer controller there (default true)
+          federation     host (federated Services are declared there; at most one), member
+                         (gets copies of them; needs a host) or none (default)
+          labels         label keys and values that placement selects on
+          provider, local, hetzner, webhook, benchmark
+                         the cluster's own provider options, written as at the top level
+                         (local: {pools: [...]}); unset ones keep the top-level value
+        PIER_CLUSTERS_<NAME>_<FIELD> overrides a field of a cluster listed in the file: NAME is
+        its name in upper case with '-' as '_', FIELD the field's path in upper snake case, e.g.
+        PIER_CLUSTERS_EAST_KUBECONFIG, PIER_CLUSTERS_EAST_ZONES (comma-separated),
+        PIER_CLUSTERS_EAST_LOAD_BALANCERS, PIER_CLUSTERS_EAST_LABELS (key=value,...),
+        PIER_CLUSTERS_EAST_LOCAL_POOLS. Values: the top-level options, the cluster's provider
+        sections over them, its variables over those.
+      """;
 
   /** A default as users write it: durations as 5s or 2m. */
   public static String display(Object value) {

@@ -30,28 +30,64 @@ public final class ConfigLoader {
   public ConfigValues load(Path file) {
     Map<String, Object> fromFile = file == null ? Map.of() : readFile(file);
     String source = file == null ? "embedded defaults" : file.toString();
+    Map<Option<?>, Object> values = new HashMap<>();
+    Map<Option<?>, String> origins = new HashMap<>();
+    parse(fromFile, source, "", "PIER_", values, origins);
+    return new ConfigValues(values, origins, source);
+  }
+
+  /**
+   * Loads a part of the configuration that the file already gave as a mapping, such as one item of
+   * a list of sections, over {@code base}: the values of this loader's options that {@code part}
+   * (keys are option paths within the part, values as in the file) or the environment sets replace
+   * base's. The part's variables are {@code envPrefix} plus the option's path in upper snake case,
+   * and messages name its options {@code pathPrefix} plus their path, in the file of {@code base}.
+   *
+   * @param pathPrefix where the part sits, e.g. {@code clusters[east].}
+   * @param envPrefix its variables' prefix in place of {@code PIER_}, e.g. {@code
+   *     PIER_CLUSTERS_EAST_}
+   */
+  public ConfigValues loadPart(
+      ConfigValues base, Map<String, Object> part, String pathPrefix, String envPrefix) {
+    Map<Option<?>, Object> values = new HashMap<>();
+    Map<Option<?>, String> origins = new HashMap<>();
+    parse(part, base.source(), pathPrefix, envPrefix, values, origins);
+    return base.with(values, origins);
+  }
+
+  /** A bad value, the way every configuration message names it. */
+  public static String invalid(String where, String value, String allowed) {
+    return where + ": invalid value '" + value + "': must be " + allowed;
+  }
+
+  private void parse(
+      Map<String, Object> fromFile,
+      String source,
+      String pathPrefix,
+      String envPrefix,
+      Map<Option<?>, Object> values,
+      Map<Option<?>, String> origins) {
     Map<String, Option<?>> byPath = new HashMap<>();
     options.forEach(o -> byPath.put(o.path(), o));
     for (String key : fromFile.keySet()) {
       if (!byPath.containsKey(key)) {
-        throw new ConfigException(source + ": unknown option '" + key + "'");
+        throw new ConfigException(source + ": unknown option '" + pathPrefix + key + "'");
       }
     }
-    Map<Option<?>, Object> values = new HashMap<>();
-    Map<Option<?>, String> origins = new HashMap<>();
     List<String> problems = new ArrayList<>();
     for (Option<?> option : options) {
-      String fromEnv = env.apply(option.envName());
+      String envName = envPrefix + Option.envForm(option.path());
+      String fromEnv = env.apply(envName);
       Object raw = fromEnv != null ? fromEnv : fromFile.get(option.path());
       if (raw == null) {
         continue;
       }
-      String where = where(option, fromEnv != null, source, "");
+      String path = pathPrefix + option.path();
+      String where = where(envName, path, fromEnv != null, source);
       if (!option.mappingItems() && raw instanceof List<?> l) {
         for (Object item : l) {
           if (!(item instanceof String)) {
-            throw new ConfigException(
-                source + ": " + option.path() + ": list items must be plain values");
+            throw new ConfigException(source + ": " + path + ": list items must be plain values");
           }
         }
       }
@@ -60,11 +96,10 @@ public final class ConfigLoader {
         values.put(option, option.parse(raw));
       } catch (InvalidItemException e) {
         problems.add(
-            where(option, fromEnv != null, source, e.subPath())
-                + ": invalid value '"
-                + e.value()
-                + "': must be "
-                + e.allowed());
+            invalid(
+                where(envName, path + e.subPath(), fromEnv != null, source),
+                e.value(),
+                e.allowed()));
       } catch (IllegalArgumentException e) {
         problems.add(where + ": invalid value '" + display(raw) + "': " + e.getMessage());
       }
@@ -72,14 +107,11 @@ public final class ConfigLoader {
     if (!problems.isEmpty()) {
       throw new ConfigException(String.join("\n", problems));
     }
-    return new ConfigValues(values, origins, source);
   }
 
   /** Names an option, or a part of its value, where it was set. */
-  private static String where(Option<?> option, boolean fromEnv, String source, String subPath) {
-    return fromEnv
-        ? "environment variable " + option.envName() + " (" + option.path() + subPath + ")"
-        : source + ": " + option.path() + subPath;
+  private static String where(String envName, String path, boolean fromEnv, String source) {
+    return fromEnv ? "environment variable " + envName + " (" + path + ")" : source + ": " + path;
   }
 
   private static String display(Object raw) {

@@ -1,5 +1,6 @@
 package dev.pier.config;
 
+import java.util.HashMap;
 import java.util.Map;
 
 /** Resolved option values (file, then environment, then default) with typed access. */
@@ -12,6 +13,18 @@ public final class ConfigValues {
     this.values = Map.copyOf(values);
     this.origins = Map.copyOf(origins);
     this.source = source;
+  }
+
+  /**
+   * These values with {@code values} over them, {@code origins} naming where each of those came
+   * from.
+   */
+  ConfigValues with(Map<Option<?>, Object> values, Map<Option<?>, String> origins) {
+    Map<Option<?>, Object> v = new HashMap<>(this.values);
+    v.putAll(values);
+    Map<Option<?>, String> o = new HashMap<>(this.origins);
+    o.putAll(origins);
+    return new ConfigValues(v, o, source);
   }
 
   /**

@@ -42,7 +42,15 @@ public record Option<T>(
    * PIER_RECONCILE_MIN_RETRY_DELAY.
    */
   public String envName() {
-    StringBuilder out = new StringBuilder("PIER_");
+    return "PIER_" + envForm(path);
+  }
+
+  /**
+   * A dotted path in upper snake case, the way environment variables spell it: healthCheck.interval
+   * -> HEALTH_CHECK_INTERVAL, east-1 -> EAST_1.
+   */
+  public static String envForm(String path) {
+    StringBuilder out = new StringBuilder();
     for (char c : path.toCharArray()) {
       if (c == '.' || c == '-') {
         out.append('_');

@@ -72,4 +72,17 @@ class DnsSetupTest {
     assertThatThrownBy(() -> config(Map.of(PierOptions.DNS_POWERDNS_URL.envName(), "ftp://x")))
         .hasMessageContaining("PIER_DNS_POWERDNS_URL");
   }
+
+  @Test
+  void dnsFederationSetApartFromFederationNameFailsNamingBoth() {
+    Map<String, String> env = enabled();
+    env.put(PierOptions.DNS_FEDERATION.envName(), "pier");
+    env.put(PierOptions.FEDERATION_NAME.envName(), "acme");
+    assertThatThrownBy(() -> create(env, Map.of()))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "environment variable PIER_DNS_FEDERATION (dns.federation): invalid value 'pier':"
+                + " must be 'acme' as federation.name (environment variable PIER_FEDERATION_NAME"
+                + " (federation.name)), or unset: it defaults to federation.name");
+  }
 }

@@ -7,8 +7,10 @@ import dev.pier.config.ConfigValues;
 import dev.pier.config.Option;
 import java.nio.file.Path;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /** The option table is the one place defaults live: the shipped file and --help follow it. */
@@ -43,6 +45,38 @@ class PierOptionsTest {
     for (Option<?> o : PierOptions.ALL) {
       assertThat(paths.add(o.path())).as(o.path()).isTrue();
       assertThat(vars.add(o.envName())).as(o.envName()).isTrue();
+    }
+  }
+
+  @Test
+  void helpExplainsTheFieldsOfAClusterAndTheirVariables() {
+    String help = Usage.text();
+    for (String field :
+        List.of(
+            "name",
+            "kubeconfig",
+            "context",
+            "inCluster",
+            "region",
+            "zones",
+            "loadBalancers",
+            "federation",
+            "labels",
+            "provider, local, hetzner, webhook, benchmark")) {
+      assertThat(help).containsPattern("(?m)^ {4}" + Pattern.quote(field) + "( |$)");
+    }
+    assertThat(help)
+        .contains("PIER_CLUSTERS_<NAME>_<FIELD>")
+        .contains("PIER_CLUSTERS_EAST_KUBECONFIG")
+        .contains("PIER_CLUSTERS_EAST_LOCAL_POOLS");
+  }
+
+  @Test
+  void everyProviderOptionAndNoOtherIsAClustersOwn() {
+    for (Option<?> o : PierOptions.ALL) {
+      boolean provider =
+          o.path().equals("provider") || o.path().matches("(local|hetzner|webhook|benchmark)\\..*");
+      assertThat(PierOptions.PROVIDER_OPTIONS.contains(o)).as(o.path()).isEqualTo(provider);
     }
   }
 }

@@ -202,4 +202,39 @@ class ConfigLoaderTest {
         .isInstanceOf(ConfigException.class)
         .hasMessage(f + ": loadBalancerClasses: list items must be plain values");
   }
+
+  @Test
+  void aPartLoadsOverTheBaseWithItsOwnPathsAndVariables() throws IOException {
+    Path f = write("local:\n  connectTimeout: 3s\nreconcile:\n  concurrency: 9\n");
+    ConfigValues base = loader(Map.of()).load(f);
+    ConfigLoader part =
+        new ConfigLoader(
+            java.util.List.of(PierOptions.LOCAL_POOLS, PierOptions.LOCAL_CONNECT_TIMEOUT),
+            Map.of("PIER_PART_LOCAL_CONNECT_TIMEOUT", "4s")::get);
+    ConfigValues v =
+        part.loadPart(
+            base,
+            Map.of("local.pools", java.util.List.of("10.0.0.0/24")),
+            "parts[a].",
+            "PIER_PART_");
+    assertThat(v.get(PierOptions.LOCAL_POOLS)).containsExactly(PoolSpec.of("10.0.0.0/24"));
+    assertThat(v.describe(PierOptions.LOCAL_POOLS)).isEqualTo(f + ": parts[a].local.pools");
+    assertThat(v.get(PierOptions.LOCAL_CONNECT_TIMEOUT)).isEqualTo(Duration.ofSeconds(4));
+    assertThat(v.describe(PierOptions.LOCAL_CONNECT_TIMEOUT))
+        .isEqualTo(
+            "environment variable PIER_PART_LOCAL_CONNECT_TIMEOUT (parts[a].local.connectTimeout)");
+    assertThat(v.get(PierOptions.RECONCILE_CONCURRENCY)).isEqualTo(9);
+    assertThat(v.isSet(PierOptions.RECONCILE_CONCURRENCY)).isTrue();
+    assertThat(v.source()).isEqualTo(f.toString());
+    assertThat(base.get(PierOptions.LOCAL_CONNECT_TIMEOUT)).isEqualTo(Duration.ofSeconds(3));
+    assertThatThrownBy(() -> part.loadPart(base, Map.of("local.pool", "x"), "parts[a].", "P_"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(f + ": unknown option 'parts[a].local.pool'");
+  }
+
+  @Test
+  void envFormIsUpperSnakeCase() {
+    assertThat(Option.envForm("healthCheck.interval")).isEqualTo("HEALTH_CHECK_INTERVAL");
+    assertThat(Option.envForm("us-west-2")).isEqualTo("US_WEST_2");
+  }
 }
