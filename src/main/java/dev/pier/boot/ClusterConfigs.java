@@ -120,7 +120,8 @@ public final class ClusterConfigs {
                   config.get(PierOptions.CLUSTER_NAME),
                   config.get(PierOptions.CLUSTER_KUBECONFIG),
                   config.get(PierOptions.CLUSTER_CONTEXT)),
-              config));
+              config,
+              config.describe(PierOptions.CLUSTER_KUBECONFIG)));
     }
     for (Option<?> o :
         List.of(
@@ -174,7 +175,7 @@ public final class ClusterConfigs {
       ConfigValues values = loader.loadPart(config, item.provider(), path + ".", envPrefix);
       ClusterSpec spec = fields.spec(name);
       federationOrigins.put(name, origins.get(Field.FEDERATION));
-      setups.add(new ClusterSetup(spec, values));
+      setups.add(new ClusterSetup(spec, values, origins.get(Field.KUBECONFIG)));
     }
     checkFederation(setups, federationOrigins);
     return List.copyOf(setups);

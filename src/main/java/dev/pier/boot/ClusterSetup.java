@@ -10,5 +10,6 @@ import dev.pier.model.ClusterSpec;
  * @param config the top-level values, with the cluster's own provider sections over them and its
  *     {@code PIER_CLUSTERS_<NAME>_*} environment variables over those; {@code describe} names where
  *     each value came from
+ * @param kubeconfigOrigin where the kubeconfig was set, for errors about it
  */
-public record ClusterSetup(ClusterSpec spec, ConfigValues config) {}
+public record ClusterSetup(ClusterSpec spec, ConfigValues config, String kubeconfigOrigin) {}

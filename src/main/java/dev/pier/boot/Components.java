@@ -116,15 +116,19 @@ public record Components(
       LeaderElectionOptions electionOptions) {
     PierMetrics metrics = new PierMetrics(registry);
     List<ClusterSetup> setups = ClusterConfigs.of(config, System::getenv);
-    FederationOptions federationOptions = ClusterConfigs.federationOptions(config);
+    FederationOptions federationOptions = FederationSettings.federationOptions(config);
     List<Cluster> connected = new ArrayList<>();
     Map<String, LoadBalancerProvider> providers = new LinkedHashMap<>();
     Cluster host = null;
-    Members members = new Members(federationOptions, spec -> cluster(vertx, spec, config));
+    Duration resync = config.get(PierOptions.WATCH_SERVICE_RESYNC);
+    Members members =
+        new Members(
+            federationOptions,
+            spec -> cluster(vertx, spec, "the Secret of cluster " + spec.name(), resync));
     List<Cluster> withLoadBalancers = new ArrayList<>();
     try {
       for (ClusterSetup setup : setups) {
-        Cluster c = cluster(vertx, setup.spec(), config);
+        Cluster c = cluster(vertx, setup.spec(), setup.kubeconfigOrigin(), resync);
         connected.add(c);
         if (setup.spec().loadBalancers()) {
           withLoadBalancers.add(c);
@@ -305,18 +309,18 @@ public record Components(
   }
 
   /** A cluster Pier runs against, with its writers and Event recorder. */
-  static Cluster cluster(Vertx vertx, ClusterSpec spec, ConfigValues config) {
+  static Cluster cluster(
+      Vertx vertx, ClusterSpec spec, String kubeconfigOrigin, Duration serviceResync) {
     String kubeconfig = spec.kubeconfig();
     if (!kubeconfig.isEmpty() && !spec.inCluster() && !new File(kubeconfig).canRead()) {
-      throw new ConfigException(
-          ClusterConfigs.describeKubeconfig(config, spec) + ": cannot read '" + kubeconfig + "'");
+      throw new ConfigException(kubeconfigOrigin + ": cannot read '" + kubeconfig + "'");
     }
     KubernetesClient client = KubeClients.create(vertx, spec);
     AsyncKubeApi api = new AsyncKubeApi(client);
     return new Cluster(
         spec.name(),
         client,
-        config.get(PierOptions.WATCH_SERVICE_RESYNC),
+        serviceResync,
         new ServiceWriter(api),
         new KubeEventRecorder(vertx, api, ManagementFactory.getRuntimeMXBean().getName()),
         api);

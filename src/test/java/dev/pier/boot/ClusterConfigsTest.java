@@ -74,7 +74,11 @@ class ClusterConfigsTest {
     ConfigValues defaults = load(null, Map.of());
     List<ClusterSetup> setups = ClusterConfigs.of(defaults, Map.<String, String>of()::get);
     assertThat(setups)
-        .containsExactly(new ClusterSetup(ClusterSpec.single("kubernetes", "", ""), defaults));
+        .containsExactly(
+            new ClusterSetup(
+                ClusterSpec.single("kubernetes", "", ""),
+                defaults,
+                "embedded defaults: cluster.kubeconfig"));
 
     Path f =
         write(
@@ -87,7 +91,11 @@ class ClusterConfigsTest {
             """);
     ConfigValues config = load(f, Map.of());
     assertThat(ClusterConfigs.of(config, Map.<String, String>of()::get))
-        .containsExactly(new ClusterSetup(ClusterSpec.single("east", "k.yaml", "admin"), config));
+        .containsExactly(
+            new ClusterSetup(
+                ClusterSpec.single("east", "k.yaml", "admin"),
+                config,
+                config.describe(PierOptions.CLUSTER_KUBECONFIG)));
     assertThat(of(Path.of("conf/pier.yaml"), Map.of()))
         .extracting(ClusterSetup::spec)
         .containsExactly(ClusterSpec.single("kubernetes", "", ""));

@@ -5,6 +5,7 @@ import dev.pier.boot.PierOptions;
 import dev.pier.cloud.LoadBalancerProvider;
 import dev.pier.config.ConfigLoader;
 import dev.pier.config.ConfigValues;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -34,7 +35,7 @@ public final class InProcessPier implements AutoCloseable {
     Map<String, String> env = new HashMap<>();
     env.put(PierOptions.CLUSTER_KUBECONFIG.envName(), kube.kubeconfigPath().toString());
     env.putAll(overrides);
-    return start(null, env, wrap);
+    return startFrom(null, env, wrap);
   }
 
   /**
@@ -50,10 +51,10 @@ public final class InProcessPier implements AutoCloseable {
     } catch (IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
-    return start(file, overrides, UnaryOperator.identity());
+    return startFrom(file, overrides, UnaryOperator.identity());
   }
 
-  private static InProcessPier start(
+  private static InProcessPier startFrom(
       java.nio.file.Path file,
       Map<String, String> overrides,
       UnaryOperator<LoadBalancerProvider> wrap) {
