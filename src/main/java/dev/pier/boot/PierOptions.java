@@ -99,7 +99,7 @@ public final class PierOptions {
       Option.duration(
           "federation.health.period",
           FederationOptions.DEFAULT_HEALTH_PERIOD,
-          Duration.ofSeconds(1),
+          Duration.ofMillis(100),
           DAY,
           "How often each member cluster's health is checked.");
   public static final Option<Duration> FEDERATION_HEALTH_TIMEOUT =
