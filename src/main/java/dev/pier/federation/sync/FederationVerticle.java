@@ -5,6 +5,7 @@ import dev.pier.events.ObjectRef;
 import dev.pier.federation.Federated;
 import dev.pier.federation.FederationKeys;
 import dev.pier.federation.FederationOptions;
+import dev.pier.federation.MemberServices;
 import dev.pier.federation.members.HealthProber;
 import dev.pier.federation.members.Member;
 import dev.pier.federation.members.MemberSecrets;
@@ -157,7 +158,11 @@ public final class FederationVerticle extends VerticleBase {
       case "start" -> {
         running = true;
         queue.resume();
-        everyFederatedService(this::add);
+        for (Service s : host.services()) {
+          if (isOurs(s)) {
+            addAll(ns(s), name(s));
+          }
+        }
         members.all().forEach(this::ownedCopies);
         msg.reply("started");
       }
@@ -223,11 +228,8 @@ public final class FederationVerticle extends VerticleBase {
         m.cluster().services().stream()
             .anyMatch(
                 s ->
-                    s.getMetadata().getLabels() != null
-                        && options
-                            .name()
-                            .equals(
-                                s.getMetadata().getLabels().get(FederationKeys.FEDERATION_LABEL)));
+                    MemberServices.ownership(s, options.name(), host.identity().uid())
+                        == MemberServices.Ownership.OWNED);
     long waited = System.currentTimeMillis() - m.leavingSince();
     if (!owned || waited >= options.deleteTimeout().toMillis()) {
       if (owned) {

@@ -34,6 +34,7 @@ import org.junit.jupiter.api.Test;
 class FederationTest {
   private static final String EAST_POOL = "127.241.1.0/28";
   private static final String WEST_POOL = "127.241.2.0/28";
+  private static final String HOST_POOL = "127.241.3.0/28";
   private static final Duration CONVERGE = InProcessPier.CONVERGE;
 
   private static KubeApiServer host;
@@ -67,6 +68,14 @@ class FederationTest {
 
   /** Host, and the members listed, as a config file; west is optional (it may join by Secret). */
   private static String config(boolean withWest, String federationExtra) {
+    return config(withWest, true, false, federationExtra);
+  }
+
+  private static String config(
+      boolean withWest,
+      boolean westLoadBalancers,
+      boolean hostLoadBalancers,
+      String federationExtra) {
     StringBuilder yaml = new StringBuilder();
     yaml.append("clusters:\n")
         .append("  - name: host\n")
@@ -74,7 +83,13 @@ class FederationTest {
         .append(host.kubeconfigPath())
         .append("\"\n")
         .append("    federation: host\n")
-        .append("    loadBalancers: false\n")
+        .append("    loadBalancers: ")
+        .append(hostLoadBalancers)
+        .append("\n")
+        .append("    local:\n")
+        .append("      pools: [\"")
+        .append(HOST_POOL)
+        .append("\"]\n")
         .append("  - name: east\n")
         .append("    kubeconfig: \"")
         .append(east.kubeconfigPath())
@@ -91,6 +106,9 @@ class FederationTest {
           .append(west.kubeconfigPath())
           .append("\"\n")
           .append("    federation: member\n")
+          .append("    loadBalancers: ")
+          .append(westLoadBalancers)
+          .append("\n")
           .append("    labels: {tier: silver}\n")
           .append("    local:\n")
           .append("      pools: [\"")
@@ -471,6 +489,84 @@ class FederationTest {
       assertThat(copy(east, ns, "web")).isNotNull();
       host.client().services().inNamespace(ns).withName("web").delete();
       await().atMost(CONVERGE).until(() -> copy(east, ns, "web") == null);
+    }
+  }
+
+  @Test
+  void aMemberWithoutPiersLoadBalancersIsReadAndTheHostServesOnlyItsOwnServices() {
+    String ns = namespace("fed-read");
+    host.createReadyNode("host-1", "127.0.0.1", Map.of());
+    try (InProcessPier pier =
+        InProcessPier.startWithConfig(config(true, false, true, ""), Map.of())) {
+      host.client().resource(federated(ns, "web", Map.of())).create();
+      host.client().resource(Services.loadBalancer(ns, "plain", 80, host.freeNodePort())).create();
+      // The host's own controller serves its non-federated Service.
+      assertThat(Services.awaitIngress(host.client(), ns, "plain")).startsWith("127.241.3.");
+
+      String eastIp = Services.awaitIngress(east.client(), ns, "web");
+      Service westCopy = awaitCopy(west, ns, "web");
+      // Nothing serves load balancers in west but what runs there: write its ingress as a cloud's
+      // controller would. Pier reads it.
+      west.client()
+          .services()
+          .inNamespace(ns)
+          .resource(
+              new ServiceBuilder(westCopy)
+                  .withNewStatus()
+                  .withNewLoadBalancer()
+                  .addNewIngress()
+                  .withIp("203.0.113.7")
+                  .endIngress()
+                  .endLoadBalancer()
+                  .endStatus()
+                  .build())
+          .updateStatus();
+      await()
+          .atMost(CONVERGE)
+          .until(() -> hostIngress(ns, "web").equals(List.of(eastIp, "203.0.113.7")));
+      // The federated Service never got a load balancer of the host's own.
+      Service web = host.client().services().inNamespace(ns).withName("web").get();
+      assertThat(web.getMetadata().getFinalizers())
+          .doesNotContain("service.kubernetes.io/load-balancer-cleanup");
+      assertThat(hostIngress(ns, "web")).noneMatch(ip -> ip.startsWith("127.241.3."));
+      // West's copy got no load balancer from Pier either.
+      assertThat(copy(west, ns, "web").getMetadata().getFinalizers())
+          .doesNotContain("service.kubernetes.io/load-balancer-cleanup");
+
+      host.client().services().inNamespace(ns).withName("web").delete();
+      host.client().services().inNamespace(ns).withName("plain").delete();
+      await()
+          .atMost(CONVERGE)
+          .until(() -> copy(east, ns, "web") == null && copy(west, ns, "web") == null);
+    }
+  }
+
+  @Test
+  void anUnreachableMemberHoldsADeletionOnlyUntilTheTimeoutAndItsCopyGoesWhenItIsBack() {
+    String ns = namespace("fed-timeout");
+    try (InProcessPier pier = startPier(true, "  deleteTimeout: 3s\n")) {
+      host.client().resource(federated(ns, "web", Map.of())).create();
+      awaitCopy(east, ns, "web");
+      awaitCopy(west, ns, "web");
+      await().atMost(CONVERGE).until(() -> hostIngress(ns, "web").size() == 2);
+
+      west.freeze();
+      try {
+        await().atMost(Duration.ofSeconds(15)).until(() -> ready(pier, "west") == 0.0);
+        host.client().services().inNamespace(ns).withName("web").delete();
+        await().atMost(CONVERGE).until(() -> copy(east, ns, "web") == null);
+        // The host Service waits for west, but not beyond the timeout.
+        await()
+            .atMost(CONVERGE)
+            .until(() -> host.client().services().inNamespace(ns).withName("web").get() == null);
+        assertThat(hasEvent(ns, "web", "FederatedDeletionTimedOut", "west")).isTrue();
+      } finally {
+        west.thaw();
+      }
+      // West is back: the copy Pier owns there, of a Service that no longer exists, goes.
+      await().atMost(CONVERGE).until(() -> copy(west, ns, "web") == null);
+      assertThat(Services.events(west.client(), ns, "web").stream().map(Event::getReason).toList())
+          .contains("DeletedOrphanedCopy");
     }
   }
 
