@@ -20,27 +20,32 @@ public final class ServiceWriter implements ServiceWrites {
 
   @Override
   public Future<Void> addFinalizer(Context ctx, ServiceKey key) {
-    JsonObject body =
-        new JsonObject()
-            .put(
-                "metadata",
-                new JsonObject()
-                    .put("finalizers", new JsonArray().add(ServiceFilter.LB_CLEANUP_FINALIZER)));
-    return api.patch(ctx, path(key), AsyncKubeApi.STRATEGIC_MERGE_PATCH, body).mapEmpty();
+    return api.patch(
+            ctx,
+            path(key),
+            AsyncKubeApi.STRATEGIC_MERGE_PATCH,
+            addFinalizerPatch(ServiceFilter.LB_CLEANUP_FINALIZER))
+        .mapEmpty();
   }
 
   @Override
   public Future<Void> removeFinalizer(Context ctx, ServiceKey key) {
     JsonObject body =
-        new JsonObject()
-            .put(
-                "metadata",
-                new JsonObject()
-                    .put(
-                        "$deleteFromPrimitiveList/finalizers",
-                        new JsonArray().add(ServiceFilter.LB_CLEANUP_FINALIZER)));
+        new JsonObject().put("metadata", removeFinalizer(ServiceFilter.LB_CLEANUP_FINALIZER));
     return ignoreNotFound(api.patch(ctx, path(key), AsyncKubeApi.STRATEGIC_MERGE_PATCH, body))
         .mapEmpty();
+  }
+
+  /** A strategic merge patch that adds {@code finalizer} to an object's finalizers. */
+  public static JsonObject addFinalizerPatch(String finalizer) {
+    return new JsonObject()
+        .put("metadata", new JsonObject().put("finalizers", new JsonArray().add(finalizer)));
+  }
+
+  /** The metadata part of a strategic merge patch that removes {@code finalizer}. */
+  public static JsonObject removeFinalizer(String finalizer) {
+    return new JsonObject()
+        .put("$deleteFromPrimitiveList/finalizers", new JsonArray().add(finalizer));
   }
 
   @Override

@@ -154,31 +154,41 @@ final class ReadyEndpoints {
     return switch (api) {
       case SLICES_V1 ->
           objects ->
-              objects.stream()
-                  .map(o -> (io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice) o)
-                  .flatMap(
-                      s -> s.getEndpoints() == null ? Stream.empty() : s.getEndpoints().stream())
-                  .anyMatch(
-                      e ->
-                          e.getAddresses() != null
-                              && !e.getAddresses().isEmpty()
-                              && (e.getConditions() == null
-                                  || !Boolean.FALSE.equals(e.getConditions().getReady())));
+              anyReady(
+                  objects,
+                  io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice::getEndpoints,
+                  e -> e.getAddresses(),
+                  e -> e.getConditions() == null ? null : e.getConditions().getReady());
       case SLICES_V1BETA1 ->
           objects ->
-              objects.stream()
-                  .map(o -> (io.fabric8.kubernetes.api.model.discovery.v1beta1.EndpointSlice) o)
-                  .flatMap(
-                      s -> s.getEndpoints() == null ? Stream.empty() : s.getEndpoints().stream())
-                  .anyMatch(
-                      e ->
-                          e.getAddresses() != null
-                              && !e.getAddresses().isEmpty()
-                              && (e.getConditions() == null
-                                  || !Boolean.FALSE.equals(e.getConditions().getReady())));
+              anyReady(
+                  objects,
+                  io.fabric8.kubernetes.api.model.discovery.v1beta1.EndpointSlice::getEndpoints,
+                  e -> e.getAddresses(),
+                  e -> e.getConditions() == null ? null : e.getConditions().getReady());
       case ENDPOINTS ->
           objects -> objects.stream().anyMatch(o -> EndpointReadiness.ready((Endpoints) o));
     };
+  }
+
+  /**
+   * Some endpoint of some slice has an address and is ready; an unset ready condition counts as
+   * ready, as the API defines it.
+   */
+  @SuppressWarnings("unchecked")
+  private static <S, E> boolean anyReady(
+      List<HasMetadata> slices,
+      Function<S, List<E>> endpoints,
+      Function<E, List<String>> addresses,
+      Function<E, Boolean> ready) {
+    return slices.stream()
+        .map(o -> endpoints.apply((S) o))
+        .flatMap(l -> l == null ? Stream.empty() : l.stream())
+        .anyMatch(
+            e -> {
+              List<String> a = addresses.apply(e);
+              return a != null && !a.isEmpty() && !Boolean.FALSE.equals(ready.apply(e));
+            });
   }
 
   private static final class Handler implements ResourceEventHandler<HasMetadata> {

@@ -13,8 +13,10 @@ import dev.pier.federation.members.Members;
 import dev.pier.kube.Cluster;
 import dev.pier.model.Addresses;
 import dev.pier.model.ServiceKey;
+import dev.pier.queue.WorkItem;
 import dev.pier.queue.WorkKind;
 import dev.pier.queue.WorkQueue;
+import dev.pier.queue.WorkResult;
 import dev.pier.retry.ExponentialBackoff;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
@@ -84,7 +86,23 @@ public final class FederationVerticle extends VerticleBase {
             concurrency,
             new ExponentialBackoff<>(minRetryDelay, maxRetryDelay),
             item -> reconciler.run(item.key()),
-            null);
+            new WorkQueue.Listener<>() {
+              @Override
+              public void onDone(WorkItem<ServiceKey> item, WorkResult result, long nanos) {
+                io.micrometer.core.instrument.Counter.builder("pier.federation.runs")
+                    .description(
+                        "Runs of federated Services: aggregations on the host, propagations to"
+                            + " members, by outcome")
+                    .tag("side", item.key().cluster().equals(host.name()) ? "host" : "member")
+                    .tag("result", result.outcome().name().toLowerCase(java.util.Locale.ROOT))
+                    .register(registry)
+                    .increment();
+              }
+            });
+    io.micrometer.core.instrument.Gauge.builder(
+            "pier.federation.queue.depth", queue, WorkQueue::depth)
+        .description("Keys of federated Services waiting to run")
+        .register(registry);
     queue.pause();
     vertx.eventBus().<String>consumer(Addresses.FEDERATION, this::onKey);
     vertx.eventBus().<String>consumer(Addresses.FEDERATION_CONTROL, this::onControl);

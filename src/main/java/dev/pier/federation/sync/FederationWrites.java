@@ -4,6 +4,7 @@ import dev.pier.federation.FederationKeys;
 import dev.pier.kube.AsyncKubeApi;
 import dev.pier.kube.Cluster;
 import dev.pier.kube.KubeApiException;
+import dev.pier.kube.ServiceWriter;
 import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
 import io.fabric8.kubernetes.api.model.Service;
 import io.vertx.core.Context;
@@ -72,31 +73,26 @@ final class FederationWrites {
   }
 
   Future<Void> addFinalizer(Cluster host, String namespace, String name) {
-    JsonObject body =
-        new JsonObject()
-            .put(
-                "metadata",
-                new JsonObject().put("finalizers", new JsonArray().add(FederationKeys.FINALIZER)));
     return host.api()
-        .patch(ctx, servicePath(namespace, name), AsyncKubeApi.STRATEGIC_MERGE_PATCH, body)
+        .patch(
+            ctx,
+            servicePath(namespace, name),
+            AsyncKubeApi.STRATEGIC_MERGE_PATCH,
+            ServiceWriter.addFinalizerPatch(FederationKeys.FINALIZER))
         .mapEmpty();
   }
 
   /** Removes the federation's finalizer and its ingress annotation in one write. */
   Future<Void> release(Cluster host, String namespace, String name) {
-    JsonObject body =
-        new JsonObject()
-            .put(
-                "metadata",
-                new JsonObject()
-                    .put(
-                        "$deleteFromPrimitiveList/finalizers",
-                        new JsonArray().add(FederationKeys.FINALIZER))
-                    .put(
-                        "annotations",
-                        new JsonObject().putNull(FederationKeys.INGRESSES_ANNOTATION)));
+    JsonObject metadata =
+        ServiceWriter.removeFinalizer(FederationKeys.FINALIZER)
+            .put("annotations", new JsonObject().putNull(FederationKeys.INGRESSES_ANNOTATION));
     return host.api()
-        .patch(ctx, servicePath(namespace, name), AsyncKubeApi.STRATEGIC_MERGE_PATCH, body)
+        .patch(
+            ctx,
+            servicePath(namespace, name),
+            AsyncKubeApi.STRATEGIC_MERGE_PATCH,
+            new JsonObject().put("metadata", metadata))
         .<Void>mapEmpty()
         .recover(e -> isNotFound(e) ? Future.succeededFuture() : Future.failedFuture(e));
   }
