@@ -160,7 +160,14 @@ public record Components(
                     : new ClusterRoutedProvider(providers)),
             metrics);
     Clusters clusters = new Clusters(withLoadBalancers);
-    DnsPublisher dns = DnsSetup.create(vertx, config, filter, System::getenv);
+    DnsPublisher dns =
+        DnsSetup.create(
+            vertx,
+            config,
+            filter,
+            System::getenv,
+            setups.size() > 1 ? setups.stream().map(c -> c.spec().name()).toList() : List.of(),
+            host == null ? "" : host.name());
     PushedNodeSets pushed = new PushedNodeSets();
     DeletedServices deleted = new DeletedServices();
     ReconcileVerticle reconciler =
@@ -194,7 +201,8 @@ public record Components(
                 registry,
                 config.get(PierOptions.RECONCILE_CONCURRENCY),
                 config.get(PierOptions.RECONCILE_MIN_RETRY_DELAY),
-                config.get(PierOptions.RECONCILE_MAX_RETRY_DELAY));
+                config.get(PierOptions.RECONCILE_MAX_RETRY_DELAY),
+                dns);
     // With a federation the Lease lives in its host cluster.
     LeaderElection election =
         electionOptions == null

@@ -13,15 +13,50 @@ import dev.pier.dns.publish.DnsOptions;
 import dev.pier.dns.publish.DnsPublisher;
 import dev.pier.policy.ServiceFilter;
 import io.vertx.core.Vertx;
+import java.util.List;
 import java.util.function.Function;
 
 /** Builds the DNS publisher from Pier's configuration; a bad combination names its option. */
 public final class DnsSetup {
   private DnsSetup() {}
 
-  /** The publisher, or null when {@code dns.enabled} is false. */
+  /** {@code dns.cluster}, else the host, else the first of several clusters; empty for one. */
+  static String publishFrom(ConfigValues config, List<String> clusters, String host) {
+    String named = config.get(PierOptions.DNS_CLUSTER);
+    if (!named.isEmpty()) {
+      if (!clusters.isEmpty() && !clusters.contains(named)) {
+        throw fail(
+            config,
+            PierOptions.DNS_CLUSTER.path(),
+            "'" + named + "' is not a configured cluster (" + String.join(", ", clusters) + ")");
+      }
+      return named;
+    }
+    if (!host.isEmpty()) {
+      return host;
+    }
+    return clusters.size() > 1 ? clusters.get(0) : "";
+  }
+
+  /** The publisher, or null when {@code dns.enabled} is false; one cluster publishes. */
   public static DnsPublisher create(
       Vertx vertx, ConfigValues config, ServiceFilter filter, Function<String, String> env) {
+    return create(vertx, config, filter, env, List.of(), "");
+  }
+
+  /**
+   * The publisher, or null when {@code dns.enabled} is false.
+   *
+   * @param clusters the names of the configured clusters (empty: one cluster alone)
+   * @param host the federation's host, or empty
+   */
+  public static DnsPublisher create(
+      Vertx vertx,
+      ConfigValues config,
+      ServiceFilter filter,
+      Function<String, String> env,
+      List<String> clusters,
+      String host) {
     if (!config.get(PierOptions.DNS_ENABLED)) {
       return null;
     }
@@ -75,7 +110,8 @@ public final class DnsSetup {
             .setOptIn(config.get(PierOptions.DNS_OPT_IN))
             .setDomainFilter(config.get(PierOptions.DNS_DOMAIN_FILTER))
             .setRegion(config.get(PierOptions.DNS_TOPOLOGY_REGION))
-            .setZones(config.get(PierOptions.DNS_TOPOLOGY_ZONES));
+            .setZones(config.get(PierOptions.DNS_TOPOLOGY_ZONES))
+            .setPublishFrom(publishFrom(config, clusters, host));
     return new DnsPublisher(provider, options, filter, new HostnameResolver(vertx));
   }
 

@@ -606,6 +606,14 @@ public final class PierOptions {
           l -> l.stream().allMatch(s -> DNS_LABEL.matcher(s).matches()),
           "a list of DNS labels",
           "Zones of the cluster; empty: from node labels.");
+  public static final Option<String> DNS_CLUSTER =
+      Option.string(
+          "dns.cluster",
+          "",
+          s -> s.isEmpty() || (s.length() <= 63 && DNS_LABEL.matcher(s).matches()),
+          "empty or the name of a configured cluster",
+          "The one cluster whose Services that are not federated get names (federated Services get"
+              + " theirs from every member); empty: the federation's host, else the first cluster.");
   public static final Option<String> DNS_POWERDNS_URL =
       Option.string(
           "dns.powerdns.url",
@@ -728,6 +736,7 @@ public final class PierOptions {
           DNS_DOMAIN_FILTER,
           DNS_TOPOLOGY_REGION,
           DNS_TOPOLOGY_ZONES,
+          DNS_CLUSTER,
           DNS_POWERDNS_URL,
           DNS_POWERDNS_SERVER_ID,
           DNS_POWERDNS_API_KEY_FILE,

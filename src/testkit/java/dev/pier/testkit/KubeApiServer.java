@@ -76,7 +76,7 @@ public final class KubeApiServer implements AutoCloseable {
   public static final String KUBERNETES_VERSION = "1.20.2";
 
   private static final Logger LOG = LoggerFactory.getLogger(KubeApiServer.class);
-  private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
+  private static final Duration READY_TIMEOUT = Duration.ofSeconds(120);
   private static final Duration STOP_GRACE = Duration.ofSeconds(10);
   private static final int START_ATTEMPTS = 3;
 

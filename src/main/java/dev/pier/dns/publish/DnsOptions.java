@@ -17,6 +17,7 @@ public final class DnsOptions {
   private boolean optIn;
   private List<String> domainFilter = List.of();
   private String region = "";
+  private String publishFrom = "";
   private List<String> zones = List.of();
 
   public String getFederation() {
@@ -92,6 +93,19 @@ public final class DnsOptions {
 
   public DnsOptions setDomainFilter(List<String> domainFilter) {
     this.domainFilter = List.copyOf(domainFilter);
+    return this;
+  }
+
+  /**
+   * The one cluster whose Services that are not federated get names; empty: every cluster (one
+   * cluster alone). Two clusters with the same namespace/name never fight over one name.
+   */
+  public String getPublishFrom() {
+    return publishFrom;
+  }
+
+  public DnsOptions setPublishFrom(String publishFrom) {
+    this.publishFrom = publishFrom;
     return this;
   }
 

@@ -15,6 +15,7 @@ import dev.pier.dns.Topology;
 import dev.pier.dns.ZoneBootstrap;
 import dev.pier.events.EventReasons;
 import dev.pier.events.ObjectRef;
+import dev.pier.federation.FederationKeys;
 import dev.pier.kube.ClusterAccess;
 import dev.pier.log.ServiceLog;
 import dev.pier.model.LbIngress;
@@ -44,10 +45,13 @@ import org.slf4j.LoggerFactory;
 /**
  * Publishes the global, region and zone names of load-balanced Services in one DNS zone.
  *
- * <p>Runs on the reconcile verticle's context, called by the per-key queue, so one Service's names
- * are never synced twice at once. The first call finds (or creates) the zone and reads which names
- * Pier owns there, once; afterwards each sync reads only the Service's own names, sends one change
- * set holding only what differs, and nothing when DNS already matches.
+ * <p>Called by two per-key queues: the reconcile verticle's, for the Services of the one cluster
+ * that publishes names of Services that are not federated, and the federation's, for federated
+ * Services (their names are keyed by the host Service and fed by every member). A namespace/name is
+ * only ever in one of them at a time, so one Service's names are never synced twice at once; the
+ * state shared between them is thread-safe. The first call finds (or creates) the zone and reads
+ * which names Pier owns there, once; afterwards each sync reads only the Service's own names, sends
+ * one change set holding only what differs, and nothing when DNS already matches.
  *
  * <p>One name never holds up the others: a name over DNS's length limits is reported and never
  * sent, and when the server refuses a change set (PowerDNS's 422) its names are sent one by one, so
@@ -68,9 +72,9 @@ public final class DnsPublisher implements DnsSync {
   private final HostnameResolver resolver;
   private final DnsNames names;
   private Future<DnsZone> ready;
-  private Consumer<Set<String>> holders = keys -> {};
+  private volatile Consumer<Set<String>> holders = keys -> {};
   // Names holding Pier's records, by namespace/name: read from the zone once, then kept current.
-  private final Map<String, Set<String>> published = new HashMap<>();
+  private final Map<String, Set<String>> published = new java.util.concurrent.ConcurrentHashMap<>();
 
   public DnsPublisher(
       DnsProvider provider, DnsOptions options, ServiceFilter filter, HostnameResolver resolver) {
@@ -86,16 +90,37 @@ public final class DnsPublisher implements DnsSync {
     return names;
   }
 
-  /** True when the Service gets names: it wants a load balancer and the annotation lets it. */
-  public boolean wantsDns(Service svc) {
+  /**
+   * True when a Service of {@code cluster} gets names of its own: the cluster publishes names, the
+   * Service wants a load balancer there (a federated host Service is the federation's), it is not a
+   * member's copy of a federated Service, and the annotation lets it.
+   */
+  public boolean wantsDns(String cluster, Service svc) {
     if (svc == null
+        || !publishes(cluster)
         || svc.getMetadata().getDeletionTimestamp() != null
-        || !filter.wantsLoadBalancer(svc)) {
+        || isCopy(svc)
+        || !filter.forCluster(cluster).wantsLoadBalancer(svc)) {
       return false;
     }
+    return annotationAllows(svc);
+  }
+
+  /** Whether Services of this cluster that are not federated get names. */
+  public boolean publishes(String cluster) {
+    return options.getPublishFrom().isEmpty() || options.getPublishFrom().equals(cluster);
+  }
+
+  private boolean annotationAllows(Service svc) {
     Map<String, String> a = svc.getMetadata().getAnnotations();
     String v = a == null ? null : a.get(ANNOTATION);
     return options.isOptIn() ? "true".equalsIgnoreCase(v) : !"false".equalsIgnoreCase(v);
+  }
+
+  /** A member's copy of a federated Service: it gets no names of its own. */
+  private static boolean isCopy(Service svc) {
+    Map<String, String> labels = svc.getMetadata().getLabels();
+    return labels != null && labels.containsKey(FederationKeys.FEDERATION_LABEL);
   }
 
   @Override
@@ -118,7 +143,7 @@ public final class DnsPublisher implements DnsSync {
    * Finds or creates the zone and reads Pier's names from it; memoized on success, retried by the
    * next call after a failure. Call on the reconcile context.
    */
-  public Future<DnsZone> initialize() {
+  public synchronized Future<DnsZone> initialize() {
     if (ready == null || ready.failed()) {
       ready =
           ZoneBootstrap.findOrCreate(provider, options.getZoneName(), options.getZoneId())
@@ -183,16 +208,70 @@ public final class DnsPublisher implements DnsSync {
   @Override
   public Future<WorkResult> sync(
       ClusterAccess cluster, ServiceKey key, Service svc, LbStatus status) {
-    boolean wanted = wantsDns(svc) && !status.isEmpty();
+    if (!publishes(cluster.name())
+        || (svc != null && (isCopy(svc) || servedByFederation(cluster.name(), svc)))) {
+      // Another cluster's names, a member's copy, or the federation's: not this path's.
+      return Future.succeededFuture(WorkResult.success());
+    }
+    boolean wanted = wantsDns(cluster.name(), svc) && !status.isEmpty();
     ServiceRef service = svc == null ? ServiceRef.of(key, null) : Views.ref(cluster.name(), svc);
     ObjectRef ref = svc == null ? null : ObjectRef.of(service);
+    return publish(
+        cluster, key, service, ref, wanted ? serving(cluster, key, service, ref, status) : null);
+  }
+
+  /**
+   * The names of a federated Service, keyed by its host Service and fed by the members serving it
+   * (one {@link ServingCluster} each, see {@link #servingCluster}); all of them go when the Service
+   * is gone, deleted, no longer federated or kept out by its annotation.
+   *
+   * @param host the host cluster: its identity marks the records, its Events report problems
+   * @param svc the host Service, or null when it is gone
+   * @param federated whether it is federated (and so has names) now
+   */
+  public Future<WorkResult> syncFederated(
+      ClusterAccess host,
+      ServiceKey key,
+      Service svc,
+      boolean federated,
+      List<Future<ServingCluster>> serving) {
+    boolean wanted =
+        svc != null
+            && federated
+            && svc.getMetadata().getDeletionTimestamp() == null
+            && ServiceFilter.isLoadBalancer(svc)
+            && annotationAllows(svc);
+    ServiceRef service = svc == null ? ServiceRef.of(key, null) : Views.ref(host.name(), svc);
+    ObjectRef ref = svc == null ? null : ObjectRef.of(service);
+    return publish(
+        host,
+        key,
+        service,
+        ref,
+        wanted ? Future.all(serving).map(all -> all.<ServingCluster>list()) : null);
+  }
+
+  /** A federated host Service, or one still carrying the federation's finalizer. */
+  private boolean servedByFederation(String cluster, Service svc) {
+    return !filter.forCluster(cluster).wantsLoadBalancer(svc)
+            && ServiceFilter.isLoadBalancer(svc)
+            && filter.ownsClass(svc)
+        || (svc.getMetadata().getFinalizers() != null
+            && svc.getMetadata().getFinalizers().contains(FederationKeys.FINALIZER));
+  }
+
+  /** Applies the names {@code serving} asks for (none when null), reporting what went wrong. */
+  private Future<WorkResult> publish(
+      ClusterAccess cluster,
+      ServiceKey key,
+      ServiceRef service,
+      ObjectRef ref,
+      Future<List<ServingCluster>> serving) {
     return initialize()
         .compose(
             zone ->
-                (wanted
-                        ? serving(cluster, key, service, ref, status)
-                        : Future.succeededFuture(List.<ServingCluster>of()))
-                    .compose(serving -> apply(cluster, zone, key, service, ref, serving)))
+                (serving != null ? serving : Future.succeededFuture(List.<ServingCluster>of()))
+                    .compose(s -> apply(cluster, zone, key, service, ref, s)))
         .recover(
             e -> {
               String why = e.getMessage() == null ? e.toString() : e.getMessage();
@@ -245,10 +324,19 @@ public final class DnsPublisher implements DnsSync {
       cluster.events().warning(ref, EventReasons.INVALID_DNS_LABEL, msg);
     }
     boolean healthy = EndpointReadiness.ready(cluster.endpoints(key.namespace(), key.name()));
+    return servingCluster(location, status.ingress(), healthy).map(List::of);
+  }
+
+  /**
+   * One cluster serving a Service: its location, its ingress addresses (hostnames resolved without
+   * blocking), and whether its endpoints take traffic.
+   */
+  public Future<ServingCluster> servingCluster(
+      ClusterLocation location, List<LbIngress> ingress, boolean healthy) {
     List<String> v4 = new ArrayList<>();
     List<String> v6 = new ArrayList<>();
     List<Future<HostnameResolver.Resolved>> lookups = new ArrayList<>();
-    for (LbIngress i : status.ingress()) {
+    for (LbIngress i : ingress) {
       if (i.ip() != null) {
         (i.ip().contains(":") ? v6 : v4).add(i.ip());
       } else if (i.hostname() != null) {
@@ -262,7 +350,7 @@ public final class DnsPublisher implements DnsSync {
                 v4.addAll(f.result().ipv4());
                 v6.addAll(f.result().ipv6());
               }
-              return List.of(new ServingCluster(location, v4, v6, healthy));
+              return new ServingCluster(location, v4, v6, healthy);
             });
   }
 

@@ -16,7 +16,7 @@ import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Predicate;
+import java.util.function.BiPredicate;
 
 /**
  * Runs the Endpoints informer of every cluster and sends DNS work for a Service whose endpoints
@@ -28,9 +28,9 @@ public final class EndpointsWatchVerticle extends VerticleBase {
       new DeliveryOptions().addHeader(Addresses.KIND, WorkKind.DNS.name());
 
   private final Clusters clusters;
-  private final Predicate<Service> hasNames;
+  private final BiPredicate<String, Service> hasNames;
 
-  public EndpointsWatchVerticle(Clusters clusters, Predicate<Service> hasNames) {
+  public EndpointsWatchVerticle(Clusters clusters, BiPredicate<String, Service> hasNames) {
     this.clusters = clusters;
     this.hasNames = hasNames;
   }
@@ -67,7 +67,7 @@ public final class EndpointsWatchVerticle extends VerticleBase {
       ctx.runOnContext(
           v -> {
             Service svc = cluster.service(ns, name);
-            if (svc != null && hasNames.test(svc)) {
+            if (svc != null && hasNames.test(cluster.name(), svc)) {
               vertx
                   .eventBus()
                   .send(

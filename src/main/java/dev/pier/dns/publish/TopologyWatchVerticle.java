@@ -113,7 +113,7 @@ public final class TopologyWatchVerticle extends VerticleBase {
         before == null ? null : before.region(),
         before == null ? null : before.zones());
     for (Service svc : cluster.services()) {
-      if (publisher.wantsDns(svc)) {
+      if (publisher.wantsDns(name, svc)) {
         ServiceKey key = Views.key(name, svc);
         vertx.eventBus().send(Addresses.RECONCILE, key.toString(), DNS);
       }

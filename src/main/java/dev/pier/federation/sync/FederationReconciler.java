@@ -1,5 +1,8 @@
 package dev.pier.federation.sync;
 
+import dev.pier.dns.ClusterLocation;
+import dev.pier.dns.ServingCluster;
+import dev.pier.dns.publish.DnsPublisher;
 import dev.pier.events.EventReasons;
 import dev.pier.events.EventSink;
 import dev.pier.events.ObjectRef;
@@ -9,12 +12,14 @@ import dev.pier.federation.FederationOptions;
 import dev.pier.federation.IngressAggregate;
 import dev.pier.federation.MemberServices;
 import dev.pier.federation.Placement;
+import dev.pier.federation.Topology;
 import dev.pier.federation.members.Member;
 import dev.pier.federation.members.Members;
 import dev.pier.kube.Cluster;
 import dev.pier.log.ServiceLog;
 import dev.pier.model.ServiceKey;
 import dev.pier.model.ServiceRef;
+import dev.pier.model.Views;
 import dev.pier.queue.WorkKind;
 import dev.pier.queue.WorkResult;
 import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
@@ -51,14 +56,20 @@ final class FederationReconciler {
   private final FederationWrites writes;
   private final Consumer<ServiceKey> enqueue;
   private final LongSupplier clock;
+  private final DnsPublisher dns;
 
+  /**
+   * @param dns publishes the federated Services' names, or null without DNS
+   */
   FederationReconciler(
       Cluster host,
       Members members,
       FederationOptions options,
       FederationWrites writes,
       Consumer<ServiceKey> enqueue,
-      LongSupplier clock) {
+      LongSupplier clock,
+      DnsPublisher dns) {
+    this.dns = dns;
     this.host = host;
     this.members = members;
     this.options = options;
@@ -305,7 +316,39 @@ final class FederationReconciler {
                 sameIngress(currentIngress(svc), result.ingress())
                     ? Future.<Void>succeededFuture()
                     : writes.status(host, key.namespace(), key.name(), result.ingress()))
-        .map(WorkResult.success());
+        .compose(v -> names(key, svc, placement));
+  }
+
+  /**
+   * The federated Service's DNS names, from every placed member that has a load balancer for it:
+   * its addresses count where the member is ready and its copy has ready endpoints, whatever {@code
+   * unreadyClusters} keeps in the status: DNS steers traffic, so it never points at a member known
+   * to be down.
+   */
+  private Future<WorkResult> names(ServiceKey key, Service svc, Placement.Result placement) {
+    if (dns == null) {
+      return Future.succeededFuture(WorkResult.success());
+    }
+    List<Future<ServingCluster>> serving = new ArrayList<>();
+    for (String name : placement == null ? List.<String>of() : placement.clusters()) {
+      Member m = members.get(name);
+      if (m == null) {
+        continue;
+      }
+      Service copy = m.cluster().service(key.namespace(), key.name());
+      if (MemberServices.ownership(copy, options.name(), host.identity().uid())
+              != MemberServices.Ownership.OWNED
+          || copy.getStatus() == null) {
+        continue;
+      }
+      Topology t = m.topology();
+      serving.add(
+          dns.servingCluster(
+              new ClusterLocation(m.name(), t.region(), t.zones()),
+              Views.status(copy.getStatus().getLoadBalancer()).ingress(),
+              m.ready() && m.hasReadyEndpoints(key.namespace(), key.name())));
+    }
+    return dns.syncFederated(host, key, svc, placement != null, serving);
   }
 
   /**
@@ -350,9 +393,13 @@ final class FederationReconciler {
                   + " are not ready: their copies are deleted when they are ready again");
       log.warn(ref(svc), "released although clusters {} are not ready", unreachable);
     }
-    return writes
-        .release(host, key.namespace(), key.name())
-        .map(WorkResult.success())
+    return names(key, svc, null)
+        .compose(
+            dnsDone ->
+                dnsDone.outcome() != WorkResult.Outcome.SUCCESS
+                    // Every name goes before the finalizer: none is left behind (k8s#36799).
+                    ? Future.succeededFuture(dnsDone)
+                    : writes.release(host, key.namespace(), key.name()).map(WorkResult.success()))
         .recover(
             e -> {
               log.warn(ref(svc), "removing the federation's finalizer failed: {}", e.getMessage());

@@ -1,5 +1,6 @@
 package dev.pier.federation.sync;
 
+import dev.pier.dns.publish.DnsPublisher;
 import dev.pier.events.EventReasons;
 import dev.pier.events.ObjectRef;
 import dev.pier.federation.Federated;
@@ -47,6 +48,7 @@ public final class FederationVerticle extends VerticleBase {
   private final int concurrency;
   private final Duration minRetryDelay;
   private final Duration maxRetryDelay;
+  private final DnsPublisher dns;
   private WorkQueue<ServiceKey> queue;
   private FederationReconciler reconciler;
   private HealthProber prober;
@@ -60,7 +62,9 @@ public final class FederationVerticle extends VerticleBase {
       MeterRegistry registry,
       int concurrency,
       Duration minRetryDelay,
-      Duration maxRetryDelay) {
+      Duration maxRetryDelay,
+      DnsPublisher dns) {
+    this.dns = dns;
     this.host = host;
     this.members = members;
     this.options = options;
@@ -79,7 +83,8 @@ public final class FederationVerticle extends VerticleBase {
             options,
             new FederationWrites(context),
             this::add,
-            System::currentTimeMillis);
+            System::currentTimeMillis,
+            dns);
     queue =
         new WorkQueue<>(
             vertx,

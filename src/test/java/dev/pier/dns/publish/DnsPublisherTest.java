@@ -31,18 +31,23 @@ class DnsPublisherTest {
   @Test
   void everyLoadBalancedServiceUnlessOptedOut() {
     DnsPublisher p = publisher(new DnsOptions().setZoneName("example.com"));
-    assertThat(p.wantsDns(svc("LoadBalancer", Map.of()))).isTrue();
-    assertThat(p.wantsDns(svc("LoadBalancer", Map.of(DnsPublisher.ANNOTATION, "false")))).isFalse();
-    assertThat(p.wantsDns(svc("ClusterIP", Map.of()))).isFalse();
-    assertThat(p.wantsDns(null)).isFalse();
+    assertThat(p.wantsDns("kubernetes", svc("LoadBalancer", Map.of()))).isTrue();
+    assertThat(
+            p.wantsDns("kubernetes", svc("LoadBalancer", Map.of(DnsPublisher.ANNOTATION, "false"))))
+        .isFalse();
+    assertThat(p.wantsDns("kubernetes", svc("ClusterIP", Map.of()))).isFalse();
+    assertThat(p.wantsDns("kubernetes", null)).isFalse();
   }
 
   @Test
   void optInTakesOnlyAnnotatedServices() {
     DnsPublisher p = publisher(new DnsOptions().setZoneName("example.com").setOptIn(true));
-    assertThat(p.wantsDns(svc("LoadBalancer", Map.of()))).isFalse();
-    assertThat(p.wantsDns(svc("LoadBalancer", Map.of(DnsPublisher.ANNOTATION, "true")))).isTrue();
-    assertThat(p.wantsDns(svc("ClusterIP", Map.of(DnsPublisher.ANNOTATION, "true")))).isFalse();
+    assertThat(p.wantsDns("kubernetes", svc("LoadBalancer", Map.of()))).isFalse();
+    assertThat(
+            p.wantsDns("kubernetes", svc("LoadBalancer", Map.of(DnsPublisher.ANNOTATION, "true"))))
+        .isTrue();
+    assertThat(p.wantsDns("kubernetes", svc("ClusterIP", Map.of(DnsPublisher.ANNOTATION, "true"))))
+        .isFalse();
   }
 
   @Test
