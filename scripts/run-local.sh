@@ -61,7 +61,9 @@ cleanup() {
   # below, and hang when the script alone gets the signal (timeout, a service manager).
   for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
   # The single API server in $state, or the federation's in $state/host, east and west.
-  for d in "$state" "$state"/*/; do pier_apiserver_stop "${d%/}" || true; done
+  for d in "$state" "$state/host" "$state/east" "$state/west"; do
+    pier_apiserver_stop "$d" || true
+  done
   rm -rf "$state"
 }
 trap cleanup EXIT INT TERM
