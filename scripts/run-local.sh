@@ -4,9 +4,46 @@
 # on a nodePort, starts Pier with the in-process local load balancer, applies
 # k8s/examples/hello-lb.yaml and prints the load balancer's address and a curl command.
 # Stays in the foreground until Ctrl-C; your own kubeconfig is never touched.
+#
+# --clusters 3: a federation instead, on three API servers: a host (where federated Services are
+# declared, no load balancers of its own) and two members, east (region eu, zone eu-a) and west
+# (us, us-a), each with this machine as its Node and Pier's local load balancer on its own pool
+# (127.240.1.0/28, 127.240.2.0/28). Applies k8s/examples/hello-federated.yaml to the host, starts a
+# backend on each member copy's nodePort that names its member, and prints both members' addresses
+# with a curl each, and the host Service's aggregated status and annotation.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
+
+clusters=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --clusters)
+      clusters=${2:-}
+      shift 2 || { echo "--clusters needs a value: 1 or 3" >&2; exit 2; }
+      ;;
+    --clusters=*)
+      clusters=${1#--clusters=}
+      shift
+      ;;
+    -h | --help)
+      sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'
+      echo "usage: $0 [--clusters 1|3]"
+      exit 0
+      ;;
+    *)
+      echo "unknown argument: $1 (usage: $0 [--clusters 1|3])" >&2
+      exit 2
+      ;;
+  esac
+done
+case "$clusters" in
+  1 | 3) ;;
+  *)
+    echo "--clusters takes 1 or 3, not '$clusters'" >&2
+    exit 2
+    ;;
+esac
 
 bin=$(scripts/provision.sh | tail -n 1)
 export PATH="$bin:$PATH"
@@ -23,13 +60,22 @@ cleanup() {
   # Only Pier and the backend: a bare wait would also wait for the API server, which is stopped
   # below, and hang when the script alone gets the signal (timeout, a service manager).
   for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-  pier_apiserver_stop "$state" || true
+  # The single API server in $state, or the federation's in $state/host, east and west.
+  for d in "$state" "$state/host" "$state/east" "$state/west"; do
+    pier_apiserver_stop "$d" || true
+  done
   rm -rf "$state"
 }
 trap cleanup EXIT INT TERM
 
 # shellcheck source=lib/kube-apiserver.sh
 source scripts/lib/kube-apiserver.sh
+if [ "$clusters" = 3 ]; then
+  # shellcheck source=lib/run-federation.sh
+  source scripts/lib/run-federation.sh
+  pier_run_federation
+  exit 0
+fi
 echo "[pier] starting etcd and kube-apiserver in $state"
 pier_apiserver_start "$state"
 kubeconfig="$state/kubeconfig"

@@ -45,6 +45,8 @@ class ManifestsTest {
         .contains(
             "namespace.yaml",
             "rbac.yaml",
+            "rbac-federation-host.yaml",
+            "rbac-federation-member.yaml",
             "configmap.yaml",
             "deployment.yaml",
             "service.yaml",

@@ -1,0 +1,411 @@
+package dev.pier.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.pier.boot.PierOptions;
+import dev.pier.federation.FederationKeys;
+import dev.pier.testkit.InProcessPier;
+import dev.pier.testkit.KubeApiServer;
+import dev.pier.testkit.Kubectl;
+import dev.pier.testkit.RealKubeApiServer;
+import dev.pier.testkit.Services;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.discovery.v1beta1.EndpointSliceBuilder;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Federation run with the identities the shipped manifests bind: in the host (which also runs
+ * Pier's load balancers: Pier needs one cluster that does) Pier's ServiceAccount with {@code
+ * rbac.yaml} and {@code rbac-federation-host.yaml}, in a member (without Pier's own load balancers)
+ * the ServiceAccount {@code pier-federation} with {@code rbac-federation-member.yaml}. A whole
+ * federated life cycle, with the member configured and then joined through a Secret; both audit
+ * logs then show that nothing was denied, that Pier used nothing beyond what is granted, and that
+ * every verb the add-ons grant was used (exceptions listed below, with the reason).
+ */
+@RealKubeApiServer(
+    auditLog = true,
+    users =
+        @RealKubeApiServer.User(
+            token = FederationRbacTest.HOST_TOKEN,
+            name = FederationRbacTest.HOST_USER,
+            groups = {"system:serviceaccounts", "system:serviceaccounts:pier"}))
+class FederationRbacTest {
+  static final String HOST_TOKEN = "pier-host-token";
+  static final String HOST_USER = "system:serviceaccount:pier:pier";
+  private static final String MEMBER_TOKEN = "pier-member-token";
+  private static final String MEMBER_USER = "system:serviceaccount:pier:pier-federation";
+  private static final String INGRESS_IP = "192.0.2.10";
+
+  /**
+   * Granted in the member and not used on this 1.20 API server, with the reason: core Endpoints are
+   * read only where discovery.k8s.io is not served; an Event is patched only when the same Event
+   * repeats, which a copy deleted once does not; /healthz is probed only where /readyz is missing.
+   */
+  private static final Set<String> MEMBER_UNUSED =
+      Set.of("/endpoints:list", "/endpoints:watch", "/events:patch", "nonResource:/healthz:get");
+
+  /**
+   * Granted in the host (by the base rbac.yaml) and not used here: no Event repeats in this life
+   * cycle. RbacTest shows that patch used.
+   */
+  private static final Set<String> HOST_UNUSED = Set.of("/events:patch");
+
+  private static KubeApiServer host;
+  private static KubeApiServer member;
+
+  @BeforeAll
+  static void setUp(KubeApiServer server) {
+    host = server;
+    member =
+        KubeApiServer.builder()
+            .withAuditLog()
+            .withUser(
+                MEMBER_TOKEN, MEMBER_USER, "system:serviceaccounts", "system:serviceaccounts:pier")
+            .start();
+    Kubectl hostctl = new Kubectl(host);
+    hostctl.check("apply", "-f", Manifests.DIR.resolve("namespace.yaml").toString());
+    hostctl.check("apply", "-f", Manifests.DIR.resolve("rbac.yaml").toString());
+    hostctl.check("apply", "-f", Manifests.DIR.resolve("rbac-federation-host.yaml").toString());
+    Kubectl memberctl = new Kubectl(member);
+    memberctl.check("apply", "-f", Manifests.DIR.resolve("namespace.yaml").toString());
+    memberctl.check("apply", "-f", Manifests.DIR.resolve("rbac-federation-member.yaml").toString());
+    member.createReadyNode(
+        "east-1",
+        "127.0.0.1",
+        Map.of("topology.kubernetes.io/region", "eu", "topology.kubernetes.io/zone", "eu-a"));
+  }
+
+  @AfterAll
+  static void tearDown() {
+    if (member != null) {
+      member.close();
+    }
+  }
+
+  @Test
+  void shippedFederationRbacIsEnoughForTheWholeLifecycleAndGrantsNothingUnused()
+      throws IOException {
+    KubernetesClient admin = host.client();
+    String ns = host.createNamespace("fedrbac");
+
+    try (InProcessPier pier = startPier(true)) {
+      // Created on the host: copied to the member (its namespace created there).
+      admin.resource(federated(ns, "web")).create();
+      awaitCopy(ns, "web");
+      // The member's cloud controller serves the copy, and its endpoints turn ready.
+      member
+          .client()
+          .services()
+          .inNamespace(ns)
+          .withName("web")
+          .editStatus(
+              s ->
+                  new ServiceBuilder(s)
+                      .editOrNewStatus()
+                      .editOrNewLoadBalancer()
+                      .addNewIngress()
+                      .withIp(INGRESS_IP)
+                      .endIngress()
+                      .endLoadBalancer()
+                      .endStatus()
+                      .build());
+      endpointSlice(ns, "web");
+      String annotation =
+          "{\"items\":[{\"cluster\":\"east\",\"items\":[{\"ip\":\"" + INGRESS_IP + "\"}]}]}";
+      await().atMost(InProcessPier.CONVERGE).until(() -> annotation.equals(annotation(ns, "web")));
+      await()
+          .atMost(InProcessPier.CONVERGE)
+          .until(() -> INGRESS_IP.equals(Services.ingressIp(admin, ns, "web")));
+      assertThat(hostService(ns, "web").getMetadata().getFinalizers())
+          .contains(FederationKeys.FINALIZER);
+
+      // A change on the host follows to the copy.
+      Services.edit(
+          admin,
+          ns,
+          "web",
+          s ->
+              new ServiceBuilder(s)
+                  .editMetadata()
+                  .addToLabels("version", "2")
+                  .endMetadata()
+                  .build());
+      await()
+          .atMost(InProcessPier.CONVERGE)
+          .until(() -> "2".equals(copy(ns, "web").getMetadata().getLabels().get("version")));
+
+      // Placed elsewhere: the copy goes.
+      Services.edit(
+          admin,
+          ns,
+          "web",
+          s ->
+              new ServiceBuilder(s)
+                  .editMetadata()
+                  .addToAnnotations(FederationKeys.CLUSTERS_ANNOTATION, "west")
+                  .endMetadata()
+                  .build());
+      await().atMost(InProcessPier.CONVERGE).until(() -> copy(ns, "web") == null);
+
+      // Deleted: the finalizer goes, and the Service with it.
+      admin.services().inNamespace(ns).withName("web").delete();
+      await().atMost(InProcessPier.CONVERGE).until(() -> hostService(ns, "web") == null);
+
+      // A second one, copied, then left behind while Pier is down.
+      admin.resource(federated(ns, "left")).create();
+      awaitCopy(ns, "left");
+    }
+    Services.edit(
+        admin,
+        ns,
+        "left",
+        s -> new ServiceBuilder(s).editMetadata().withFinalizers(List.of()).endMetadata().build());
+    admin.services().inNamespace(ns).withName("left").delete();
+    await().atMost(InProcessPier.CONVERGE).until(() -> hostService(ns, "left") == null);
+
+    // Pier back with only the host configured; the member joins through its Secret and the copy of
+    // the Service that no longer exists is deleted there, with an Event in the member.
+    try (InProcessPier pier = startPier(false)) {
+      admin
+          .resource(
+              new SecretBuilder()
+                  .withNewMetadata()
+                  .withNamespace("pier")
+                  .withName("member-east")
+                  .withLabels(Map.of(FederationKeys.CLUSTER_SECRET_LABEL, "east"))
+                  .endMetadata()
+                  .withStringData(
+                      Map.of(
+                          "kubeconfig",
+                          member
+                              .selfContainedKubeconfig()
+                              .replace(member.adminToken(), MEMBER_TOKEN)))
+                  .build())
+          .create();
+      await().atMost(InProcessPier.CONVERGE).until(() -> copy(ns, "left") == null);
+      await()
+          .atMost(InProcessPier.CONVERGE)
+          .until(
+              () ->
+                  Services.events(member.client(), ns, "left").stream()
+                      .map(Event::getReason)
+                      .anyMatch("DeletedOrphanedCopy"::equals));
+    }
+
+    assertThat(denied(host, HOST_USER)).as("requests RBAC denied to Pier in the host").isEmpty();
+    assertThat(denied(member, MEMBER_USER))
+        .as("requests RBAC denied to Pier in the member")
+        .isEmpty();
+
+    Set<String> hostGranted =
+        granted(
+            Manifests.DIR.resolve("rbac.yaml"), Manifests.DIR.resolve("rbac-federation-host.yaml"));
+    Set<String> hostAddOn = granted(Manifests.DIR.resolve("rbac-federation-host.yaml"));
+    Set<String> hostUsed = used(host, HOST_USER);
+    assertThat(hostGranted).as("what the host's RBAC grants").containsAll(hostUsed);
+    assertThat(hostUsed).as("what Pier did in the host").containsAll(hostAddOn);
+    Set<String> hostExpected = new TreeSet<>(hostGranted);
+    hostExpected.removeAll(HOST_UNUSED);
+    assertThat(hostUsed).as("what Pier did in the host, base included").containsAll(hostExpected);
+
+    Set<String> memberGranted = granted(Manifests.DIR.resolve("rbac-federation-member.yaml"));
+    Set<String> memberUsed = used(member, MEMBER_USER);
+    assertThat(memberGranted).as("what the member's RBAC grants").containsAll(memberUsed);
+    Set<String> expected = new TreeSet<>(memberGranted);
+    expected.removeAll(MEMBER_UNUSED);
+    assertThat(memberUsed).as("what Pier did in the member").containsAll(expected);
+    assertThat(memberUsed)
+        .as("granted but unused in the member")
+        .doesNotContainAnyElementsOf(MEMBER_UNUSED);
+  }
+
+  private static InProcessPier startPier(boolean withMember) {
+    StringBuilder yaml =
+        new StringBuilder()
+            .append("clusters:\n")
+            .append("  - name: host\n")
+            .append("    kubeconfig: \"")
+            .append(host.kubeconfigFor(HOST_TOKEN))
+            .append("\"\n")
+            .append("    federation: host\n")
+            // Pier needs one cluster with load balancers; the base rbac.yaml is bound here anyway.
+            .append("    local:\n")
+            .append("      pools: [\"127.248.0.0/28\"]\n");
+    if (withMember) {
+      yaml.append("  - name: east\n")
+          .append("    kubeconfig: \"")
+          .append(member.kubeconfigFor(MEMBER_TOKEN))
+          .append("\"\n")
+          .append("    federation: member\n")
+          .append("    loadBalancers: false\n");
+    }
+    yaml.append("federation:\n")
+        .append("  health:\n")
+        .append("    period: 500ms\n")
+        .append("    timeout: 400ms\n");
+    Map<String, String> env = new HashMap<>();
+    env.put(PierOptions.LEADER_ELECTION_ENABLED.envName(), "true");
+    env.put(PierOptions.LEADER_ELECTION_NAMESPACE.envName(), "pier");
+    env.put(PierOptions.LEADER_ELECTION_LEASE_DURATION.envName(), "4s");
+    env.put(PierOptions.LEADER_ELECTION_RENEW_DEADLINE.envName(), "3s");
+    env.put(PierOptions.LEADER_ELECTION_RETRY_PERIOD.envName(), "500ms");
+    return InProcessPier.startWithConfig(yaml.toString(), env);
+  }
+
+  private static Service federated(String ns, String name) {
+    return new ServiceBuilder()
+        .withNewMetadata()
+        .withNamespace(ns)
+        .withName(name)
+        .withAnnotations(Map.of(FederationKeys.FEDERATED_ANNOTATION, "true"))
+        .endMetadata()
+        .withNewSpec()
+        .withType("LoadBalancer")
+        .withSelector(Map.of("app", name))
+        .addNewPort()
+        .withName("http")
+        .withProtocol("TCP")
+        .withPort(80)
+        .withNewTargetPort(8080)
+        .endPort()
+        .endSpec()
+        .build();
+  }
+
+  private static void endpointSlice(String ns, String name) {
+    HasMetadata slice =
+        new EndpointSliceBuilder()
+            .withNewMetadata()
+            .withNamespace(ns)
+            .withName(name + "-slice")
+            .withLabels(Map.of("kubernetes.io/service-name", name))
+            .endMetadata()
+            .withAddressType("IPv4")
+            .addNewEndpoint()
+            .withAddresses("10.1.0.1")
+            .withNewConditions()
+            .withReady(true)
+            .endConditions()
+            .endEndpoint()
+            .addNewPort()
+            .withName("http")
+            .withProtocol("TCP")
+            .withPort(8080)
+            .endPort()
+            .build();
+    member.client().resource(slice).create();
+  }
+
+  private static Service copy(String ns, String name) {
+    return member.client().services().inNamespace(ns).withName(name).get();
+  }
+
+  private static void awaitCopy(String ns, String name) {
+    await().atMost(InProcessPier.CONVERGE).until(() -> copy(ns, name) != null);
+  }
+
+  private static Service hostService(String ns, String name) {
+    return host.client().services().inNamespace(ns).withName(name).get();
+  }
+
+  private static String annotation(String ns, String name) {
+    Service s = hostService(ns, name);
+    return s == null || s.getMetadata().getAnnotations() == null
+        ? null
+        : s.getMetadata().getAnnotations().get(FederationKeys.INGRESSES_ANNOTATION);
+  }
+
+  /**
+   * Every (group, resource[/subresource], verb) and {@code nonResource:URL:verb} the ClusterRoles
+   * and Roles of these files grant.
+   */
+  private static Set<String> granted(Path... files) {
+    List<PolicyRule> rules = new ArrayList<>();
+    for (Path file : files) {
+      for (HasMetadata o : Manifests.objects(file)) {
+        if (o instanceof ClusterRole r) {
+          rules.addAll(r.getRules());
+        } else if (o instanceof Role r) {
+          rules.addAll(r.getRules());
+        }
+      }
+    }
+    Set<String> out = new TreeSet<>();
+    for (PolicyRule rule : rules) {
+      for (String verb : rule.getVerbs()) {
+        for (String url : rule.getNonResourceURLs()) {
+          out.add("nonResource:" + url + ":" + verb);
+        }
+        for (String group : rule.getApiGroups()) {
+          for (String resource : rule.getResources()) {
+            out.add(group + "/" + resource + ":" + verb);
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * What the user's requests used, from the audit log: resources as in {@link #granted}, and the
+   * non-resource URLs that are not API discovery (which every authenticated user may read).
+   */
+  private static Set<String> used(KubeApiServer kube, String user) throws IOException {
+    return audit(kube, user)
+        .map(
+            e -> {
+              JsonObject ref = e.getJsonObject("objectRef");
+              if (ref == null) {
+                String uri = e.getString("requestURI").replaceFirst("\\?.*", "");
+                return uri.equals("/api") || uri.startsWith("/api/") || uri.startsWith("/apis")
+                    ? null
+                    : "nonResource:" + uri + ":" + e.getString("verb");
+              }
+              String resource = ref.getString("resource");
+              if (ref.getString("subresource") != null) {
+                resource += "/" + ref.getString("subresource");
+              }
+              return ref.getString("apiGroup", "") + "/" + resource + ":" + e.getString("verb");
+            })
+        .filter(s -> s != null)
+        .collect(Collectors.toCollection(TreeSet::new));
+  }
+
+  private static List<String> denied(KubeApiServer kube, String user) throws IOException {
+    return audit(kube, user)
+        .filter(
+            e -> e.getJsonObject("responseStatus", new JsonObject()).getInteger("code", 0) == 403)
+        .map(e -> e.getString("verb") + " " + e.getString("requestURI"))
+        .toList();
+  }
+
+  private static Stream<JsonObject> audit(KubeApiServer kube, String user) throws IOException {
+    return Files.readAllLines(kube.auditLogPath()).stream()
+        .map(JsonObject::new)
+        // Every stage: a watch without events yet is logged only as RequestReceived.
+        .filter(e -> user.equals(e.getJsonObject("user").getString("username")));
+  }
+}
