@@ -242,6 +242,11 @@ public final class Pier {
         .compose(v -> parts.provider().close())
         .otherwiseEmpty()
         .compose(
+            v ->
+                // Verticles stop (their timers and informers) before the clients they use close.
+                Future.join(vertx.deploymentIDs().stream().map(vertx::undeploy).toList())
+                    .otherwiseEmpty())
+        .compose(
             v -> {
               parts.members().close();
               parts.connected().forEach(Cluster::close);

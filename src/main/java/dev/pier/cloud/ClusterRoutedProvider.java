@@ -19,10 +19,11 @@ import java.util.Optional;
 public final class ClusterRoutedProvider implements LoadBalancerProvider {
   private final Map<String, LoadBalancerProvider> byCluster;
 
+  /**
+   * @param byCluster the provider of each cluster with load balancers; may be empty (a federation
+   *     whose members' load balancers all come from their clouds)
+   */
   public ClusterRoutedProvider(Map<String, LoadBalancerProvider> byCluster) {
-    if (byCluster.isEmpty()) {
-      throw new IllegalArgumentException("no cluster has a provider");
-    }
     this.byCluster = new LinkedHashMap<>(byCluster);
   }
 
@@ -38,7 +39,7 @@ public final class ClusterRoutedProvider implements LoadBalancerProvider {
   public String name() {
     List<String> names = new ArrayList<>();
     byCluster.forEach((c, p) -> names.add(c + ":" + p.name()));
-    return String.join(",", names);
+    return names.isEmpty() ? "none" : String.join(",", names);
   }
 
   @Override
@@ -82,6 +83,9 @@ public final class ClusterRoutedProvider implements LoadBalancerProvider {
   /** Offered when every cluster's provider can list what it owns. */
   @Override
   public Optional<OwnedLoadBalancers> ownedLoadBalancers() {
+    if (byCluster.isEmpty()) {
+      return Optional.empty();
+    }
     for (LoadBalancerProvider p : byCluster.values()) {
       if (p.ownedLoadBalancers().isEmpty()) {
         return Optional.empty();

@@ -73,4 +73,13 @@ class ClusterRoutedProviderTest {
     assertThatThrownBy(() -> routed.ensureLoadBalancer("host", service("host"), List.of()))
         .hasMessage("cluster host has no load balancer provider");
   }
+
+  @Test
+  void aFederationWithoutLoadBalancersOfItsOwnHasNoProviderAtAll() {
+    ClusterRoutedProvider none = new ClusterRoutedProvider(Map.of());
+    assertThat(none.name()).isEqualTo("none");
+    assertThat(none.ownedLoadBalancers()).isEmpty();
+    assertThatThrownBy(() -> none.ensureLoadBalancer("east", service("east"), List.of()))
+        .hasMessage("cluster east has no load balancer provider");
+  }
 }

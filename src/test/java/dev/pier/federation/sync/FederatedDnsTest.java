@@ -1,0 +1,328 @@
+package dev.pier.federation.sync;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.pier.boot.PierOptions;
+import dev.pier.federation.FederationKeys;
+import dev.pier.testkit.InProcessPier;
+import dev.pier.testkit.KubeApiServer;
+import dev.pier.testkit.PowerDnsServer;
+import dev.pier.testkit.RealKubeApiServer;
+import dev.pier.testkit.Services;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.discovery.v1beta1.EndpointSliceBuilder;
+import io.vertx.core.json.JsonObject;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Federated DNS on three real API servers (a host, east in region eu with zones eu-a and eu-b, west
+ * in region us with zone us-a) and a real PowerDNS, checked with real DNS queries: names follow the
+ * members' load balancers, their endpoints and their health, and all go with the Service.
+ */
+@RealKubeApiServer
+class FederatedDnsTest {
+  private static final Logger log = LoggerFactory.getLogger(FederatedDnsTest.class);
+  private static final String ZONE = "fed.test";
+  private static final Duration CONVERGE = InProcessPier.CONVERGE;
+
+  private static KubeApiServer host;
+  private static KubeApiServer east;
+  private static KubeApiServer west;
+  private static PowerDnsServer pdns;
+
+  @BeforeAll
+  static void setUp(KubeApiServer server) {
+    host = server;
+    east = KubeApiServer.start();
+    west = KubeApiServer.start();
+    east.createReadyNode(
+        "east-1",
+        "127.0.0.1",
+        Map.of("topology.kubernetes.io/region", "eu", "topology.kubernetes.io/zone", "eu-a"));
+    east.createReadyNode(
+        "east-2",
+        "127.0.0.1",
+        Map.of(
+            "failure-domain.beta.kubernetes.io/region",
+            "eu",
+            "failure-domain.beta.kubernetes.io/zone",
+            "eu-b"));
+    west.createReadyNode(
+        "west-1",
+        "127.0.0.1",
+        Map.of("topology.kubernetes.io/region", "us", "topology.kubernetes.io/zone", "us-a"));
+    pdns = PowerDnsServer.create();
+  }
+
+  @AfterAll
+  static void tearDown() {
+    for (AutoCloseable c : new AutoCloseable[] {east, west, pdns}) {
+      try {
+        if (c != null) {
+          c.close();
+        }
+      } catch (Exception e) {
+        log.warn("closing: {}", e.toString());
+      }
+    }
+  }
+
+  private static InProcessPier startPier() {
+    String yaml =
+        "clusters:\n"
+            + "  - name: host\n"
+            + "    kubeconfig: \""
+            + host.kubeconfigPath()
+            + "\"\n"
+            + "    federation: host\n"
+            + "    loadBalancers: false\n"
+            + "  - name: east\n"
+            + "    kubeconfig: \""
+            + east.kubeconfigPath()
+            + "\"\n"
+            + "    federation: member\n"
+            + "    local:\n"
+            + "      pools: [\"127.241.5.0/28\"]\n"
+            + "  - name: west\n"
+            + "    kubeconfig: \""
+            + west.kubeconfigPath()
+            + "\"\n"
+            + "    federation: member\n"
+            + "    local:\n"
+            + "      pools: [\"127.241.6.0/28\"]\n"
+            + "federation:\n"
+            + "  health:\n"
+            + "    period: 500ms\n"
+            + "    timeout: 400ms\n";
+    Map<String, String> env = new HashMap<>();
+    env.put(PierOptions.DNS_ENABLED.envName(), "true");
+    env.put(PierOptions.DNS_ZONE_NAME.envName(), ZONE);
+    env.put(PierOptions.DNS_OWNER_ID.envName(), "pier-fed-test");
+    env.put(PierOptions.DNS_POWERDNS_URL.envName(), pdns.apiUrl());
+    env.put(PierOptions.DNS_POWERDNS_API_KEY_FILE.envName(), pdns.apiKeyFile().toString());
+    env.put(PierOptions.DNS_POWERDNS_TIMEOUT.envName(), "2s");
+    return InProcessPier.startWithConfig(yaml, env);
+  }
+
+  private static String global(String ns, String svc) {
+    return svc + "." + ns + ".pier.svc." + ZONE + ".";
+  }
+
+  private static String region(String ns, String svc, String region) {
+    return svc + "." + ns + ".pier.svc." + region + "." + ZONE + ".";
+  }
+
+  private static String zone(String ns, String svc, String zone, String region) {
+    return svc + "." + ns + ".pier.svc." + zone + "." + region + "." + ZONE + ".";
+  }
+
+  private static List<String> allNames(String ns, String svc) {
+    return List.of(
+        global(ns, svc),
+        region(ns, svc, "eu"),
+        region(ns, svc, "us"),
+        zone(ns, svc, "eu-a", "eu"),
+        zone(ns, svc, "eu-b", "eu"),
+        zone(ns, svc, "us-a", "us"));
+  }
+
+  private static Service federated(String ns, String name) {
+    return new ServiceBuilder()
+        .withNewMetadata()
+        .withNamespace(ns)
+        .withName(name)
+        .withAnnotations(Map.of(FederationKeys.FEDERATED_ANNOTATION, "true"))
+        .endMetadata()
+        .withNewSpec()
+        .withType("LoadBalancer")
+        .withSelector(Map.of("app", name))
+        .addNewPort()
+        .withName("http")
+        .withProtocol("TCP")
+        .withPort(80)
+        .endPort()
+        .endSpec()
+        .build();
+  }
+
+  private static void endpoints(KubeApiServer member, String ns, String name, boolean ready) {
+    member
+        .client()
+        .resource(
+            new EndpointSliceBuilder()
+                .withNewMetadata()
+                .withNamespace(ns)
+                .withName(name + "-slice")
+                .withLabels(Map.of("kubernetes.io/service-name", name))
+                .endMetadata()
+                .withAddressType("IPv4")
+                .addNewEndpoint()
+                .withAddresses("10.1.0.1")
+                .withNewConditions()
+                .withReady(ready)
+                .endConditions()
+                .endEndpoint()
+                .build())
+        .serverSideApply();
+  }
+
+  private static void awaitA(String name, String... ips) {
+    await()
+        .atMost(CONVERGE)
+        .untilAsserted(
+            () -> assertThat(pdns.dig(name, "A")).as(name).containsExactlyInAnyOrder(ips));
+  }
+
+  private static void awaitCname(String name, String target) {
+    await()
+        .atMost(CONVERGE)
+        .untilAsserted(() -> assertThat(pdns.dig(name, "CNAME")).as(name).containsExactly(target));
+  }
+
+  private static void awaitGone(String name) {
+    await()
+        .atMost(CONVERGE)
+        .untilAsserted(
+            () -> assertThat(pdns.digStatus(name, "ANY")).as(name).isEqualTo("NXDOMAIN"));
+  }
+
+  /** Every rrset of the zone at a name of the Service, as name/type: duplicates would show. */
+  private static List<String> rrsetsOf(String ns, String svc) {
+    List<String> out = new ArrayList<>();
+    new JsonObject(pdns.zoneJson(ZONE + "."))
+        .getJsonArray("rrsets")
+        .forEach(
+            o -> {
+              JsonObject r = (JsonObject) o;
+              if (r.getString("name").startsWith(svc + "." + ns + ".pier.svc.")) {
+                out.add(r.getString("name") + " " + r.getString("type"));
+              }
+            });
+    return out;
+  }
+
+  private static double ready(InProcessPier pier, String cluster) {
+    var gauge =
+        pier.pier().metrics().registry().find("pier.cluster.ready").tag("cluster", cluster).gauge();
+    return gauge == null ? -1 : gauge.value();
+  }
+
+  @Test
+  void everyLevelFollowsTheMembersTheirEndpointsAndTheirHealthAndGoesWithTheService() {
+    String ns = host.createNamespace("fed-dns");
+    try (InProcessPier pier = startPier()) {
+      host.client().resource(federated(ns, "web")).create();
+      String eastIp = Services.awaitIngress(east.client(), ns, "web");
+      String westIp = Services.awaitIngress(west.client(), ns, "web");
+
+      // No ready endpoints anywhere: zones fall back to regions, regions to global, no global.
+      awaitCname(zone(ns, "web", "eu-a", "eu"), region(ns, "web", "eu"));
+      awaitCname(region(ns, "web", "us"), global(ns, "web"));
+      awaitGone(global(ns, "web"));
+
+      // Ready endpoints in both: A records at every level, every zone of every member.
+      endpoints(east, ns, "web", true);
+      endpoints(west, ns, "web", true);
+      awaitA(global(ns, "web"), eastIp, westIp);
+      awaitA(region(ns, "web", "eu"), eastIp);
+      awaitA(region(ns, "web", "us"), westIp);
+      awaitA(zone(ns, "web", "eu-a", "eu"), eastIp);
+      awaitA(zone(ns, "web", "eu-b", "eu"), eastIp);
+      awaitA(zone(ns, "web", "us-a", "us"), westIp);
+      // The members' copies get no names of their own: only the federated Service's exist.
+      assertThat(rrsetsOf(ns, "web")).hasSize(6);
+
+      // East's endpoints go: its zones turn into CNAMEs, its address leaves region and global.
+      endpoints(east, ns, "web", false);
+      awaitCname(zone(ns, "web", "eu-a", "eu"), region(ns, "web", "eu"));
+      awaitCname(region(ns, "web", "eu"), global(ns, "web"));
+      awaitA(global(ns, "web"), westIp);
+      endpoints(east, ns, "web", true);
+      awaitA(global(ns, "web"), eastIp, westIp);
+
+      // West's API server stops answering: once west is unready its address leaves every set.
+      long frozen = System.nanoTime();
+      west.freeze();
+      try {
+        awaitA(global(ns, "web"), eastIp);
+        long gone = System.nanoTime();
+        log.info(
+            "West's API server frozen to its address gone from the global name: {} ms",
+            (gone - frozen) / 1_000_000);
+        assertThat(ready(pier, "west")).isEqualTo(0.0);
+        awaitCname(zone(ns, "web", "us-a", "us"), region(ns, "web", "us"));
+        awaitCname(region(ns, "web", "us"), global(ns, "web"));
+      } finally {
+        west.thaw();
+      }
+      long thawed = System.nanoTime();
+      awaitA(global(ns, "web"), eastIp, westIp);
+      log.info(
+          "West's API server back to its address in the global name: {} ms",
+          (System.nanoTime() - thawed) / 1_000_000);
+      awaitA(zone(ns, "web", "us-a", "us"), westIp);
+
+      // PowerDNS restarted mid-run, with a change while it was down: converges, nothing doubled.
+      pdns.stop();
+      endpoints(west, ns, "web", false);
+      pdns.start();
+      awaitA(global(ns, "web"), eastIp);
+      awaitCname(region(ns, "web", "us"), global(ns, "web"));
+      assertThat(rrsetsOf(ns, "web")).doesNotHaveDuplicates().hasSize(6);
+
+      // Deleted: no name left at any level (the seed leaked zone and region CNAMEs).
+      host.client().services().inNamespace(ns).withName("web").delete();
+      for (String name : allNames(ns, "web")) {
+        awaitGone(name);
+      }
+      await()
+          .atMost(CONVERGE)
+          .until(() -> host.client().services().inNamespace(ns).withName("web").get() == null);
+      assertThat(rrsetsOf(ns, "web")).isEmpty();
+    }
+  }
+
+  @Test
+  void aForeignRecordAtOneOfTheNamesIsLeftAloneAndReported() {
+    String ns = host.createNamespace("fed-dns-foreign");
+    if (pdns.api("GET", "/zones/" + ZONE + ".", null).statusCode() == 404) {
+      pdns.createZone(ZONE + ".");
+    }
+    pdns.putForeign(ZONE + ".", region(ns, "api", "us"), "A", "192.0.2.9");
+    try (InProcessPier pier = startPier()) {
+      host.client().resource(federated(ns, "api")).create();
+      String eastIp = Services.awaitIngress(east.client(), ns, "api");
+      String westIp = Services.awaitIngress(west.client(), ns, "api");
+      endpoints(east, ns, "api", true);
+      endpoints(west, ns, "api", true);
+      awaitA(global(ns, "api"), eastIp, westIp);
+      awaitA(region(ns, "api", "eu"), eastIp);
+      await()
+          .atMost(CONVERGE)
+          .until(
+              () ->
+                  Services.events(host.client(), ns, "api").stream()
+                      .map(Event::getReason)
+                      .anyMatch("DNSRecordConflict"::equals));
+      assertThat(pdns.dig(region(ns, "api", "us"), "A")).containsExactly("192.0.2.9");
+
+      host.client().services().inNamespace(ns).withName("api").delete();
+      awaitGone(global(ns, "api"));
+      awaitGone(region(ns, "api", "eu"));
+      // The foreign record outlives the Service it collided with.
+      assertThat(pdns.dig(region(ns, "api", "us"), "A")).containsExactly("192.0.2.9");
+    }
+  }
+}
