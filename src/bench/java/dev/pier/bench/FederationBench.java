@@ -20,7 +20,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -340,7 +343,7 @@ public final class FederationBench {
   private double awaitConverged(
       IngressWatch watch, int n, Process pier, int adminPort, long t0, Path runDir)
       throws Exception {
-    HttpClient local = HttpClient.newHttpClient();
+    HttpClient local = localClient();
     double ready = -1;
     long deadline = System.nanoTime() + timeout.toNanos();
     long lastLog = System.nanoTime();
@@ -405,7 +408,7 @@ public final class FederationBench {
     int adminPort = BenchDriver.freePort();
     Process pier = startPier(config, runDir.resolve("pier-latency.log"), adminPort);
     try {
-      HttpClient local = HttpClient.newHttpClient();
+      HttpClient local = localClient();
       long deadline = System.nanoTime() + timeout.toNanos();
       while (!membersReady(local, adminPort)) {
         if (!pier.isAlive() || System.nanoTime() > deadline) {
@@ -467,18 +470,30 @@ public final class FederationBench {
     return kube.client().services().inNamespace(ns).withName(name).get() != null;
   }
 
+  /**
+   * For Pier's admin endpoints: HTTP/1.1 (the JDK client's default first tries an h2c upgrade, and
+   * one such scrape of /metrics once hung past its timeout) and a connect timeout.
+   */
+  private static HttpClient localClient() {
+    return HttpClient.newBuilder()
+        .version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(Duration.ofSeconds(2))
+        .build();
+  }
+
   private static boolean membersReady(HttpClient local, int port) {
     try {
       String metrics =
           local
-              .send(
+              .sendAsync(
                   HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
                       .timeout(Duration.ofSeconds(2))
                       .build(),
                   HttpResponse.BodyHandlers.ofString())
+              .get(3, TimeUnit.SECONDS)
               .body();
       return PromText.sum(metrics, "pier_cluster_ready") == MEMBERS.size();
-    } catch (IOException e) {
+    } catch (ExecutionException | TimeoutException e) {
       return false;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
