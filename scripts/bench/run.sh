@@ -5,10 +5,14 @@
 #
 #   scripts/bench/run.sh                               # N = 1,000 and 10,000, delays 0 and 100 ms
 #   scripts/bench/run.sh --sizes 1000 --delays 100     # a quick subset
+#   scripts/bench/run.sh federation --services 1000    # the federation benchmark (docs/benchmarks.md)
 #
 # Options (all optional): --sizes N[,N..] --delays MS[,MS..] --nodes M (Ready nodes, default 10)
 #   --floor-in-flight C (default 200) --timeout SECONDS (per phase, default 900)
 #   --plot FILE (default docs/benchmarks-convergence.png)
+# Federation options (all optional): --services N (default 1000) --delay MS (default 100)
+#   --nodes M (Ready nodes per member, default 3) --floor-in-flight C (default 200)
+#   --latency-reps R (default 10) --runs K (default 1) --timeout SECONDS (default 900)
 # Environment: PIER_BUILD_DIR (Maven output directory, default target), PIER_BENCH_JVM (Pier's JVM
 # flags, default below), PIER_BENCH_SKIP_BUILD=1 to reuse an existing build.
 set -euo pipefail
@@ -36,7 +40,13 @@ if [ "${PIER_BENCH_SKIP_BUILD:-0}" != 1 ]; then
 fi
 
 mkdir -p "$build_dir/bench"
-exec java -Xmx1g -cp "$build_dir/test-classes:$build_dir/classes:$(cat "$build_dir/bench-classpath.txt")" \
+classpath="$build_dir/test-classes:$build_dir/classes:$(cat "$build_dir/bench-classpath.txt")"
+if [ "${1:-}" = federation ]; then
+  shift
+  exec java -Xmx1g -cp "$classpath" dev.pier.bench.FederationBench \
+    --jar "$build_dir/pier.jar" --out "$build_dir/bench/federation" --jvm "$jvm_flags" "$@"
+fi
+exec java -Xmx1g -cp "$classpath" \
   dev.pier.bench.BenchDriver \
   --jar "$build_dir/pier.jar" --out "$build_dir/bench" --jvm "$jvm_flags" \
   --plot docs/benchmarks-convergence.png "$@"

@@ -402,7 +402,7 @@ public final class BenchDriver {
     return pb.start();
   }
 
-  private static void stop(Process p) throws InterruptedException {
+  static void stop(Process p) throws InterruptedException {
     p.destroy();
     if (!p.waitFor(20, TimeUnit.SECONDS)) {
       p.destroyForcibly().waitFor();
@@ -410,7 +410,7 @@ public final class BenchDriver {
   }
 
   /** Polls the apiserver's metrics until the request count stops moving (at most 60 s). */
-  private static String quiesce(ApiLoad api) throws InterruptedException {
+  static String quiesce(ApiLoad api) throws InterruptedException {
     String last = api.get("/metrics");
     double count = PromText.sum(last, "apiserver_request_total");
     for (int i = 0; i < 60; i++) {
@@ -468,7 +468,7 @@ public final class BenchDriver {
     }
   }
 
-  private static String jcmd(long pid, String command) throws IOException, InterruptedException {
+  static String jcmd(long pid, String command) throws IOException, InterruptedException {
     Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
     Process p =
         new ProcessBuilder(jcmd.toString(), String.valueOf(pid), command)
@@ -508,7 +508,7 @@ public final class BenchDriver {
         "driver %.1f s, Pier %.1f s, apiserver+etcd %.1f s", into[0], into[1], into[2]);
   }
 
-  private static long kb(String procStatus, String field) {
+  static long kb(String procStatus, String field) {
     for (String line : procStatus.split("\n")) {
       if (line.startsWith(field + ":")) {
         return Long.parseLong(line.replaceAll("[^0-9]", ""));
@@ -521,7 +521,7 @@ public final class BenchDriver {
     return String.format("svc-%05d", i);
   }
 
-  private static String namespace(String name) {
+  static String namespace(String name) {
     return "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\""
         + name
         + "\"}}";
@@ -539,7 +539,7 @@ public final class BenchDriver {
         "POST", "/api/v1/namespaces/" + ns + "/services", "application/json", body);
   }
 
-  private static int freePort() throws IOException {
+  static int freePort() throws IOException {
     try (ServerSocket s = new ServerSocket(0)) {
       return s.getLocalPort();
     }
@@ -612,7 +612,7 @@ public final class BenchDriver {
             .collect(Collectors.joining("\n"));
   }
 
-  private static void log(String format, Object... args) {
+  static void log(String format, Object... args) {
     System.out.printf("[bench %tT] %s%n", System.currentTimeMillis(), String.format(format, args));
   }
 }

@@ -9,17 +9,22 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 
 /**
  * Watches the Services of one namespace (a plain watch stream) and records, per Service, when it
- * first had {@code status.loadBalancer.ingress}, in seconds since {@link #startClock()}.
+ * first had {@code status.loadBalancer.ingress} with at least {@code minIngresses} entries (one by
+ * default; a federated Service's aggregate over two members needs two), in seconds since {@link
+ * #startClock()}.
  */
 final class IngressWatch implements AutoCloseable {
   private final Set<String> done = ConcurrentHashMap.newKeySet();
+  private final Map<String, Double> byName = new ConcurrentHashMap<>();
   private final double[] times;
+  private final int minIngresses;
   private final Thread reader;
   private volatile long t0;
   private volatile boolean closed;
@@ -31,7 +36,12 @@ final class IngressWatch implements AutoCloseable {
   private final String token;
 
   IngressWatch(KubeApiServer kube, String namespace, int n) {
+    this(kube, namespace, n, 1);
+  }
+
+  IngressWatch(KubeApiServer kube, String namespace, int n, int minIngresses) {
     this.times = new double[n];
+    this.minIngresses = minIngresses;
     this.http =
         HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
@@ -121,11 +131,13 @@ final class IngressWatch implements AutoCloseable {
     }
     JsonObject lb = svc.getJsonObject("status", new JsonObject()).getJsonObject("loadBalancer");
     JsonArray ingress = lb == null ? null : lb.getJsonArray("ingress");
-    if (ingress != null && !ingress.isEmpty()) {
+    if (ingress != null && ingress.size() >= minIngresses) {
       String name = svc.getJsonObject("metadata").getString("name");
       synchronized (this) {
         if (done.add(name) && done.size() <= times.length) {
-          times[done.size() - 1] = (System.nanoTime() - t0) / 1e9;
+          double t = (System.nanoTime() - t0) / 1e9;
+          times[done.size() - 1] = t;
+          byName.put(name, t);
           notifyAll();
         }
       }
@@ -150,6 +162,16 @@ final class IngressWatch implements AutoCloseable {
   /** Waits up to {@code millis} for another Service to converge. */
   synchronized void awaitChange(long millis) throws InterruptedException {
     wait(millis);
+  }
+
+  /** Seconds since {@link #startClock()} until the named Service converged, or -1 (not yet). */
+  double time(String name) {
+    return byName.getOrDefault(name, -1.0);
+  }
+
+  /** Seconds since {@link #startClock()}, now: to time an action against the same clock. */
+  double now() {
+    return (System.nanoTime() - t0) / 1e9;
   }
 
   /** Convergence times so far, sorted. */
