@@ -85,4 +85,31 @@ class DnsSetupTest {
                 + " must be 'acme' as federation.name (environment variable PIER_FEDERATION_NAME"
                 + " (federation.name)), or unset: it defaults to federation.name");
   }
+
+  @Test
+  void theExternalDnsProviderNeedsNoApiKey() throws Exception {
+    Map<String, String> env = enabled();
+    env.put(PierOptions.DNS_ZONE_NAME.envName(), "example.com");
+    env.put(PierOptions.DNS_PROVIDER.envName(), "externaldns");
+    env.put(PierOptions.DNS_EXTERNAL_DNS_URL.envName(), "http://127.0.0.1:8888");
+    io.vertx.core.Vertx vertx = io.vertx.core.Vertx.vertx();
+    try {
+      DnsPublisher publisher =
+          DnsSetup.create(
+              vertx, config(env), new ServiceFilter(Set.of()), Map.<String, String>of()::get);
+      // Built although neither dns.powerdns.apiKeyFile nor PDNS_API_KEY is set.
+      assertThat(publisher).isNotNull();
+    } finally {
+      vertx.close().await(10, java.util.concurrent.TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void aBadTxtPrefixNamesTheOption() {
+    assertThatThrownBy(
+            () -> config(Map.of(PierOptions.DNS_EXTERNAL_DNS_TXT_PREFIX.envName(), "Bad_Prefix")))
+        .hasMessageContaining(PierOptions.DNS_EXTERNAL_DNS_TXT_PREFIX.envName());
+    assertThatThrownBy(() -> config(Map.of(PierOptions.DNS_PROVIDER.envName(), "route53")))
+        .hasMessageContaining("externaldns");
+  }
 }
