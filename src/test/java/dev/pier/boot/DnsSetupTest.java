@@ -8,9 +8,11 @@ import dev.pier.config.ConfigLoader;
 import dev.pier.config.ConfigValues;
 import dev.pier.dns.publish.DnsPublisher;
 import dev.pier.policy.ServiceFilter;
+import io.vertx.core.Vertx;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class DnsSetupTest {
@@ -92,7 +94,7 @@ class DnsSetupTest {
     env.put(PierOptions.DNS_ZONE_NAME.envName(), "example.com");
     env.put(PierOptions.DNS_PROVIDER.envName(), "externaldns");
     env.put(PierOptions.DNS_EXTERNAL_DNS_URL.envName(), "http://127.0.0.1:8888");
-    io.vertx.core.Vertx vertx = io.vertx.core.Vertx.vertx();
+    Vertx vertx = Vertx.vertx();
     try {
       DnsPublisher publisher =
           DnsSetup.create(
@@ -100,7 +102,7 @@ class DnsSetupTest {
       // Built although neither dns.powerdns.apiKeyFile nor PDNS_API_KEY is set.
       assertThat(publisher).isNotNull();
     } finally {
-      vertx.close().await(10, java.util.concurrent.TimeUnit.SECONDS);
+      vertx.close().await(10, TimeUnit.SECONDS);
     }
   }
 

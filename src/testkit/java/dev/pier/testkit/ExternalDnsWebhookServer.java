@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -25,7 +26,8 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code GET /}: the domain filter, {@code {"include":[...],"exclude":[...]}} or, with {@link
  *       #legacyFilter}, the older {@code {"filters":[...],"exclude":[...]}};
  *   <li>{@code GET /records}: every endpoint; {@code POST /adjustendpoints}: the endpoints back,
- *       with TTLs under {@link #minTtl} raised to it;
+ *       with TTLs under {@link #minTtl} raised to it and those of {@link #unsupported} types left
+ *       out;
  *   <li>{@code POST /records}: a {@code Changes} object ({@code Create}, {@code UpdateOld}, {@code
  *       UpdateNew}, {@code Delete}; keys matched without regard to case, as Go's JSON decoder
  *       does), applied all or nothing, 204. A body that is no such object, an endpoint without
@@ -47,6 +49,7 @@ public final class ExternalDnsWebhookServer implements AutoCloseable {
   private final List<JsonObject> records = new ArrayList<>();
   private boolean legacyFilter;
   private long minTtl;
+  private Set<String> unsupported = Set.of();
   private long delayMs;
   private int changeRequests;
 
@@ -84,6 +87,15 @@ public final class ExternalDnsWebhookServer implements AutoCloseable {
   /** {@code POST /adjustendpoints} raises TTLs below this one; 0: returns them unchanged. */
   public synchronized ExternalDnsWebhookServer minTtl(long ttl) {
     this.minTtl = ttl;
+    return this;
+  }
+
+  /**
+   * Record types {@code POST /adjustendpoints} drops, as a provider that does not support them
+   * does.
+   */
+  public synchronized ExternalDnsWebhookServer unsupported(String... types) {
+    this.unsupported = Set.of(types);
     return this;
   }
 
@@ -193,6 +205,9 @@ public final class ExternalDnsWebhookServer implements AutoCloseable {
           }
           JsonArray out = new JsonArray();
           for (JsonObject e : eps) {
+            if (unsupported.contains(e.getString("recordType"))) {
+              continue;
+            }
             JsonObject a = e.copy();
             if (minTtl > 0 && a.getLong("recordTTL", 0L) < minTtl) {
               a.put("recordTTL", minTtl);

@@ -21,6 +21,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -224,6 +225,13 @@ public final class ExternalDnsWebhookProvider implements DnsProvider {
           throw DnsException.rejected(
               r.label() + " holds records without Pier's TXT registry record: not changed");
         }
+        if (!mayRewrite(state.markOf(k), r.owner())) {
+          throw DnsException.rejected(
+              r.label()
+                  + " is marked "
+                  + state.markOf(k)
+                  + " in the TXT registry: another writer's; not changed");
+        }
         updateOld.add(cur.json());
         updateNew.add(want);
       } else {
@@ -263,6 +271,18 @@ public final class ExternalDnsWebhookProvider implements DnsProvider {
       }
     }
     return new Plan(create, updateOld, updateNew, delete);
+  }
+
+  /**
+   * Whether an rrset marked {@code current} may be rewritten with {@code wanted}: the same mark, or
+   * the old-scheme mark (the owner id alone) of the same owner id, which the diff adopts only when
+   * it holds exactly this cluster's records.
+   */
+  static boolean mayRewrite(String current, String wanted) {
+    if (current == null || wanted == null) {
+      return false;
+    }
+    return current.equals(wanted) || wanted.startsWith(current + RecordSet.CLUSTER_MARK);
   }
 
   /** {@code service/<ns>/<name>} for a name of Pier's scheme, or null. */
@@ -370,7 +390,7 @@ public final class ExternalDnsWebhookProvider implements DnsProvider {
       out.add(
           new Endpoint(
               DnsNames.canonical(e.getString("dnsName")),
-              e.getString("recordType", "").toUpperCase(java.util.Locale.ROOT),
+              e.getString("recordType", "").toUpperCase(Locale.ROOT),
               e.getLong("recordTTL", 0L),
               t.stream().map(String::valueOf).toList(),
               e.getString("setIdentifier", ""),
@@ -391,7 +411,7 @@ public final class ExternalDnsWebhookProvider implements DnsProvider {
   record Key(String name, String type) {
     Key {
       name = DnsNames.canonical(name);
-      type = type.toUpperCase(java.util.Locale.ROOT);
+      type = type.toUpperCase(Locale.ROOT);
     }
   }
 

@@ -266,7 +266,25 @@ public abstract class ExternalDnsConformanceTest {
     assertThatThrownBy(() -> apply(List.of(a(shared, "198.51.100.3")), List.of()))
         .isInstanceOf(DnsException.class)
         .satisfies(e -> assertThat(((DnsException) e).rejected()).isTrue());
-    assertThat(raw(shared, "A")).isPresent();
+    assertThatThrownBy(() -> apply(List.of(), List.of(a(shared, "198.51.100.4"))))
+        .isInstanceOf(DnsException.class)
+        .satisfies(e -> assertThat(((DnsException) e).rejected()).isTrue());
+    assertThat(raw(shared, "A").orElseThrow().getJsonArray("targets"))
+        .containsExactly("198.51.100.3");
+  }
+
+  @Test
+  void aRecordOfTheOldSchemeIsTakenOverWithTheClusterMark() throws Exception {
+    String old = name("old");
+    apply(List.of(), List.of(new RecordSet(old, "A", 60, List.of("198.51.100.5"), OWNER)));
+    assertThat(at(old)).singleElement().satisfies(r -> assertThat(r.owner()).isEqualTo(OWNER));
+    RecordDiff.Result diff =
+        RecordDiff.compute(
+            Map.of(old, List.of(a(old, "198.51.100.5"))), Map.of(old, at(old)), MARK, OWNER);
+    apply(diff.changes().deletes(), diff.changes().replaces());
+    assertThat(at(old)).containsExactly(a(old, "198.51.100.5"));
+    assertThat(raw("pier-a-" + old, "TXT").orElseThrow().getJsonArray("targets").getString(0))
+        .contains("pier/cluster=" + UID);
   }
 
   @Test

@@ -180,6 +180,50 @@ class ExternalDnsWebhookProviderTest {
     assertThat(server.changeRequests()).isZero();
   }
 
+  @Test
+  void anEndpointDroppedByAdjustEndpointsOrARegistryNameTooLongIsRefusedUnwritten()
+      throws Exception {
+    server.unsupported("AAAA");
+    ExternalDnsWebhookProvider p = provider(Duration.ofSeconds(5));
+    DnsZone zone = p.zone("example.com").await(10, TimeUnit.SECONDS).orElseThrow();
+    RecordSet v6 = new RecordSet("v6.example.com", "AAAA", 60, List.of("2001:db8::2"), MARK);
+    assertThatThrownBy(
+            () -> p.apply(zone, new ChangeSet(List.of(), List.of(v6))).await(10, TimeUnit.SECONDS))
+        .isInstanceOf(DnsException.class)
+        .satisfies(e -> assertThat(((DnsException) e).rejected()).isTrue())
+        .hasMessageContaining("adjustendpoints");
+    String label = "l".repeat(60);
+    RecordSet longer = new RecordSet(label + ".example.com", "A", 60, List.of("192.0.2.1"), MARK);
+    assertThatThrownBy(
+            () ->
+                p.apply(zone, new ChangeSet(List.of(), List.of(longer)))
+                    .await(10, TimeUnit.SECONDS))
+        .isInstanceOf(DnsException.class)
+        .satisfies(e -> assertThat(((DnsException) e).rejected()).isTrue())
+        .hasMessageContaining("pier-a-" + label);
+    assertThat(server.records()).isEmpty();
+    assertThat(server.changeRequests()).isZero();
+  }
+
+  @Test
+  void excludedSubdomainsAreRefusedByTheServer() throws Exception {
+    server.close();
+    server = ExternalDnsWebhookServer.start(List.of("example.com"), List.of("private.example.com"));
+    ExternalDnsWebhookProvider p = provider(Duration.ofSeconds(5));
+    assertThat(p.zones().await(10, TimeUnit.SECONDS))
+        .extracting(DnsZone::name)
+        .containsExactly("example.com.");
+    DnsZone zone = p.zone("example.com").await(10, TimeUnit.SECONDS).orElseThrow();
+    RecordSet hidden = new RecordSet("db.private.example.com", "A", 60, List.of("192.0.2.9"), MARK);
+    assertThatThrownBy(
+            () ->
+                p.apply(zone, new ChangeSet(List.of(), List.of(hidden)))
+                    .await(10, TimeUnit.SECONDS))
+        .isInstanceOf(DnsException.class)
+        .hasMessageContaining("outside the domain filter");
+    assertThat(server.records()).isEmpty();
+  }
+
   private HttpResponse<Buffer> post(String path, String body) throws Exception {
     return raw.postAbs(server.url() + path)
         .putHeader("Accept", MEDIA)

@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -101,8 +102,7 @@ class DnsPublisherExternalDnsTest {
 
     // A restarted Pier finds the Service through its registry records.
     DnsPublisher restarted = new DnsPublisher(provider, options, new ServiceFilter(Set.of()), null);
-    java.util.concurrent.atomic.AtomicReference<Set<String>> holders =
-        new java.util.concurrent.atomic.AtomicReference<>();
+    AtomicReference<Set<String>> holders = new AtomicReference<>();
     restarted.start(holders::set).await(20, TimeUnit.SECONDS);
     assertThat(holders.get()).containsExactly("ns/web");
 
