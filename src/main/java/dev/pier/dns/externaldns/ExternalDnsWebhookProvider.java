@@ -165,7 +165,8 @@ public final class ExternalDnsWebhookProvider implements DnsProvider {
               if (plan.isEmpty()) {
                 return Future.succeededFuture();
               }
-              return adjust(plan).compose(p -> post(p, zone));
+              return adjust(plan)
+                  .compose(p -> p.isEmpty() ? Future.succeededFuture() : post(p, zone));
             });
   }
 
@@ -345,12 +346,47 @@ public final class ExternalDnsWebhookProvider implements DnsProvider {
                   adjusted.put(new Key(e.getString("dnsName"), e.getString("recordType", "")), e);
                 }
               }
-              return new Plan(
-                  replaceAdjusted(plan.create(), adjusted),
-                  plan.updateOld(),
-                  replaceAdjusted(plan.updateNew(), adjusted),
-                  plan.delete());
+              return withoutNoOps(
+                  new Plan(
+                      replaceAdjusted(plan.create(), adjusted),
+                      plan.updateOld(),
+                      replaceAdjusted(plan.updateNew(), adjusted),
+                      plan.delete()));
             });
+  }
+
+  /**
+   * Drops the updates whose adjusted new endpoint equals the old one: a provider that raises TTLs
+   * to its minimum makes Pier's TTL differ on every read, and that must not become a write on every
+   * sync.
+   */
+  static Plan withoutNoOps(Plan plan) {
+    List<JsonObject> oldOnes = new ArrayList<>();
+    List<JsonObject> newOnes = new ArrayList<>();
+    for (int i = 0; i < plan.updateOld().size(); i++) {
+      JsonObject o = plan.updateOld().get(i);
+      JsonObject n = plan.updateNew().get(i);
+      if (!sameRecords(o, n)) {
+        oldOnes.add(o);
+        newOnes.add(n);
+      }
+    }
+    return new Plan(plan.create(), oldOnes, newOnes, plan.delete());
+  }
+
+  private static boolean sameRecords(JsonObject a, JsonObject b) {
+    return new Key(a.getString("dnsName"), a.getString("recordType"))
+            .equals(new Key(b.getString("dnsName"), b.getString("recordType")))
+        && a.getLong("recordTTL", 0L).equals(b.getLong("recordTTL", 0L))
+        && Objects.equals(a.getString("setIdentifier", ""), b.getString("setIdentifier", ""))
+        && sortedTargets(a).equals(sortedTargets(b));
+  }
+
+  private static List<String> sortedTargets(JsonObject e) {
+    return e.getJsonArray("targets", new JsonArray()).stream()
+        .map(String::valueOf)
+        .sorted()
+        .toList();
   }
 
   private static List<JsonObject> replaceAdjusted(
