@@ -52,6 +52,7 @@ public final class ExternalDnsWebhookServer implements AutoCloseable {
   private Set<String> unsupported = Set.of();
   private long delayMs;
   private int changeRequests;
+  private int listRequests;
 
   private ExternalDnsWebhookServer(List<String> include, List<String> exclude) {
     this.include = include.stream().map(ExternalDnsWebhookServer::bare).toList();
@@ -138,6 +139,11 @@ public final class ExternalDnsWebhookServer implements AutoCloseable {
     return changeRequests;
   }
 
+  /** How many {@code GET /records} it answered. */
+  public synchronized int listRequests() {
+    return listRequests;
+  }
+
   public synchronized void clear() {
     records.clear();
   }
@@ -182,6 +188,7 @@ public final class ExternalDnsWebhookServer implements AutoCloseable {
       }
       case "/records" -> {
         if (get) {
+          listRequests++;
           if (accepts(req)) {
             json(req, 200, new JsonArray(new ArrayList<>(records)).toBuffer());
           }

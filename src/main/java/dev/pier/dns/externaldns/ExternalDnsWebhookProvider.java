@@ -56,6 +56,7 @@ public final class ExternalDnsWebhookProvider implements DnsProvider {
   private final WebClient client;
   private final ExternalDnsOptions options;
   private final TxtRegistry registry;
+  private Future<State> listing;
 
   public ExternalDnsWebhookProvider(Vertx vertx, ExternalDnsOptions options) {
     this.options = options;
@@ -166,7 +167,8 @@ public final class ExternalDnsWebhookProvider implements DnsProvider {
                 return Future.succeededFuture();
               }
               return adjust(plan)
-                  .compose(p -> p.isEmpty() ? Future.succeededFuture() : post(p, zone));
+                  .compose(p -> p.isEmpty() ? Future.<Void>succeededFuture() : post(p, zone))
+                  .onComplete(done -> forgetListing());
             });
   }
 
@@ -409,10 +411,38 @@ public final class ExternalDnsWebhookProvider implements DnsProvider {
         .mapEmpty();
   }
 
-  /** Every record the provider holds, with Pier's registry sorted out. */
+  /**
+   * Every record the provider holds, with Pier's registry sorted out. The publisher reads a
+   * Service's names all at once and the protocol can only list everything, so reads that start
+   * while a listing is in flight share it; a change set applied meanwhile ends the sharing, so no
+   * read started after a write sees what was there before it.
+   */
   private Future<State> read() {
-    return call(HttpMethod.GET, "/records", null, "list records")
-        .map(r -> new State(registry, parseEndpoints(array(r, "list records"))));
+    synchronized (this) {
+      if (listing != null) {
+        return listing;
+      }
+    }
+    Future<State> f =
+        call(HttpMethod.GET, "/records", null, "list records")
+            .map(r -> new State(registry, parseEndpoints(array(r, "list records"))));
+    synchronized (this) {
+      if (listing == null && !f.isComplete()) {
+        listing = f;
+      }
+    }
+    f.onComplete(done -> forget(f));
+    return f;
+  }
+
+  private synchronized void forgetListing() {
+    listing = null;
+  }
+
+  private synchronized void forget(Future<State> f) {
+    if (listing == f) {
+      listing = null;
+    }
   }
 
   static List<Endpoint> parseEndpoints(JsonArray array) {

@@ -59,7 +59,7 @@ public abstract class ExternalDnsConformanceTest {
     vertx = Vertx.vertx();
     run = "k" + UUID.randomUUID().toString().substring(0, 8);
     names = new DnsNames("kit", run + "." + domain());
-    provider = provider(Duration.ofSeconds(10));
+    provider = provider(Duration.ofSeconds(30));
     raw = WebClient.create(vertx);
     zone = provider.zone(domain()).await(30, TimeUnit.SECONDS).orElseThrow();
   }

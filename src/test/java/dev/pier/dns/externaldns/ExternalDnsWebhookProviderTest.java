@@ -228,6 +228,24 @@ class ExternalDnsWebhookProviderTest {
     assertThat(server.records()).isEmpty();
   }
 
+  @Test
+  void readsStartedTogetherShareOneListingAndAWriteEndsTheSharing() throws Exception {
+    server.delay(Duration.ofMillis(200));
+    ExternalDnsWebhookProvider p = provider(Duration.ofSeconds(5));
+    DnsZone zone = new DnsZone("example.com.", "example.com");
+    List<io.vertx.core.Future<List<RecordSet>>> reads =
+        List.of("a", "b", "c", "d").stream()
+            .map(n -> p.recordSets(zone, n + ".example.com"))
+            .toList();
+    io.vertx.core.Future.all(reads).await(10, TimeUnit.SECONDS);
+    assertThat(server.listRequests()).isEqualTo(1);
+
+    RecordSet a = new RecordSet("a.example.com", "A", 60, List.of("192.0.2.1"), MARK);
+    p.apply(zone, new ChangeSet(List.of(), List.of(a))).await(10, TimeUnit.SECONDS);
+    assertThat(p.recordSets(zone, "a.example.com").await(10, TimeUnit.SECONDS)).containsExactly(a);
+    assertThat(server.listRequests()).isEqualTo(3);
+  }
+
   private HttpResponse<Buffer> post(String path, String body) throws Exception {
     return raw.postAbs(server.url() + path)
         .putHeader("Accept", MEDIA)
