@@ -34,6 +34,7 @@ class ArchitectureTest {
     "dev.pier.kube..",
     "dev.pier.cloud.*..",
     "dev.pier.dns.powerdns..",
+    "dev.pier.dns.externaldns..",
     "dev.pier.leader..",
     "dev.pier.metrics.."
   };

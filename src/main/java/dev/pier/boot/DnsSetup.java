@@ -6,6 +6,8 @@ import dev.pier.config.Secrets;
 import dev.pier.dns.DnsNames;
 import dev.pier.dns.DnsProvider;
 import dev.pier.dns.HostnameResolver;
+import dev.pier.dns.externaldns.ExternalDnsOptions;
+import dev.pier.dns.externaldns.ExternalDnsWebhookProvider;
 import dev.pier.dns.powerdns.ApiKey;
 import dev.pier.dns.powerdns.PowerDnsOptions;
 import dev.pier.dns.powerdns.PowerDnsProvider;
@@ -76,6 +78,34 @@ public final class DnsSetup {
           PierOptions.DNS_SUFFIX.path(),
           "'" + suffix + "' is not inside dns.zone.name '" + zoneName + "'");
     }
+    DnsProvider provider =
+        config.get(PierOptions.DNS_PROVIDER).equals("externaldns")
+            ? new ExternalDnsWebhookProvider(
+                vertx,
+                new ExternalDnsOptions()
+                    .setUrl(config.get(PierOptions.DNS_EXTERNAL_DNS_URL))
+                    .setTimeout(config.get(PierOptions.DNS_EXTERNAL_DNS_TIMEOUT))
+                    .setTxtPrefix(config.get(PierOptions.DNS_EXTERNAL_DNS_TXT_PREFIX))
+                    .setNames(new DnsNames(federation, suffix.isEmpty() ? zoneName : suffix)))
+            : powerDns(vertx, config, env);
+    DnsOptions options =
+        new DnsOptions()
+            .setFederation(federation)
+            .setSuffix(suffix)
+            .setZoneName(zoneName)
+            .setZoneId(zoneId)
+            .setTtl(config.get(PierOptions.DNS_TTL))
+            .setOwnerId(config.get(PierOptions.DNS_OWNER_ID))
+            .setOptIn(config.get(PierOptions.DNS_OPT_IN))
+            .setDomainFilter(config.get(PierOptions.DNS_DOMAIN_FILTER))
+            .setRegion(config.get(PierOptions.DNS_TOPOLOGY_REGION))
+            .setZones(config.get(PierOptions.DNS_TOPOLOGY_ZONES))
+            .setPublishFrom(publishFrom(config, clusters, host));
+    return new DnsPublisher(provider, options, filter, new HostnameResolver(vertx));
+  }
+
+  private static DnsProvider powerDns(
+      Vertx vertx, ConfigValues config, Function<String, String> env) {
     ApiKey key;
     try {
       String var = config.get(PierOptions.DNS_POWERDNS_API_KEY_ENV);
@@ -91,28 +121,13 @@ public final class DnsSetup {
     } catch (IllegalArgumentException e) {
       throw fail(config, PierOptions.DNS_POWERDNS_API_KEY_FILE.path(), e.getMessage());
     }
-    DnsProvider provider =
-        new PowerDnsProvider(
-            vertx,
-            new PowerDnsOptions()
-                .setUrl(config.get(PierOptions.DNS_POWERDNS_URL))
-                .setServerId(config.get(PierOptions.DNS_POWERDNS_SERVER_ID))
-                .setTimeout(config.get(PierOptions.DNS_POWERDNS_TIMEOUT))
-                .setApiKey(key));
-    DnsOptions options =
-        new DnsOptions()
-            .setFederation(federation)
-            .setSuffix(suffix)
-            .setZoneName(zoneName)
-            .setZoneId(zoneId)
-            .setTtl(config.get(PierOptions.DNS_TTL))
-            .setOwnerId(config.get(PierOptions.DNS_OWNER_ID))
-            .setOptIn(config.get(PierOptions.DNS_OPT_IN))
-            .setDomainFilter(config.get(PierOptions.DNS_DOMAIN_FILTER))
-            .setRegion(config.get(PierOptions.DNS_TOPOLOGY_REGION))
-            .setZones(config.get(PierOptions.DNS_TOPOLOGY_ZONES))
-            .setPublishFrom(publishFrom(config, clusters, host));
-    return new DnsPublisher(provider, options, filter, new HostnameResolver(vertx));
+    return new PowerDnsProvider(
+        vertx,
+        new PowerDnsOptions()
+            .setUrl(config.get(PierOptions.DNS_POWERDNS_URL))
+            .setServerId(config.get(PierOptions.DNS_POWERDNS_SERVER_ID))
+            .setTimeout(config.get(PierOptions.DNS_POWERDNS_TIMEOUT))
+            .setApiKey(key));
   }
 
   private static ConfigException fail(ConfigValues config, String path, String message) {

@@ -6,6 +6,7 @@ import dev.pier.cloud.local.LocalProviderOptions;
 import dev.pier.cloud.local.PoolSpec;
 import dev.pier.cloud.webhook.WebhookOptions;
 import dev.pier.config.Option;
+import dev.pier.dns.externaldns.ExternalDnsOptions;
 import dev.pier.dns.powerdns.PowerDnsOptions;
 import dev.pier.dns.publish.DnsOptions;
 import dev.pier.federation.FederationOptions;
@@ -544,8 +545,9 @@ public final class PierOptions {
       Option.choice(
           "dns.provider",
           "powerdns",
-          List.of("powerdns"),
-          "DNS provider. powerdns: the PowerDNS Authoritative HTTP API.");
+          List.of("powerdns", "externaldns"),
+          "DNS provider. powerdns: the PowerDNS Authoritative HTTP API; externaldns: an"
+              + " external-dns webhook provider.");
   public static final Option<Boolean> DNS_OPT_IN =
       Option.bool(
           "dns.optIn",
@@ -649,6 +651,27 @@ public final class PierOptions {
           MS,
           Duration.ofMinutes(10),
           "API call timeout.");
+  public static final Option<String> DNS_EXTERNAL_DNS_URL =
+      Option.string(
+          "dns.externalDns.url",
+          ExternalDnsOptions.DEFAULT_URL,
+          s -> s.matches("https?://[^/\\s]+(/[^\\s]*)?"),
+          "an http:// or https:// URL",
+          "external-dns webhook provider URL.");
+  public static final Option<Duration> DNS_EXTERNAL_DNS_TIMEOUT =
+      Option.duration(
+          "dns.externalDns.timeout",
+          ExternalDnsOptions.DEFAULT_TIMEOUT,
+          MS,
+          Duration.ofMinutes(10),
+          "Total timeout of one webhook request.");
+  public static final Option<String> DNS_EXTERNAL_DNS_TXT_PREFIX =
+      Option.string(
+          "dns.externalDns.txtPrefix",
+          ExternalDnsOptions.DEFAULT_TXT_PREFIX,
+          s -> s.matches("[a-z0-9][-a-z0-9]{0,30}"),
+          "lower case letters, digits and '-', starting with a letter or digit, at most 31",
+          "Prefix of the TXT registry records: <prefix><type>-<name>.");
 
   public static final List<Option<?>> ALL =
       List.of(
@@ -741,7 +764,10 @@ public final class PierOptions {
           DNS_POWERDNS_SERVER_ID,
           DNS_POWERDNS_API_KEY_FILE,
           DNS_POWERDNS_API_KEY_ENV,
-          DNS_POWERDNS_TIMEOUT);
+          DNS_POWERDNS_TIMEOUT,
+          DNS_EXTERNAL_DNS_URL,
+          DNS_EXTERNAL_DNS_TIMEOUT,
+          DNS_EXTERNAL_DNS_TXT_PREFIX);
 
   /**
    * The provider options, which a cluster of {@code clusters} may set for itself: {@code provider}

@@ -8,9 +8,11 @@ import dev.pier.config.ConfigLoader;
 import dev.pier.config.ConfigValues;
 import dev.pier.dns.publish.DnsPublisher;
 import dev.pier.policy.ServiceFilter;
+import io.vertx.core.Vertx;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class DnsSetupTest {
@@ -84,5 +86,32 @@ class DnsSetupTest {
             "environment variable PIER_DNS_FEDERATION (dns.federation): invalid value 'pier':"
                 + " must be 'acme' as federation.name (environment variable PIER_FEDERATION_NAME"
                 + " (federation.name)), or unset: it defaults to federation.name");
+  }
+
+  @Test
+  void theExternalDnsProviderNeedsNoApiKey() throws Exception {
+    Map<String, String> env = enabled();
+    env.put(PierOptions.DNS_ZONE_NAME.envName(), "example.com");
+    env.put(PierOptions.DNS_PROVIDER.envName(), "externaldns");
+    env.put(PierOptions.DNS_EXTERNAL_DNS_URL.envName(), "http://127.0.0.1:8888");
+    Vertx vertx = Vertx.vertx();
+    try {
+      DnsPublisher publisher =
+          DnsSetup.create(
+              vertx, config(env), new ServiceFilter(Set.of()), Map.<String, String>of()::get);
+      // Built although neither dns.powerdns.apiKeyFile nor PDNS_API_KEY is set.
+      assertThat(publisher).isNotNull();
+    } finally {
+      vertx.close().await(10, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void aBadTxtPrefixNamesTheOption() {
+    assertThatThrownBy(
+            () -> config(Map.of(PierOptions.DNS_EXTERNAL_DNS_TXT_PREFIX.envName(), "Bad_Prefix")))
+        .hasMessageContaining(PierOptions.DNS_EXTERNAL_DNS_TXT_PREFIX.envName());
+    assertThatThrownBy(() -> config(Map.of(PierOptions.DNS_PROVIDER.envName(), "route53")))
+        .hasMessageContaining("externaldns");
   }
 }
