@@ -10,6 +10,7 @@ import dev.pier.federation.Federated;
 import dev.pier.federation.FederationKeys;
 import dev.pier.federation.FederationOptions;
 import dev.pier.federation.IngressAggregate;
+import dev.pier.federation.IngressAnnotation;
 import dev.pier.federation.MemberServices;
 import dev.pier.federation.Placement;
 import dev.pier.federation.Topology;
@@ -181,9 +182,16 @@ final class FederationReconciler {
       }
       case ABSENT -> {
         String ns = hostSvc.getMetadata().getNamespace();
+        // The namespace is created only when the member says it is missing: one write, not two.
         return writes
-            .ensureNamespace(member.cluster(), ns, options.name())
-            .compose(v -> writes.create(member.cluster(), desired))
+            .create(member.cluster(), desired)
+            .recover(
+                e ->
+                    FederationWrites.isNotFound(e)
+                        ? writes
+                            .ensureNamespace(member.cluster(), ns, options.name())
+                            .compose(v -> writes.create(member.cluster(), desired))
+                        : Future.failedFuture(e))
             .map(
                 v -> {
                   event(
@@ -308,6 +316,9 @@ final class FederationReconciler {
         IngressAggregate.compute(statuses, previous, options.unreadyClusters());
     Future<Void> annotated =
         Objects.equals(previous, result.annotation())
+                // No entry yet and none before: nothing to write.
+                || (previous == null
+                    && IngressAnnotation.json(List.of()).equals(result.annotation()))
             ? Future.succeededFuture()
             : writes.annotate(host, key.namespace(), key.name(), result.annotation());
     return annotated

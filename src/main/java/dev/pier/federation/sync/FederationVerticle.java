@@ -40,6 +40,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class FederationVerticle extends VerticleBase {
   private static final Logger log = LoggerFactory.getLogger(FederationVerticle.class);
+  private static final Duration AGGREGATE_DELAY = Duration.ofMillis(200);
 
   private final Cluster host;
   private final Members members;
@@ -386,7 +387,11 @@ public final class FederationVerticle extends VerticleBase {
             Service hostSvc = host.service(ns(s), name(s));
             if (labelled || (hostSvc != null && isOurs(hostSvc))) {
               add(new ServiceKey(member.name(), ns(s), name(s)));
-              add(new ServiceKey(host.name(), ns(s), name(s)));
+              // A moment's wait lets the other members' changes land in the same aggregate write.
+              queue.addAfter(
+                  new ServiceKey(host.name(), ns(s), name(s)),
+                  java.util.EnumSet.of(WorkKind.RECONCILE),
+                  AGGREGATE_DELAY);
             }
           });
     }
