@@ -93,16 +93,23 @@ pier_fed_pdns_stop() {
   _pier_stop_pid "$1/pdns.pid" pdns_server
 }
 
-# Waits up to TRIES half-seconds until NAME has an A answer (directly or through a CNAME) from
-# the PowerDNS server on PORT; prints the `dig +short` lines.
+# Waits up to TRIES half-seconds until NAME's A answer (directly or through a CNAME) from the
+# PowerDNS server on PORT lists every ADDRESS given (at least one); prints the `dig +short` lines.
 _pier_fed_await_dns() {
-  local port=$1 tries=$2 name=$3 out=""
+  local port=$1 tries=$2 name=$3 out="" a all
+  shift 3
   for _ in $(seq 1 "$tries"); do
     out=$(dig @127.0.0.1 -p "$port" +time=2 +tries=1 +short "$name" A 2>/dev/null \
       | grep -v '^;;' || true)
     if printf '%s\n' "$out" | grep -Eq '^[0-9]+(\.[0-9]+){3}$'; then
-      printf '%s\n' "$out"
-      return 0
+      all=1
+      for a in "$@"; do
+        printf '%s\n' "$out" | grep -qxF "$a" || all=0
+      done
+      if [ "$all" = 1 ]; then
+        printf '%s\n' "$out"
+        return 0
+      fi
     fi
     sleep 0.5
   done
@@ -282,18 +289,23 @@ SLICE
   done
 
   # The federated names (federation "pier", the default): global, then each member's region and
-  # zone. Every level has a healthy member here, so each answers with A records.
-  local base="hello.default.pier.svc" name answer dns_lines="" digcmd
+  # zone. Every level has a healthy member here, so each answers with A records: the global name
+  # with both members' addresses, east's region and zone with east's, west's with west's.
+  local base="hello.default.pier.svc" name answer dns_lines="" digcmd i
   local names=("$base.$PIER_FEDERATION_DNS_ZONE"
     "$base.eu.$PIER_FEDERATION_DNS_ZONE" "$base.us.$PIER_FEDERATION_DNS_ZONE"
     "$base.eu-a.eu.$PIER_FEDERATION_DNS_ZONE" "$base.us-a.us.$PIER_FEDERATION_DNS_ZONE")
+  local expect=("${ip[east]} ${ip[west]}" "${ip[east]}" "${ip[west]}" "${ip[east]}" "${ip[west]}")
   echo "[pier] waiting for the federated DNS names on 127.0.0.1:$PIER_PDNS_DNS_PORT"
-  if ! _pier_fed_await_dns "$PIER_PDNS_DNS_PORT" 120 "${names[0]}" >/dev/null; then
-    echo "[pier] the global name ${names[0]} did not answer; Pier's log is above" >&2
+  # shellcheck disable=SC2086  # the expected addresses are words
+  if ! _pier_fed_await_dns "$PIER_PDNS_DNS_PORT" 120 "${names[0]}" ${expect[0]} >/dev/null; then
+    echo "[pier] the global name ${names[0]} did not answer with ${expect[0]}; Pier's log is above" >&2
     return 1
   fi
-  for name in "${names[@]}"; do
-    answer=$(_pier_fed_await_dns "$PIER_PDNS_DNS_PORT" 60 "$name" || true)
+  for i in "${!names[@]}"; do
+    name=${names[$i]}
+    # shellcheck disable=SC2086
+    answer=$(_pier_fed_await_dns "$PIER_PDNS_DNS_PORT" 60 "$name" ${expect[$i]} || true)
     digcmd="dig @127.0.0.1 -p $PIER_PDNS_DNS_PORT +short $name A"
     answer=$(printf '%s\n' "${answer:-(no answer yet)}" | paste -sd ' ' -)
     [ -z "$dns_lines" ] || dns_lines+=$'\n'
