@@ -10,7 +10,9 @@
 # (us, us-a), each with this machine as its Node and Pier's local load balancer on its own pool
 # (127.240.1.0/28, 127.240.2.0/28). Applies k8s/examples/hello-federated.yaml to the host, starts a
 # backend on each member copy's nodePort that names its member, and prints both members' addresses
-# with a curl each, and the host Service's aggregated status and annotation.
+# with a curl each, and the host Service's aggregated status and annotation. It also starts a
+# standalone PowerDNS server on free loopback ports, lets Pier publish the federated names there
+# (zone pier.local: global, per region and per zone) and prints a dig command for each.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -64,6 +66,8 @@ cleanup() {
   for d in "$state" "$state/host" "$state/east" "$state/west"; do
     pier_apiserver_stop "$d" || true
   done
+  # The federation's PowerDNS server, if it started one.
+  if declare -F pier_fed_pdns_stop >/dev/null; then pier_fed_pdns_stop "$state/pdns" || true; fi
   rm -rf "$state"
 }
 trap cleanup EXIT INT TERM
