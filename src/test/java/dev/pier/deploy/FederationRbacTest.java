@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.pier.boot.PierOptions;
 import dev.pier.federation.FederationKeys;
+import dev.pier.testkit.FederatedServices;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.Kubectl;
@@ -15,7 +16,6 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
-import io.fabric8.kubernetes.api.model.discovery.v1beta1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.Role;
@@ -113,7 +113,7 @@ class FederationRbacTest {
 
     try (InProcessPier pier = startPier(true)) {
       // Created on the host: copied to the member (its namespace created there).
-      admin.resource(federated(ns, "web")).create();
+      admin.resource(FederatedServices.federated(ns, "web", Map.of())).create();
       awaitCopy(ns, "web");
       // The member's cloud controller serves the copy, and its endpoints turn ready.
       member
@@ -132,7 +132,7 @@ class FederationRbacTest {
                       .endLoadBalancer()
                       .endStatus()
                       .build());
-      endpointSlice(ns, "web");
+      FederatedServices.endpointSlice(member.client(), ns, "web", true);
       String annotation =
           "{\"items\":[{\"cluster\":\"east\",\"items\":[{\"ip\":\"" + INGRESS_IP + "\"}]}]}";
       await().atMost(InProcessPier.CONVERGE).until(() -> annotation.equals(annotation(ns, "web")));
@@ -175,7 +175,7 @@ class FederationRbacTest {
       await().atMost(InProcessPier.CONVERGE).until(() -> hostService(ns, "web") == null);
 
       // A second one, copied, then left behind while Pier is down.
-      admin.resource(federated(ns, "left")).create();
+      admin.resource(FederatedServices.federated(ns, "left", Map.of())).create();
       awaitCopy(ns, "left");
     }
     Services.edit(
@@ -273,50 +273,6 @@ class FederationRbacTest {
     env.put(PierOptions.LEADER_ELECTION_RENEW_DEADLINE.envName(), "3s");
     env.put(PierOptions.LEADER_ELECTION_RETRY_PERIOD.envName(), "500ms");
     return InProcessPier.startWithConfig(yaml.toString(), env);
-  }
-
-  private static Service federated(String ns, String name) {
-    return new ServiceBuilder()
-        .withNewMetadata()
-        .withNamespace(ns)
-        .withName(name)
-        .withAnnotations(Map.of(FederationKeys.FEDERATED_ANNOTATION, "true"))
-        .endMetadata()
-        .withNewSpec()
-        .withType("LoadBalancer")
-        .withSelector(Map.of("app", name))
-        .addNewPort()
-        .withName("http")
-        .withProtocol("TCP")
-        .withPort(80)
-        .withNewTargetPort(8080)
-        .endPort()
-        .endSpec()
-        .build();
-  }
-
-  private static void endpointSlice(String ns, String name) {
-    HasMetadata slice =
-        new EndpointSliceBuilder()
-            .withNewMetadata()
-            .withNamespace(ns)
-            .withName(name + "-slice")
-            .withLabels(Map.of("kubernetes.io/service-name", name))
-            .endMetadata()
-            .withAddressType("IPv4")
-            .addNewEndpoint()
-            .withAddresses("10.1.0.1")
-            .withNewConditions()
-            .withReady(true)
-            .endConditions()
-            .endEndpoint()
-            .addNewPort()
-            .withName("http")
-            .withProtocol("TCP")
-            .withPort(8080)
-            .endPort()
-            .build();
-    member.client().resource(slice).create();
   }
 
   private static Service copy(String ns, String name) {

@@ -4,16 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.pier.boot.PierOptions;
-import dev.pier.federation.FederationKeys;
+import dev.pier.testkit.FederatedServices;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.PowerDnsServer;
 import dev.pier.testkit.RealKubeApiServer;
 import dev.pier.testkit.Services;
 import io.fabric8.kubernetes.api.model.Event;
-import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
-import io.fabric8.kubernetes.api.model.discovery.v1beta1.EndpointSliceBuilder;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -138,46 +135,6 @@ class FederatedDnsTest {
         zone(ns, svc, "us-a", "us"));
   }
 
-  private static Service federated(String ns, String name) {
-    return new ServiceBuilder()
-        .withNewMetadata()
-        .withNamespace(ns)
-        .withName(name)
-        .withAnnotations(Map.of(FederationKeys.FEDERATED_ANNOTATION, "true"))
-        .endMetadata()
-        .withNewSpec()
-        .withType("LoadBalancer")
-        .withSelector(Map.of("app", name))
-        .addNewPort()
-        .withName("http")
-        .withProtocol("TCP")
-        .withPort(80)
-        .endPort()
-        .endSpec()
-        .build();
-  }
-
-  private static void endpoints(KubeApiServer member, String ns, String name, boolean ready) {
-    member
-        .client()
-        .resource(
-            new EndpointSliceBuilder()
-                .withNewMetadata()
-                .withNamespace(ns)
-                .withName(name + "-slice")
-                .withLabels(Map.of("kubernetes.io/service-name", name))
-                .endMetadata()
-                .withAddressType("IPv4")
-                .addNewEndpoint()
-                .withAddresses("10.1.0.1")
-                .withNewConditions()
-                .withReady(ready)
-                .endConditions()
-                .endEndpoint()
-                .build())
-        .serverSideApply();
-  }
-
   private static void awaitA(String name, String... ips) {
     await()
         .atMost(CONVERGE)
@@ -223,7 +180,7 @@ class FederatedDnsTest {
   void everyLevelFollowsTheMembersTheirEndpointsAndTheirHealthAndGoesWithTheService() {
     String ns = host.createNamespace("fed-dns");
     try (InProcessPier pier = startPier()) {
-      host.client().resource(federated(ns, "web")).create();
+      host.client().resource(FederatedServices.federated(ns, "web", Map.of())).create();
       String eastIp = Services.awaitIngress(east.client(), ns, "web");
       String westIp = Services.awaitIngress(west.client(), ns, "web");
 
@@ -233,8 +190,8 @@ class FederatedDnsTest {
       awaitGone(global(ns, "web"));
 
       // Ready endpoints in both: A records at every level, every zone of every member.
-      endpoints(east, ns, "web", true);
-      endpoints(west, ns, "web", true);
+      FederatedServices.endpointSlice(east.client(), ns, "web", true);
+      FederatedServices.endpointSlice(west.client(), ns, "web", true);
       awaitA(global(ns, "web"), eastIp, westIp);
       awaitA(region(ns, "web", "eu"), eastIp);
       awaitA(region(ns, "web", "us"), westIp);
@@ -245,11 +202,11 @@ class FederatedDnsTest {
       assertThat(rrsetsOf(ns, "web")).hasSize(6);
 
       // East's endpoints go: its zones turn into CNAMEs, its address leaves region and global.
-      endpoints(east, ns, "web", false);
+      FederatedServices.endpointSlice(east.client(), ns, "web", false);
       awaitCname(zone(ns, "web", "eu-a", "eu"), region(ns, "web", "eu"));
       awaitCname(region(ns, "web", "eu"), global(ns, "web"));
       awaitA(global(ns, "web"), westIp);
-      endpoints(east, ns, "web", true);
+      FederatedServices.endpointSlice(east.client(), ns, "web", true);
       awaitA(global(ns, "web"), eastIp, westIp);
 
       // West's API server stops answering: once west is unready its address leaves every set.
@@ -276,7 +233,7 @@ class FederatedDnsTest {
 
       // PowerDNS restarted mid-run, with a change while it was down: converges, nothing doubled.
       pdns.stop();
-      endpoints(west, ns, "web", false);
+      FederatedServices.endpointSlice(west.client(), ns, "web", false);
       pdns.start();
       awaitA(global(ns, "web"), eastIp);
       awaitCname(region(ns, "web", "us"), global(ns, "web"));
@@ -302,11 +259,11 @@ class FederatedDnsTest {
     }
     pdns.putForeign(ZONE + ".", region(ns, "api", "us"), "A", "192.0.2.9");
     try (InProcessPier pier = startPier()) {
-      host.client().resource(federated(ns, "api")).create();
+      host.client().resource(FederatedServices.federated(ns, "api", Map.of())).create();
       String eastIp = Services.awaitIngress(east.client(), ns, "api");
       String westIp = Services.awaitIngress(west.client(), ns, "api");
-      endpoints(east, ns, "api", true);
-      endpoints(west, ns, "api", true);
+      FederatedServices.endpointSlice(east.client(), ns, "api", true);
+      FederatedServices.endpointSlice(west.client(), ns, "api", true);
       awaitA(global(ns, "api"), eastIp, westIp);
       awaitA(region(ns, "api", "eu"), eastIp);
       await()

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.pier.federation.FederationKeys;
+import dev.pier.testkit.FederatedServices;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.RealKubeApiServer;
@@ -15,7 +16,6 @@ import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
-import io.fabric8.kubernetes.api.model.discovery.v1beta1.EndpointSliceBuilder;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -127,29 +127,6 @@ class FederationTest {
     return InProcessPier.startWithConfig(config(withWest, federationExtra), Map.of());
   }
 
-  private static Service federated(String ns, String name, Map<String, String> annotations) {
-    Map<String, String> a = new HashMap<>(annotations);
-    a.put(FederationKeys.FEDERATED_ANNOTATION, "true");
-    return new ServiceBuilder()
-        .withNewMetadata()
-        .withNamespace(ns)
-        .withName(name)
-        .withLabels(Map.of("app", name))
-        .withAnnotations(a)
-        .endMetadata()
-        .withNewSpec()
-        .withType("LoadBalancer")
-        .withSelector(Map.of("app", name))
-        .addNewPort()
-        .withName("http")
-        .withProtocol("TCP")
-        .withPort(80)
-        .withNewTargetPort(8080)
-        .endPort()
-        .endSpec()
-        .build();
-  }
-
   private static String namespace(String prefix) {
     String ns = host.createNamespace(prefix);
     return ns;
@@ -182,33 +159,6 @@ class FederationTest {
     return s.getStatus().getLoadBalancer().getIngress().stream().map(i -> i.getIp()).toList();
   }
 
-  /** A ready (or not) endpoint for the member's copy, as the member's controllers would write. */
-  private static void endpointSlice(KubeApiServer member, String ns, String name, boolean ready) {
-    member
-        .client()
-        .resource(
-            new EndpointSliceBuilder()
-                .withNewMetadata()
-                .withNamespace(ns)
-                .withName(name + "-slice")
-                .withLabels(Map.of("kubernetes.io/service-name", name))
-                .endMetadata()
-                .withAddressType("IPv4")
-                .addNewEndpoint()
-                .withAddresses("10.1.0.1")
-                .withNewConditions()
-                .withReady(ready)
-                .endConditions()
-                .endEndpoint()
-                .addNewPort()
-                .withName("http")
-                .withProtocol("TCP")
-                .withPort(8080)
-                .endPort()
-                .build())
-        .serverSideApply();
-  }
-
   private static List<Event> hostEvents(String ns, String name) {
     return Services.events(host.client(), ns, name);
   }
@@ -222,7 +172,7 @@ class FederationTest {
   void aFederatedServiceIsCopiedServedInEveryMemberAndAggregated() {
     String ns = namespace("fed-prop");
     try (InProcessPier pier = startPier(true, "")) {
-      host.client().resource(federated(ns, "web", Map.of("team", "a"))).create();
+      host.client().resource(FederatedServices.federated(ns, "web", Map.of("team", "a"))).create();
 
       Service e = awaitCopy(east, ns, "web");
       Service w = awaitCopy(west, ns, "web");
@@ -273,7 +223,7 @@ class FederationTest {
                   ("{\"items\":[{\"cluster\":\"east\",\"items\":[]},"
                           + "{\"cluster\":\"west\",\"items\":[]}]}")
                       .equals(annotation(ns, "web")));
-      endpointSlice(east, ns, "web", true);
+      FederatedServices.endpointSlice(east.client(), ns, "web", true);
       String expected =
           "{\"items\":[{\"cluster\":\"east\",\"items\":[{\"ip\":\""
               + eastIp
@@ -341,7 +291,7 @@ class FederationTest {
                     .build())
             .create();
     try (InProcessPier pier = startPier(true, "")) {
-      host.client().resource(federated(ns, "web", Map.of())).create();
+      host.client().resource(FederatedServices.federated(ns, "web", Map.of())).create();
       awaitCopy(east, ns, "web");
       await()
           .atMost(CONVERGE)
@@ -366,7 +316,9 @@ class FederationTest {
     String ns = namespace("fed-place");
     try (InProcessPier pier = startPier(true, "")) {
       host.client()
-          .resource(federated(ns, "web", Map.of(FederationKeys.CLUSTERS_ANNOTATION, "east")))
+          .resource(
+              FederatedServices.federated(
+                  ns, "web", Map.of(FederationKeys.CLUSTERS_ANNOTATION, "east")))
           .create();
       awaitCopy(east, ns, "web");
       // Only east is placed: west never gets a copy.
@@ -419,7 +371,7 @@ class FederationTest {
     for (String mode : List.of("keep", "drop")) {
       String name = "web-" + mode;
       try (InProcessPier pier = startPier(true, "  unreadyClusters: " + mode + "\n")) {
-        host.client().resource(federated(ns, name, Map.of())).create();
+        host.client().resource(FederatedServices.federated(ns, name, Map.of())).create();
         String westIp = Services.awaitIngress(west.client(), ns, name);
         await().atMost(CONVERGE).until(() -> hostIngress(ns, name).contains(westIp));
         assertThat(ready(pier, "west")).isEqualTo(1.0);
@@ -465,7 +417,7 @@ class FederationTest {
           .create();
     }
     try (InProcessPier pier = startPier(false, "")) {
-      host.client().resource(federated(ns, "web", Map.of())).create();
+      host.client().resource(FederatedServices.federated(ns, "web", Map.of())).create();
       awaitCopy(east, ns, "web");
       assertThat(copy(west, ns, "web")).isNull();
 
@@ -498,7 +450,7 @@ class FederationTest {
     host.createReadyNode("host-1", "127.0.0.1", Map.of());
     try (InProcessPier pier =
         InProcessPier.startWithConfig(config(true, false, true, ""), Map.of())) {
-      host.client().resource(federated(ns, "web", Map.of())).create();
+      host.client().resource(FederatedServices.federated(ns, "web", Map.of())).create();
       host.client().resource(Services.loadBalancer(ns, "plain", 80, host.freeNodePort())).create();
       // The host's own controller serves its non-federated Service.
       assertThat(Services.awaitIngress(host.client(), ns, "plain")).startsWith("127.241.3.");
@@ -545,7 +497,7 @@ class FederationTest {
   void anUnreachableMemberHoldsADeletionOnlyUntilTheTimeoutAndItsCopyGoesWhenItIsBack() {
     String ns = namespace("fed-timeout");
     try (InProcessPier pier = startPier(true, "  deleteTimeout: 3s\n")) {
-      host.client().resource(federated(ns, "web", Map.of())).create();
+      host.client().resource(FederatedServices.federated(ns, "web", Map.of())).create();
       awaitCopy(east, ns, "web");
       awaitCopy(west, ns, "web");
       await().atMost(CONVERGE).until(() -> hostIngress(ns, "web").size() == 2);

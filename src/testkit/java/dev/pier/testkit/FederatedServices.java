@@ -1,0 +1,70 @@
+package dev.pier.testkit;
+
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.discovery.v1beta1.EndpointSliceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.HashMap;
+import java.util.Map;
+
+/** Federated Services and the member-side objects tests write for them. */
+public final class FederatedServices {
+  /** The annotation that federates a host Service. */
+  public static final String FEDERATED = "pier.dev/federated";
+
+  private FederatedServices() {}
+
+  /** A federated LoadBalancer Service, port 80 to 8080, labelled and selecting app=name. */
+  public static Service federated(String ns, String name, Map<String, String> annotations) {
+    Map<String, String> a = new HashMap<>(annotations);
+    a.put(FEDERATED, "true");
+    return new ServiceBuilder()
+        .withNewMetadata()
+        .withNamespace(ns)
+        .withName(name)
+        .withLabels(Map.of("app", name))
+        .withAnnotations(a)
+        .endMetadata()
+        .withNewSpec()
+        .withType("LoadBalancer")
+        .withSelector(Map.of("app", name))
+        .addNewPort()
+        .withName("http")
+        .withProtocol("TCP")
+        .withPort(80)
+        .withNewTargetPort(8080)
+        .endPort()
+        .endSpec()
+        .build();
+  }
+
+  /**
+   * Writes (or rewrites) the member copy's EndpointSlice ({@code discovery.k8s.io/v1beta1}, what
+   * 1.20 serves) with one endpoint, ready or not, as the member's endpoint-slice controller would:
+   * no controller runs on the test API servers.
+   */
+  public static void endpointSlice(KubernetesClient member, String ns, String name, boolean ready) {
+    member
+        .resource(
+            new EndpointSliceBuilder()
+                .withNewMetadata()
+                .withNamespace(ns)
+                .withName(name + "-slice")
+                .withLabels(Map.of("kubernetes.io/service-name", name))
+                .endMetadata()
+                .withAddressType("IPv4")
+                .addNewEndpoint()
+                .withAddresses("10.1.0.1")
+                .withNewConditions()
+                .withReady(ready)
+                .endConditions()
+                .endEndpoint()
+                .addNewPort()
+                .withName("http")
+                .withProtocol("TCP")
+                .withPort(8080)
+                .endPort()
+                .build())
+        .serverSideApply();
+  }
+}
