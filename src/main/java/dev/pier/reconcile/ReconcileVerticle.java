@@ -24,6 +24,7 @@ import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -127,7 +128,7 @@ public final class ReconcileVerticle extends VerticleBase {
                     ServiceRef.of(key, null),
                     "run still not done after {} (reconcile.runDeadline); its slot is freed and"
                         + " the Service runs again once the run ends",
-                    Durations.format(elapsed));
+                    Durations.format(elapsed.truncatedTo(ChronoUnit.SECONDS)));
                 if (listener != null) {
                   listener.onStuck(key, elapsed);
                 }

@@ -115,7 +115,8 @@ public final class FederationVerticle extends VerticleBase {
                     "Federated Service {}: run still not done after {} (reconcile.runDeadline);"
                         + " it runs again once the run ends",
                     key,
-                    elapsed);
+                    dev.pier.config.Durations.format(
+                        elapsed.truncatedTo(java.time.temporal.ChronoUnit.SECONDS)));
               }
             });
     io.micrometer.core.instrument.Gauge.builder(
