@@ -158,7 +158,9 @@ public record Components(
                 providers.size() == 1
                     ? providers.values().iterator().next()
                     : new ClusterRoutedProvider(providers)),
-            metrics);
+            metrics,
+            vertx,
+            config.get(PierOptions.RECONCILE_PROVIDER_CALL_DEADLINE));
     Clusters clusters = new Clusters(withLoadBalancers);
     DnsPublisher dns =
         DnsSetup.create(
@@ -202,6 +204,7 @@ public record Components(
                 config.get(PierOptions.RECONCILE_CONCURRENCY),
                 config.get(PierOptions.RECONCILE_MIN_RETRY_DELAY),
                 config.get(PierOptions.RECONCILE_MAX_RETRY_DELAY),
+                config.get(PierOptions.RECONCILE_RUN_DEADLINE),
                 dns);
     // With a federation the Lease lives in its host cluster.
     LeaderElection election =
@@ -294,7 +297,8 @@ public record Components(
         .setConcurrency(config.get(PierOptions.RECONCILE_CONCURRENCY))
         .setMinRetryDelay(config.get(PierOptions.RECONCILE_MIN_RETRY_DELAY))
         .setMaxRetryDelay(config.get(PierOptions.RECONCILE_MAX_RETRY_DELAY))
-        .setVerifyPeriod(config.get(PierOptions.RECONCILE_VERIFY_PERIOD));
+        .setVerifyPeriod(config.get(PierOptions.RECONCILE_VERIFY_PERIOD))
+        .setRunDeadline(config.get(PierOptions.RECONCILE_RUN_DEADLINE));
   }
 
   /** The Lease settings, or null when leader election is off. */

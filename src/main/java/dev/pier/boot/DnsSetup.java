@@ -3,6 +3,7 @@ package dev.pier.boot;
 import dev.pier.config.ConfigException;
 import dev.pier.config.ConfigValues;
 import dev.pier.config.Secrets;
+import dev.pier.dns.DeadlineDnsProvider;
 import dev.pier.dns.DnsNames;
 import dev.pier.dns.DnsProvider;
 import dev.pier.dns.HostnameResolver;
@@ -101,7 +102,11 @@ public final class DnsSetup {
             .setRegion(config.get(PierOptions.DNS_TOPOLOGY_REGION))
             .setZones(config.get(PierOptions.DNS_TOPOLOGY_ZONES))
             .setPublishFrom(publishFrom(config, clusters, host));
-    return new DnsPublisher(provider, options, filter, new HostnameResolver(vertx));
+    return new DnsPublisher(
+        new DeadlineDnsProvider(provider, vertx, config.get(PierOptions.DNS_CALL_DEADLINE)),
+        options,
+        filter,
+        new HostnameResolver(vertx));
   }
 
   private static DnsProvider powerDns(

@@ -6,11 +6,13 @@ import dev.pier.cloud.local.LocalProviderOptions;
 import dev.pier.cloud.local.PoolSpec;
 import dev.pier.cloud.webhook.WebhookOptions;
 import dev.pier.config.Option;
+import dev.pier.dns.DeadlineDnsProvider;
 import dev.pier.dns.externaldns.ExternalDnsOptions;
 import dev.pier.dns.powerdns.PowerDnsOptions;
 import dev.pier.dns.publish.DnsOptions;
 import dev.pier.federation.FederationOptions;
 import dev.pier.leader.LeaderElectionOptions;
+import dev.pier.metrics.MeteredProvider;
 import dev.pier.policy.DeletionGuard;
 import dev.pier.policy.NodeEligibility;
 import dev.pier.reconcile.ReconcileOptions;
@@ -184,6 +186,22 @@ public final class PierOptions {
           Duration.ofDays(7),
           "One round of verifying every served load balancer, spread evenly, repairing drift"
               + " (0: none).");
+  public static final Option<Duration> RECONCILE_RUN_DEADLINE =
+      Option.duration(
+          "reconcile.runDeadline",
+          ReconcileOptions.DEFAULT_RUN_DEADLINE,
+          Duration.ofSeconds(1),
+          DAY,
+          "Longest run of one key; a run past it frees its slot and the key is retried once it"
+              + " ends.");
+  public static final Option<Duration> RECONCILE_PROVIDER_CALL_DEADLINE =
+      Option.duration(
+          "reconcile.providerCallDeadline",
+          MeteredProvider.DEFAULT_CALL_DEADLINE,
+          Duration.ofSeconds(1),
+          DAY,
+          "Total deadline of one load-balancer provider call; past it the call fails and is"
+              + " retried.");
   public static final Option<Duration> WATCH_SERVICE_RESYNC =
       Option.duration(
           "watch.serviceResync",
@@ -616,6 +634,13 @@ public final class PierOptions {
           "empty or the name of a configured cluster",
           "The one cluster whose Services that are not federated get names (federated Services get"
               + " theirs from every member); empty: the federation's host, else the first cluster.");
+  public static final Option<Duration> DNS_CALL_DEADLINE =
+      Option.duration(
+          "dns.callDeadline",
+          DeadlineDnsProvider.DEFAULT_CALL_DEADLINE,
+          Duration.ofSeconds(1),
+          DAY,
+          "Total deadline of one DNS provider call; past it the call fails and is retried.");
   public static final Option<String> DNS_POWERDNS_URL =
       Option.string(
           "dns.powerdns.url",
@@ -695,6 +720,8 @@ public final class PierOptions {
           RECONCILE_MIN_RETRY_DELAY,
           RECONCILE_MAX_RETRY_DELAY,
           RECONCILE_VERIFY_PERIOD,
+          RECONCILE_RUN_DEADLINE,
+          RECONCILE_PROVIDER_CALL_DEADLINE,
           WATCH_SERVICE_RESYNC,
           NODES_PREDICATES,
           NODE_SYNC_PERIOD,
@@ -760,6 +787,7 @@ public final class PierOptions {
           DNS_TOPOLOGY_REGION,
           DNS_TOPOLOGY_ZONES,
           DNS_CLUSTER,
+          DNS_CALL_DEADLINE,
           DNS_POWERDNS_URL,
           DNS_POWERDNS_SERVER_ID,
           DNS_POWERDNS_API_KEY_FILE,

@@ -11,17 +11,31 @@ import dev.pier.model.LbService;
 import dev.pier.model.LbStatus;
 import dev.pier.util.Futures;
 import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
 
-/** Times every call of a provider by operation and result ({@code pier_provider_call_duration}). */
+/**
+ * Times every call of a provider by operation and result ({@code pier_provider_call_duration}), and
+ * gives each a total deadline: a call still running after it fails with a {@link
+ * ProviderException.Retry} naming the call, so that a provider that trickles its answer never pins
+ * a key (a deletion that times out is retried, never taken as done).
+ */
 public final class MeteredProvider extends ForwardingLoadBalancerProvider {
-  private final PierMetrics metrics;
+  public static final Duration DEFAULT_CALL_DEADLINE = Duration.ofMinutes(2);
 
-  public MeteredProvider(LoadBalancerProvider delegate, PierMetrics metrics) {
+  private final PierMetrics metrics;
+  private final Vertx vertx;
+  private final Duration callDeadline;
+
+  public MeteredProvider(
+      LoadBalancerProvider delegate, PierMetrics metrics, Vertx vertx, Duration callDeadline) {
     super(delegate);
     this.metrics = metrics;
+    this.vertx = vertx;
+    this.callDeadline = callDeadline;
   }
 
   @Override
@@ -58,9 +72,35 @@ public final class MeteredProvider extends ForwardingLoadBalancerProvider {
     return timed("delete", () -> delegate.ensureLoadBalancerDeleted(clusterName, service));
   }
 
+  @Override
+  public Optional<OwnedLoadBalancers> ownedLoadBalancers() {
+    return delegate
+        .ownedLoadBalancers()
+        .map(
+            owned ->
+                new OwnedLoadBalancers() {
+                  @Override
+                  public Future<List<OwnedLoadBalancer>> list(String clusterName) {
+                    return timed("owned_list", () -> owned.list(clusterName));
+                  }
+
+                  @Override
+                  public Future<Void> delete(String clusterName, OwnedLoadBalancer loadBalancer) {
+                    return timed("owned_delete", () -> owned.delete(clusterName, loadBalancer));
+                  }
+                });
+  }
+
   private <T> Future<T> timed(String operation, Supplier<Future<T>> call) {
     long start = System.nanoTime();
-    return Futures.call(call)
+    return Futures.withDeadline(
+            vertx, Futures.call(call), callDeadline, "provider call " + operation)
+        .recover(
+            e ->
+                Future.failedFuture(
+                    e instanceof Futures.DeadlineExceeded
+                        ? new ProviderException.Retry(e.getMessage(), e)
+                        : e))
         .onComplete(
             ar ->
                 metrics.recordProviderCall(
@@ -70,6 +110,10 @@ public final class MeteredProvider extends ForwardingLoadBalancerProvider {
   static String result(Throwable error) {
     if (error == null) {
       return "success";
+    }
+    if (error instanceof ProviderException.Retry
+        && error.getCause() instanceof Futures.DeadlineExceeded) {
+      return "deadline_exceeded";
     }
     if (error instanceof ProviderException.RetryAfter) {
       return "retry_after";

@@ -23,6 +23,7 @@ public final class PierMetrics implements WorkQueue.Listener<ServiceKey> {
   private final MeterRegistry registry;
   private final AtomicInteger leader = new AtomicInteger();
   private final Counter retries;
+  private final Counter stuck;
   private final Timer nodeSyncLatency;
   private final Timer hostUpdateLatency;
   private final Counter nodeSyncErrors;
@@ -33,6 +34,11 @@ public final class PierMetrics implements WorkQueue.Listener<ServiceKey> {
     this.retries =
         Counter.builder("pier.retries")
             .description("Failed reconciles scheduled for a retry")
+            .register(registry);
+    this.stuck =
+        Counter.builder("pier.reconcile.stuck")
+            .description(
+                "Runs of a key past reconcile.runDeadline, whose slot was freed for other keys")
             .register(registry);
     Gauge.builder("pier.leader", leader, AtomicInteger::get)
         .description("1 while this process holds the leader lease and reconciles")
@@ -101,6 +107,11 @@ public final class PierMetrics implements WorkQueue.Listener<ServiceKey> {
   @Override
   public void onRetryScheduled(ServiceKey key, Duration delay) {
     retries.increment();
+  }
+
+  @Override
+  public void onStuck(ServiceKey key, Duration elapsed) {
+    stuck.increment();
   }
 
   /** Records one node sync round: from the node change to the last host update submitted. */

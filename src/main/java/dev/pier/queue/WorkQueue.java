@@ -25,7 +25,10 @@ import org.slf4j.LoggerFactory;
  *   <li>at most {@code maxInFlight} keys run at once;
  *   <li>a failed run is retried after the key's exponential backoff, or a delay the run asks for; a
  *       success resets the backoff;
- *   <li>a direct add of a key waiting for a retry runs it now.
+ *   <li>a direct add of a key waiting for a retry runs it now;
+ *   <li>a run still going after {@code runDeadline} is abandoned: its slot goes to other keys and
+ *       the key is retried, but it stays locked until the abandoned run's future settles (so it
+ *       still never runs twice at once), then runs again with its kinds and any added meanwhile.
  * </ul>
  *
  * <p>Not thread-safe by design: every method must be called on the context the queue was created on
@@ -39,6 +42,12 @@ public final class WorkQueue<K> {
     default void onDone(WorkItem<K> item, WorkResult result, long nanos) {}
 
     default void onRetryScheduled(K key, Duration delay) {}
+
+    /**
+     * A run of {@code key} passed the queue's run deadline after {@code elapsed}: its slot is freed
+     * and the key runs again once the abandoned run settles. Called once per such run.
+     */
+    default void onStuck(K key, Duration elapsed) {}
   }
 
   private record Delayed(long timerId, long dueAtMillis, EnumSet<WorkKind> kinds) {}
@@ -46,11 +55,16 @@ public final class WorkQueue<K> {
   private final Vertx vertx;
   private final int maxInFlight;
   private final ExponentialBackoff<K> backoff;
+  private final Duration runDeadline;
   private final Function<WorkItem<K>, Future<WorkResult>> handler;
   private final Listener<K> listener;
 
   private final LinkedHashMap<K, EnumSet<WorkKind>> ready = new LinkedHashMap<>();
+  // Keys with a run in progress, abandoned ones included: the key lock.
   private final Set<K> running = new HashSet<>();
+  // Runs past their deadline: their keys stay locked but hold no concurrency slot.
+  private final Set<K> stuck = new HashSet<>();
+  private final Map<K, Long> deadlineTimers = new HashMap<>();
   private final Map<K, EnumSet<WorkKind>> addedWhileRunning = new HashMap<>();
   private final Map<K, Delayed> delayed = new HashMap<>();
   private boolean paused;
@@ -64,11 +78,16 @@ public final class WorkQueue<K> {
       Vertx vertx,
       int maxInFlight,
       ExponentialBackoff<K> backoff,
+      Duration runDeadline,
       Function<WorkItem<K>, Future<WorkResult>> handler,
       Listener<K> listener) {
     if (maxInFlight < 1) {
       throw new IllegalArgumentException("maxInFlight must be >= 1, got " + maxInFlight);
     }
+    if (runDeadline.isZero() || runDeadline.isNegative()) {
+      throw new IllegalArgumentException("runDeadline must be positive, got " + runDeadline);
+    }
+    this.runDeadline = runDeadline;
     this.vertx = vertx;
     this.maxInFlight = maxInFlight;
     this.backoff = backoff;
@@ -143,6 +162,8 @@ public final class WorkQueue<K> {
   /** Drops all waiting work and timers; runs in flight finish but are not retried. */
   public void close() {
     closed = true;
+    deadlineTimers.values().forEach(vertx::cancelTimer);
+    deadlineTimers.clear();
     delayed.values().forEach(d -> vertx.cancelTimer(d.timerId()));
     delayed.clear();
     ready.clear();
@@ -164,8 +185,14 @@ public final class WorkQueue<K> {
     return ready.size();
   }
 
+  /** Runs holding a concurrency slot (runs past their deadline do not). */
   public int inFlight() {
-    return running.size();
+    return running.size() - stuck.size();
+  }
+
+  /** Runs past their deadline whose keys wait for them to settle. */
+  public int stuck() {
+    return stuck.size();
   }
 
   /** Keys waiting for a retry or a requested delay. */
@@ -196,20 +223,23 @@ public final class WorkQueue<K> {
   }
 
   private void dispatch() {
-    while (!paused && !closed && running.size() < maxInFlight && !ready.isEmpty()) {
+    while (!paused && !closed && inFlight() < maxInFlight && !ready.isEmpty()) {
       Iterator<Map.Entry<K, EnumSet<WorkKind>>> it = ready.entrySet().iterator();
       Map.Entry<K, EnumSet<WorkKind>> next = it.next();
       it.remove();
       run(new WorkItem<>(next.getKey(), next.getValue(), backoff.failures(next.getKey())));
     }
     depthSeen = ready.size();
-    inFlightSeen = running.size();
+    inFlightSeen = inFlight();
     waitingSeen = delayed.size();
   }
 
   private void run(WorkItem<K> item) {
-    running.add(item.key());
+    K key = item.key();
+    running.add(key);
     long start = System.nanoTime();
+    deadlineTimers.put(
+        key, vertx.setTimer(runDeadline.toMillis(), id -> pastDeadline(item, id, start)));
     Futures.call(() -> handler.apply(item))
         .onComplete(
             ar -> {
@@ -224,9 +254,40 @@ public final class WorkQueue<K> {
             });
   }
 
+  /**
+   * The run of {@code item} passed its deadline: frees its slot and asks for the key again, which
+   * runs once the abandoned run settles (the key stays in {@code running}).
+   */
+  private void pastDeadline(WorkItem<K> item, long timerId, long start) {
+    K key = item.key();
+    Long current = deadlineTimers.get(key);
+    if (current == null || current != timerId || closed) {
+      return;
+    }
+    deadlineTimers.remove(key);
+    stuck.add(key);
+    Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+    log.debug(
+        "Work on {} still not done after {}; its slot is freed and it runs again once it ends",
+        key,
+        elapsed);
+    try {
+      listener.onStuck(key, elapsed);
+    } catch (RuntimeException e) {
+      log.warn("Queue listener failed", e);
+    }
+    addedWhileRunning.merge(key, EnumSet.copyOf(item.kinds()), WorkQueue::union);
+    dispatch();
+  }
+
   private void finish(WorkItem<K> item, WorkResult result, long nanos) {
     K key = item.key();
     running.remove(key);
+    stuck.remove(key);
+    Long timer = deadlineTimers.remove(key);
+    if (timer != null) {
+      vertx.cancelTimer(timer);
+    }
     try {
       listener.onDone(item, result, nanos);
     } catch (RuntimeException e) {

@@ -1,12 +1,15 @@
 package dev.pier.reconcile;
 
 import dev.pier.cloud.LoadBalancerProvider;
+import dev.pier.config.Durations;
 import dev.pier.dns.publish.DnsSync;
 import dev.pier.kube.Cluster;
 import dev.pier.kube.Clusters;
+import dev.pier.log.ServiceLog;
 import dev.pier.model.Addresses;
 import dev.pier.model.LbService;
 import dev.pier.model.ServiceKey;
+import dev.pier.model.ServiceRef;
 import dev.pier.model.Views;
 import dev.pier.nodes.PushedNodeSets;
 import dev.pier.policy.NodeEligibility;
@@ -21,6 +24,7 @@ import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -38,6 +42,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class ReconcileVerticle extends VerticleBase {
   private static final Logger log = LoggerFactory.getLogger(ReconcileVerticle.class);
+  private static final ServiceLog serviceLog = ServiceLog.of(ReconcileVerticle.class);
 
   private final Clusters clusters;
   private final LoadBalancerProvider provider;
@@ -89,6 +94,7 @@ public final class ReconcileVerticle extends VerticleBase {
             vertx,
             options.getConcurrency(),
             new ExponentialBackoff<>(options.getMinRetryDelay(), options.getMaxRetryDelay()),
+            options.getRunDeadline(),
             item -> {
               List<Message<String>> waiters = waitingForRun.remove(item.key());
               if (waiters != null) {
@@ -113,6 +119,18 @@ public final class ReconcileVerticle extends VerticleBase {
               public void onRetryScheduled(ServiceKey key, Duration delay) {
                 if (listener != null) {
                   listener.onRetryScheduled(key, delay);
+                }
+              }
+
+              @Override
+              public void onStuck(ServiceKey key, Duration elapsed) {
+                serviceLog.warn(
+                    ServiceRef.of(key, null),
+                    "run still not done after {} (reconcile.runDeadline); its slot is freed and"
+                        + " the Service runs again once the run ends",
+                    Durations.format(elapsed.truncatedTo(ChronoUnit.SECONDS)));
+                if (listener != null) {
+                  listener.onStuck(key, elapsed);
                 }
               }
             });

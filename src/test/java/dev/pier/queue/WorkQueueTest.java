@@ -43,6 +43,15 @@ class WorkQueueTest {
 
   private WorkQueue<String> queue(
       int max, Duration min, Function<WorkItem<String>, Future<WorkResult>> handler) {
+    return queue(max, min, Duration.ofMinutes(10), handler, null);
+  }
+
+  private WorkQueue<String> queue(
+      int max,
+      Duration min,
+      Duration runDeadline,
+      Function<WorkItem<String>, Future<WorkResult>> handler,
+      WorkQueue.Listener<String> listener) {
     CompletableFuture<WorkQueue<String>> q = new CompletableFuture<>();
     ctx.runOnContext(
         v ->
@@ -51,8 +60,9 @@ class WorkQueueTest {
                     vertx,
                     max,
                     new ExponentialBackoff<>(min, min.multipliedBy(8)),
+                    runDeadline,
                     handler,
-                    null)));
+                    listener)));
     return q.join();
   }
 
@@ -258,6 +268,78 @@ class WorkQueueTest {
             });
     on(v -> q.add("a", WorkKind.RECONCILE));
     await().atMost(Duration.ofSeconds(5)).until(() -> calls.get() == 2);
+  }
+
+  @Test
+  void aRunPastItsDeadlineFreesItsSlotButKeepsItsKeyLockedUntilItSettles() {
+    List<WorkItem<String>> runs = Collections.synchronizedList(new ArrayList<>());
+    List<Promise<WorkResult>> openA = Collections.synchronizedList(new ArrayList<>());
+    List<String> stuck = Collections.synchronizedList(new ArrayList<>());
+    List<Duration> stuckAfter = Collections.synchronizedList(new ArrayList<>());
+    WorkQueue<String> q =
+        queue(
+            1,
+            Duration.ofMillis(20),
+            Duration.ofMillis(300),
+            item -> {
+              runs.add(item);
+              if (item.key().equals("a")) {
+                Promise<WorkResult> p = Promise.promise();
+                openA.add(p);
+                return p.future();
+              }
+              return Future.succeededFuture(WorkResult.success());
+            },
+            new WorkQueue.Listener<>() {
+              @Override
+              public void onStuck(String key, Duration elapsed) {
+                stuck.add(key);
+                stuckAfter.add(elapsed);
+              }
+            });
+    on(
+        v -> {
+          q.add("a", WorkKind.RECONCILE);
+          q.add("b", WorkKind.RECONCILE);
+        });
+    await().until(() -> openA.size() == 1);
+    // B waits for the one slot, which A's run holds until its deadline.
+    assertThat(runs).extracting(WorkItem::key).containsExactly("a");
+    await().atMost(Duration.ofSeconds(5)).until(() -> runs.size() == 2);
+    assertThat(runs.get(1).key()).isEqualTo("b");
+    assertThat(stuck).containsExactly("a");
+    assertThat(stuckAfter.get(0)).isGreaterThanOrEqualTo(Duration.ofMillis(300));
+
+    // A is retried, but not while its first run is pending, even when asked for again.
+    on(v -> q.add("a", WorkKind.DNS));
+    sleep(700);
+    assertThat(runs).extracting(WorkItem::key).containsExactly("a", "b");
+    assertThat(openA).hasSize(1);
+    assertThat(stuck).containsExactly("a");
+
+    // Once it settles, A runs again with the kinds it had and those added meanwhile.
+    on(v -> openA.get(0).complete(WorkResult.success()));
+    await().atMost(Duration.ofSeconds(5)).until(() -> openA.size() == 2);
+    assertThat(runs.get(2).key()).isEqualTo("a");
+    assertThat(runs.get(2).kinds()).containsExactlyInAnyOrder(WorkKind.RECONCILE, WorkKind.DNS);
+    on(v -> openA.get(1).complete(WorkResult.success()));
+    await().atMost(Duration.ofSeconds(5)).until(() -> callOn(q::isIdle));
+    assertThat(stuck).containsExactly("a");
+  }
+
+  private boolean callOn(java.util.function.Supplier<Boolean> check) {
+    CompletableFuture<Boolean> r = new CompletableFuture<>();
+    ctx.runOnContext(v -> r.complete(check.get()));
+    return r.join();
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
   }
 
   private static long millis(long nanos) {

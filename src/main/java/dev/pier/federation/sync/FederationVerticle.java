@@ -49,6 +49,7 @@ public final class FederationVerticle extends VerticleBase {
   private final int concurrency;
   private final Duration minRetryDelay;
   private final Duration maxRetryDelay;
+  private final Duration runDeadline;
   private final DnsPublisher dns;
   private WorkQueue<ServiceKey> queue;
   private FederationReconciler reconciler;
@@ -64,7 +65,9 @@ public final class FederationVerticle extends VerticleBase {
       int concurrency,
       Duration minRetryDelay,
       Duration maxRetryDelay,
+      Duration runDeadline,
       DnsPublisher dns) {
+    this.runDeadline = runDeadline;
     this.dns = dns;
     this.host = host;
     this.members = members;
@@ -91,6 +94,7 @@ public final class FederationVerticle extends VerticleBase {
             vertx,
             concurrency,
             new ExponentialBackoff<>(minRetryDelay, maxRetryDelay),
+            runDeadline,
             item -> reconciler.run(item.key()),
             new WorkQueue.Listener<>() {
               @Override
@@ -103,6 +107,16 @@ public final class FederationVerticle extends VerticleBase {
                     .tag("result", result.outcome().name().toLowerCase(java.util.Locale.ROOT))
                     .register(registry)
                     .increment();
+              }
+
+              @Override
+              public void onStuck(ServiceKey key, Duration elapsed) {
+                log.warn(
+                    "Federated Service {}: run still not done after {} (reconcile.runDeadline);"
+                        + " it runs again once the run ends",
+                    key,
+                    dev.pier.config.Durations.format(
+                        elapsed.truncatedTo(java.time.temporal.ChronoUnit.SECONDS)));
               }
             });
     io.micrometer.core.instrument.Gauge.builder(
