@@ -5,7 +5,9 @@ import dev.pier.boot.Usage;
 import dev.pier.config.ConfigException;
 import dev.pier.config.ConfigLoader;
 import dev.pier.config.ConfigValues;
+import dev.pier.config.Durations;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -14,6 +16,7 @@ import org.slf4j.LoggerFactory;
 /** {@code java -jar pier.jar [--config FILE]}: runs Pier until it is stopped. */
 public final class Main {
   private static final int EXIT_USAGE = 2;
+  private static final Duration STOP_ALLOWANCE = Duration.ofSeconds(30);
 
   private Main() {}
 
@@ -55,7 +58,16 @@ public final class Main {
               failure[0] = ar.cause();
               started.countDown();
             });
-    started.await();
+    // Pier.start fails by itself at startup.timeout; this bounds the stop that follows as well.
+    Duration deadline = values.get(PierOptions.STARTUP_TIMEOUT).plus(STOP_ALLOWANCE);
+    if (!started.await(deadline.toMillis(), TimeUnit.MILLISECONDS)) {
+      log.error(
+          "Pier failed to start: it neither started nor stopped within {} (startup.timeout plus"
+              + " {} to stop)",
+          Durations.format(deadline),
+          Durations.format(STOP_ALLOWANCE));
+      System.exit(1);
+    }
     if (failure[0] != null) {
       String prefix = failure[0] instanceof ConfigException ? "configuration error: " : "";
       log.error("Pier failed to start: {}{}", prefix, failure[0].getMessage(), failure[0]);

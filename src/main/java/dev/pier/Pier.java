@@ -2,8 +2,10 @@ package dev.pier;
 
 import dev.pier.admin.AdminServer;
 import dev.pier.boot.Components;
+import dev.pier.boot.PierOptions;
 import dev.pier.cloud.LoadBalancerProvider;
 import dev.pier.config.ConfigValues;
+import dev.pier.config.Durations;
 import dev.pier.kube.Cluster;
 import dev.pier.kube.Clusters;
 import dev.pier.leader.LeaderElection;
@@ -13,9 +15,14 @@ import dev.pier.model.ClusterIdentity;
 import dev.pier.orphans.OrphanSweeper;
 import io.vertx.core.Deployable;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,6 +42,7 @@ public final class Pier {
   private volatile boolean reconciling;
   private volatile boolean leading;
   private volatile boolean stopping;
+  private final Set<String> waiting = Collections.synchronizedSet(new LinkedHashSet<>());
   private AdminServer admin;
   private OrphanSweeper orphanSweeper;
 
@@ -73,9 +81,65 @@ public final class Pier {
       return Future.failedFuture(e);
     }
     Pier pier = new Pier(parts);
-    return pier.deploy(onLeaseLost)
-        .map(pier)
-        .recover(e -> pier.stop().transform(ar -> Future.failedFuture(e)));
+    Duration timeout = config.get(PierOptions.STARTUP_TIMEOUT);
+    Promise<Pier> started = Promise.promise();
+    long deadline =
+        pier.vertx.setTimer(
+            timeout.toMillis(),
+            id ->
+                started.tryFail(
+                    new IllegalStateException(
+                        "Pier did not start within "
+                            + Durations.format(timeout)
+                            + " (startup.timeout); still waiting for: "
+                            + String.join("; ", pier.waitingFor()))));
+    pier.deploy(onLeaseLost)
+        .onComplete(
+            ar -> {
+              pier.vertx.cancelTimer(deadline);
+              if (ar.succeeded()) {
+                started.tryComplete(pier);
+              } else {
+                started.tryFail(ar.cause());
+              }
+            });
+    return started.future().recover(e -> pier.stop().transform(ar -> Future.failedFuture(e)));
+  }
+
+  /** Marks {@code what} as awaited until {@code step} completes, for the startup deadline's log. */
+  private <T> Future<T> awaiting(String what, Future<T> step) {
+    waiting.add(what);
+    return step.onComplete(ar -> waiting.remove(what));
+  }
+
+  private <T> Future<T> awaiting(String what, java.util.function.Supplier<Future<T>> step) {
+    return awaiting(what, step.get());
+  }
+
+  /** What startup still waits for: its pending steps, then each informer not yet synced. */
+  private List<String> waitingFor() {
+    List<String> what;
+    synchronized (waiting) {
+      what = new ArrayList<>(waiting);
+    }
+    for (Cluster c : clusters.all()) {
+      List<String> unsynced = new ArrayList<>();
+      if (!c.serviceInformer().hasSynced()) {
+        unsynced.add("Services");
+      }
+      if (!c.nodeInformer().hasSynced()) {
+        unsynced.add("Nodes");
+      }
+      if (!unsynced.isEmpty()) {
+        what.add(
+            "cluster " + c.name() + ": informers not synced (" + String.join(", ", unsynced) + ")");
+      }
+    }
+    Cluster host = parts.host();
+    if (host != null && !clusters.all().contains(host) && !host.serviceInformer().hasSynced()) {
+      what.add("cluster " + host.name() + ": informers not synced (Services)");
+    }
+    return what.isEmpty() ? List.of("nothing left (it completed as the deadline passed)") : what;
   }
 
   /**
@@ -92,7 +156,10 @@ public final class Pier {
     List<Future<ClusterIdentity>> identities = new ArrayList<>();
     for (Cluster c : identified) {
       identities.add(
-          c.loadIdentity(vertx.getOrCreateContext()).onSuccess(id -> log.info("Cluster {}", id)));
+          awaiting(
+                  "cluster " + c.name() + ": its identity (reading namespace kube-system)",
+                  c.loadIdentity(vertx.getOrCreateContext()))
+              .onSuccess(id -> log.info("Cluster {}", id)));
     }
     Future<?> started = Future.all(identities);
     if (parts.adminPort() >= 0) {
@@ -103,17 +170,34 @@ public final class Pier {
               parts.registry(),
               this::ready,
               parts.deletionGuard()::detail);
-      started = started.compose(v -> vertx.deployVerticle(admin));
+      started =
+          started.compose(v -> awaiting("the admin server", () -> vertx.deployVerticle(admin)));
     }
-    started = started.compose(v -> vertx.deployVerticle(parts.reconciler()));
+    started =
+        started.compose(
+            v -> awaiting("the reconcile workers", () -> vertx.deployVerticle(parts.reconciler())));
     for (Deployable watcher : parts.watchers()) {
-      started = started.compose(v -> vertx.deployVerticle(watcher));
+      String name = "the " + watcher.getClass().getSimpleName() + " (its informers' first sync)";
+      started = started.compose(v -> awaiting(name, () -> vertx.deployVerticle(watcher)));
     }
     if (parts.federation() != null) {
-      started = started.compose(v -> vertx.deployVerticle(parts.federation()));
+      started =
+          started.compose(
+              v ->
+                  awaiting(
+                      "the federation controller", () -> vertx.deployVerticle(parts.federation())));
     }
     return started.compose(
-        v -> election == null ? startReconciling() : election.start(leaderListener(onLeaseLost)));
+        v ->
+            election == null
+                ? awaiting("the reconcile workers to start", this::startReconciling)
+                : awaiting(
+                    "leader election to start (Lease "
+                        + election.namespace()
+                        + "/"
+                        + election.leaseName()
+                        + ")",
+                    () -> election.start(leaderListener(onLeaseLost))));
   }
 
   private Future<Void> startReconciling() {

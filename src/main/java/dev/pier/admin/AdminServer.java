@@ -5,6 +5,7 @@ import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerRequest;
+import java.net.BindException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -46,12 +47,26 @@ public final class AdminServer extends VerticleBase {
     server = vertx.createHttpServer().requestHandler(this::handle);
     return server
         .listen(port, host)
+        .recover(e -> Future.failedFuture(listenFailure(host, port, e)))
         .onSuccess(
             s ->
                 log.info(
                     "Admin endpoints on http://{}:{}/ (healthz, readyz, metrics)",
                     host,
                     s.actualPort()));
+  }
+
+  /**
+   * Why the admin server could not listen, naming the address: a startup error users can act on.
+   */
+  static IllegalStateException listenFailure(String host, int port, Throwable cause) {
+    String why =
+        cause instanceof BindException
+                || String.valueOf(cause.getMessage()).contains("Address already in use")
+            ? "address in use"
+            : String.valueOf(cause.getMessage());
+    return new IllegalStateException(
+        "admin server: cannot listen on " + host + ":" + port + ": " + why, cause);
   }
 
   /** The bound port (useful when configured as 0). */

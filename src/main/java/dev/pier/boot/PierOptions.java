@@ -554,6 +554,14 @@ public final class PierOptions {
           -1,
           65535,
           "Port of the admin endpoints (0: any free port; -1: off).");
+  public static final Option<Duration> STARTUP_TIMEOUT =
+      Option.duration(
+          "startup.timeout",
+          Duration.ofMinutes(5),
+          Duration.ofSeconds(1),
+          DAY,
+          "How long Pier may take to start (identities read, informers synced, workers running);"
+              + " after it, Pier logs what it was still waiting for and exits non-zero.");
   public static final Option<String> LOG_FORMAT =
       Option.choice("log.format", "text", List.of("text", "json"), "Log line format.");
 
@@ -773,6 +781,7 @@ public final class PierOptions {
           BENCHMARK_DELAY,
           ADMIN_HOST,
           ADMIN_PORT,
+          STARTUP_TIMEOUT,
           LOG_FORMAT,
           DNS_ENABLED,
           DNS_PROVIDER,

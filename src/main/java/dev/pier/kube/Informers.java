@@ -1,12 +1,19 @@
 package dev.pier.kube;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
+import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Starting informers the one way Pier does: errors are logged and retried, never fatal. */
+/**
+ * Starting informers the one way Pier does: errors are logged and retried, except a 403 before the
+ * first list, which fails the start naming the missing permission (RBAC does not fix itself).
+ */
 public final class Informers {
   private static final Logger log = LoggerFactory.getLogger(Informers.class);
 
@@ -27,9 +34,49 @@ public final class Informers {
       SharedIndexInformer<?> informer, String cluster, String what) {
     informer.exceptionHandler(
         (isStarted, t) -> {
+          if (!isStarted && forbidden(t)) {
+            return false;
+          }
           log.warn("Cluster {}: {} informer error, retrying: {}", cluster, what, t.toString());
           return true;
         });
-    return informer.start();
+    return informer
+        .start()
+        .exceptionallyCompose(
+            t ->
+                CompletableFuture.failedStage(
+                    forbidden(t)
+                        ? new IllegalStateException(forbiddenMessage(informer, cluster, what), t)
+                        : t));
+  }
+
+  private static boolean forbidden(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof KubernetesClientException k && k.getCode() == 403) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static String forbiddenMessage(
+      SharedIndexInformer<?> informer, String cluster, String what) {
+    Class<?> raw = informer.getApiTypeClass();
+    Class<? extends HasMetadata> type =
+        raw != null
+                && HasMetadata.class.isAssignableFrom(raw)
+                && !GenericKubernetesResource.class.isAssignableFrom(raw)
+            ? raw.asSubclass(HasMetadata.class)
+            : null;
+    String resource = type == null ? what : HasMetadata.getPlural(type);
+    String group = type == null ? "" : HasMetadata.getGroup(type);
+    return "cluster "
+        + cluster
+        + ": cannot list/watch "
+        + resource
+        + ": forbidden; Pier's RBAC must allow list and watch on "
+        + resource
+        + (group == null || group.isEmpty() ? "" : " in API group " + group)
+        + " (see k8s/rbac.yaml)";
   }
 }

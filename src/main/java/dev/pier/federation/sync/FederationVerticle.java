@@ -310,7 +310,8 @@ public final class FederationVerticle extends VerticleBase {
                 }
               }
               ownedCopies(m);
-            });
+            })
+        .onFailure(e -> log.warn("Cluster {}: cannot read Services: {}", m.name(), e.getMessage()));
   }
 
   private void endpointsChanged(String namespace, String name) {
