@@ -124,7 +124,9 @@ public record Components(
     Members members =
         new Members(
             federationOptions,
-            spec -> cluster(vertx, spec, "the Secret of cluster " + spec.name(), resync));
+            spec ->
+                cluster(vertx, spec, "the Secret of cluster " + spec.name(), resync)
+                    .retryWhenForbidden());
     List<Cluster> withLoadBalancers = new ArrayList<>();
     try {
       for (ClusterSetup setup : setups) {
@@ -136,7 +138,13 @@ public record Components(
         }
         switch (setup.spec().federation()) {
           case HOST -> host = c;
-          case MEMBER -> members.addConfigured(setup.spec(), c);
+          case MEMBER -> {
+            // A member is never needed to start: it keeps retrying, even on a 403.
+            if (!setup.spec().loadBalancers()) {
+              c.retryWhenForbidden();
+            }
+            members.addConfigured(setup.spec(), c);
+          }
           default -> {}
         }
       }

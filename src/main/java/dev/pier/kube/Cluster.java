@@ -28,6 +28,7 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
   private final EventSink events;
   private final AsyncKubeApi api;
   private volatile ClusterIdentity identity;
+  private volatile boolean forbiddenIsFatal = true;
   // Only DNS publishing needs Endpoints: created on first use, started by its watcher.
   private volatile SharedIndexInformer<Endpoints> endpoints;
   // The load-balancer watchers and the federation may both need an informer: started once.
@@ -124,12 +125,26 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
     return client;
   }
 
+  /**
+   * Informers of this cluster keep retrying on a 403 instead of failing Pier's start: a federation
+   * member that is not needed to start, whose RBAC may be fixed while Pier runs.
+   */
+  public Cluster retryWhenForbidden() {
+    forbiddenIsFatal = false;
+    return this;
+  }
+
+  /** Whether a 403 before an informer's first list fails it (see {@link #retryWhenForbidden}). */
+  public boolean forbiddenIsFatal() {
+    return forbiddenIsFatal;
+  }
+
   /** Starts the Service informer once; completes on {@code ctx} after its first list. */
   public Future<Void> startServices(Context ctx) {
     java.util.concurrent.CompletionStage<Void> started;
     synchronized (this) {
       if (servicesStarted == null) {
-        servicesStarted = Informers.start(services, name, "Service");
+        servicesStarted = Informers.start(services, name, "Service", forbiddenIsFatal);
       }
       started = servicesStarted;
     }
@@ -141,7 +156,7 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
     java.util.concurrent.CompletionStage<Void> started;
     synchronized (this) {
       if (nodesStarted == null) {
-        nodesStarted = Informers.start(nodes, name, "Node");
+        nodesStarted = Informers.start(nodes, name, "Node", forbiddenIsFatal);
       }
       started = nodesStarted;
     }

@@ -32,9 +32,19 @@ public final class Informers {
   /** Starts {@code informer}; the stage completes once its first list arrived. */
   public static java.util.concurrent.CompletionStage<Void> start(
       SharedIndexInformer<?> informer, String cluster, String what) {
+    return start(informer, cluster, what, true);
+  }
+
+  /**
+   * Starts {@code informer}; with {@code forbiddenIsFatal} false a 403 is logged and retried like
+   * any other error (a federation member, whose RBAC may be fixed while Pier runs: one member never
+   * stops Pier).
+   */
+  public static java.util.concurrent.CompletionStage<Void> start(
+      SharedIndexInformer<?> informer, String cluster, String what, boolean forbiddenIsFatal) {
     informer.exceptionHandler(
         (isStarted, t) -> {
-          if (!isStarted && forbidden(t)) {
+          if (forbiddenIsFatal && !isStarted && forbidden(t)) {
             return false;
           }
           log.warn("Cluster {}: {} informer error, retrying: {}", cluster, what, t.toString());

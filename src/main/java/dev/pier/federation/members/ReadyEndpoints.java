@@ -77,7 +77,10 @@ final class ReadyEndpoints {
                 this.anyReady = readiness(found);
                 this.api = found;
                 this.informer = i;
-                return Informers.start(i, cluster.name(), "endpoints (" + found + ")", ctx);
+                return Future.fromCompletionStage(
+                    Informers.start(
+                        i, cluster.name(), "endpoints (" + found + ")", cluster.forbiddenIsFatal()),
+                    ctx);
               }
             });
   }
