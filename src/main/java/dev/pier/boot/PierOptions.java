@@ -538,6 +538,13 @@ public final class PierOptions {
           "Port of the admin endpoints (0: any free port; -1: off).");
   public static final Option<String> LOG_FORMAT =
       Option.choice("log.format", "text", List.of("text", "json"), "Log line format.");
+  public static final Option<Boolean> CONFIG_STRICT_ENVIRONMENT =
+      Option.bool(
+          "config.strictEnvironment",
+          false,
+          "A PIER_* environment variable that matches no option (nor a configured cluster's field,"
+              + " nor a variable Pier reads, nor a Kubernetes service link) stops Pier at startup;"
+              + " false: a warning.");
 
   public static final Option<Boolean> DNS_ENABLED =
       Option.bool("dns.enabled", false, "Publish DNS names for load-balanced Services.");
@@ -747,6 +754,7 @@ public final class PierOptions {
           ADMIN_HOST,
           ADMIN_PORT,
           LOG_FORMAT,
+          CONFIG_STRICT_ENVIRONMENT,
           DNS_ENABLED,
           DNS_PROVIDER,
           DNS_OPT_IN,
