@@ -20,11 +20,30 @@ public final class EnvironmentVariables {
   /** The variables Pier reads that are not options, with what they do (for {@code --help}). */
   public static final Map<String, String> OWN;
 
+  /** The variables besides options and {@link #OWN} that Pier reads, with what they do. */
+  public static final Map<String, String> OTHERS;
+
   static {
     Map<String, String> own = new LinkedHashMap<>();
     own.put(
         "PIER_LOG_LEVEL", "level of the root logger: TRACE, DEBUG, INFO (default), WARN, ERROR");
     OWN = Collections.unmodifiableMap(own);
+    Map<String, String> others = new LinkedHashMap<>();
+    others.put(
+        "POD_NAME", "leader election identity (plus the process id); k8s/deployment.yaml sets it");
+    others.put("HOSTNAME", "the identity when POD_NAME is unset");
+    others.put(
+        "KUBECONFIG",
+        "kubeconfig file when cluster.kubeconfig is empty (with fabric8's other KUBERNETES_*"
+            + " settings)");
+    others.put(
+        "HCLOUD_TOKEN",
+        "Hetzner Cloud API token when hetzner.tokenFile is empty; hetzner.tokenEnv names another");
+    others.put(
+        "PDNS_API_KEY",
+        "PowerDNS API key when dns.powerdns.apiKeyFile is empty; dns.powerdns.apiKeyEnv names"
+            + " another");
+    OTHERS = Collections.unmodifiableMap(others);
   }
 
   /**
@@ -43,7 +62,7 @@ public final class EnvironmentVariables {
   private EnvironmentVariables() {}
 
   /**
-   * Warnings for {@code env}'s PIER_* variables that matches nothing Pier reads, or, when {@code
+   * Warnings for {@code env}'s PIER_* variables that match nothing Pier reads, or, when {@code
    * config.strictEnvironment} is true, a ConfigException naming them.
    *
    * @throws ConfigException when there are such variables and the strict switch is on

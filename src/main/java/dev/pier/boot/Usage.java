@@ -37,6 +37,8 @@ public final class Usage {
     out.append("\nOther environment variables:\n");
     EnvironmentVariables.OWN.forEach(
         (name, doc) -> out.append("  ").append(name).append("\n      ").append(doc).append('\n'));
+    EnvironmentVariables.OTHERS.forEach(
+        (name, doc) -> out.append("  ").append(name).append("\n      ").append(doc).append('\n'));
     out.append(ENVIRONMENT);
     return out.toString();
   }

@@ -114,6 +114,11 @@ class EnvironmentVariablesTest {
       assertThat(help).contains(name);
     }
     assertThat(EnvironmentVariables.OWN).containsKey("PIER_LOG_LEVEL");
+    for (String name :
+        new String[] {"POD_NAME", "HOSTNAME", "KUBECONFIG", "HCLOUD_TOKEN", "PDNS_API_KEY"}) {
+      assertThat(EnvironmentVariables.OTHERS).containsKey(name);
+      assertThat(help).contains("  " + name + "\n      " + EnvironmentVariables.OTHERS.get(name));
+    }
     assertThat(help)
         .contains("config.strictEnvironment")
         .contains("PIER_CONFIG_STRICT_ENVIRONMENT");
