@@ -49,7 +49,8 @@ public final class Main {
     Logging.configure(values.get(PierOptions.LOG_FORMAT));
     Logger log = LoggerFactory.getLogger(Main.class);
     for (String unknown : unknownVariables) {
-      log.warn("{}; ignored (config.strictEnvironment: true makes this an error)", unknown);
+      // Whole in the message: the JSON log format leaves out arguments.
+      log.warn(unknown + "; ignored (config.strictEnvironment: true makes this an error)");
     }
     log.info("Starting Pier with {}", values.source());
     CountDownLatch started = new CountDownLatch(1);
@@ -90,7 +91,8 @@ public final class Main {
   static int reportStartFailure(Throwable failure, Logger log) {
     for (Throwable t = failure; t != null; t = t.getCause()) {
       if (t instanceof ConfigException config) {
-        log.error("Pier failed to start: configuration error: {}", config.getMessage());
+        // Whole in the message: the JSON log format leaves out arguments.
+        log.error("Pier failed to start: configuration error: " + config.getMessage());
         return EXIT_USAGE;
       }
     }

@@ -50,7 +50,8 @@ class MainTest {
     assertThat(Main.reportStartFailure(failure, logger())).isEqualTo(2);
     assertThat(events.list).hasSize(1);
     ILoggingEvent e = events.list.get(0);
-    assertThat(e.getFormattedMessage())
+    // The message itself, not only its formatted form: the JSON log format leaves out arguments.
+    assertThat(e.getMessage())
         .startsWith("Pier failed to start: configuration error: " + f + ": cluster.name")
         .doesNotContain("\n");
     assertThat(e.getThrowableProxy()).isNull();
@@ -62,7 +63,7 @@ class MainTest {
         new RuntimeException(
             "outer", new dev.pier.config.ConfigException("pier.yaml: local.pools: bad"));
     assertThat(Main.reportStartFailure(wrapped, logger())).isEqualTo(2);
-    assertThat(events.list.get(0).getFormattedMessage())
+    assertThat(events.list.get(0).getMessage())
         .isEqualTo("Pier failed to start: configuration error: pier.yaml: local.pools: bad");
     assertThat(events.list.get(0).getThrowableProxy()).isNull();
   }
