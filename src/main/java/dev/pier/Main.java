@@ -1,5 +1,6 @@
 package dev.pier;
 
+import dev.pier.boot.EnvironmentVariables;
 import dev.pier.boot.PierOptions;
 import dev.pier.boot.Usage;
 import dev.pier.config.ConfigException;
@@ -8,6 +9,7 @@ import dev.pier.config.ConfigValues;
 import dev.pier.config.Durations;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -38,8 +40,10 @@ public final class Main {
       }
     }
     ConfigValues values;
+    List<String> unknownVariables;
     try {
       values = new ConfigLoader(PierOptions.ALL, System::getenv).load(config);
+      unknownVariables = EnvironmentVariables.check(values, System.getenv());
     } catch (ConfigException e) {
       System.err.println("pier: configuration error: " + e.getMessage());
       System.exit(EXIT_USAGE);
@@ -47,6 +51,9 @@ public final class Main {
     }
     Logging.configure(values.get(PierOptions.LOG_FORMAT));
     Logger log = LoggerFactory.getLogger(Main.class);
+    for (String unknown : unknownVariables) {
+      log.warn("{}; ignored (config.strictEnvironment: true makes this an error)", unknown);
+    }
     log.info("Starting Pier with {}", values.source());
     CountDownLatch started = new CountDownLatch(1);
     Pier[] running = new Pier[1];
@@ -69,9 +76,7 @@ public final class Main {
       System.exit(1);
     }
     if (failure[0] != null) {
-      String prefix = failure[0] instanceof ConfigException ? "configuration error: " : "";
-      log.error("Pier failed to start: {}{}", prefix, failure[0].getMessage(), failure[0]);
-      System.exit(1);
+      System.exit(reportStartFailure(failure[0], log));
     }
     Runtime.getRuntime()
         .addShutdownHook(
@@ -87,6 +92,22 @@ public final class Main {
                 },
                 "pier-shutdown"));
     log.info("Pier is running");
+  }
+
+  /**
+   * Logs why Pier did not start and returns the exit status: a configuration problem (also one
+   * wrapped in another exception) as the one line that names it, with the status of a usage error;
+   * anything else with its stack trace.
+   */
+  static int reportStartFailure(Throwable failure, Logger log) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof ConfigException config) {
+        log.error("Pier failed to start: configuration error: {}", config.getMessage());
+        return EXIT_USAGE;
+      }
+    }
+    log.error("Pier failed to start: {}", failure.getMessage(), failure);
+    return 1;
   }
 
   private static void fail(String message) {

@@ -92,9 +92,11 @@ public final class LoadBalancerProviders {
       for (int i = 0; i < parts.size(); i++) {
         checkAddress("[" + i + "]", parts.get(i));
       }
-      return PoolSpec.of(parts);
+      return checkTogether(s, PoolSpec.of(parts));
     }
-    List<?> items = (List<?>) raw;
+    if (!(raw instanceof List<?> items)) {
+      throw new InvalidItemException("", String.valueOf(raw), POOLS_ALLOWED);
+    }
     List<PoolSpec> pools = new ArrayList<>(items.size());
     Set<String> names = new HashSet<>();
     for (int i = 0; i < items.size(); i++) {
@@ -111,6 +113,24 @@ public final class LoadBalancerProviders {
       } else {
         throw new InvalidItemException(at, String.valueOf(item), ITEM_ALLOWED);
       }
+    }
+    return checkTogether(items, pools);
+  }
+
+  /** The pools, once they are known not to overlap (each was checked on its own already). */
+  private static List<PoolSpec> checkTogether(Object raw, List<PoolSpec> pools) {
+    if (pools.isEmpty()) {
+      return List.of(); // the option's check says what is allowed
+    }
+    try {
+      AddressPool.of(pools);
+    } catch (IllegalArgumentException e) {
+      throw new InvalidItemException(
+          "",
+          raw instanceof List<?> l
+              ? String.join(", ", l.stream().map(String::valueOf).toList())
+              : String.valueOf(raw),
+          "pools that do not overlap; " + e.getMessage());
     }
     return List.copyOf(pools);
   }

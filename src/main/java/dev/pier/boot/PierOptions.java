@@ -564,6 +564,13 @@ public final class PierOptions {
               + " after it, Pier logs what it was still waiting for and exits non-zero.");
   public static final Option<String> LOG_FORMAT =
       Option.choice("log.format", "text", List.of("text", "json"), "Log line format.");
+  public static final Option<Boolean> CONFIG_STRICT_ENVIRONMENT =
+      Option.bool(
+          "config.strictEnvironment",
+          false,
+          "A PIER_* environment variable that matches no option (nor a configured cluster's field,"
+              + " nor a variable Pier reads, nor a Kubernetes service link) stops Pier at startup;"
+              + " false: a warning.");
 
   public static final Option<Boolean> DNS_ENABLED =
       Option.bool("dns.enabled", false, "Publish DNS names for load-balanced Services.");
@@ -783,6 +790,7 @@ public final class PierOptions {
           ADMIN_PORT,
           STARTUP_TIMEOUT,
           LOG_FORMAT,
+          CONFIG_STRICT_ENVIRONMENT,
           DNS_ENABLED,
           DNS_PROVIDER,
           DNS_OPT_IN,

@@ -34,6 +34,12 @@ public final class Usage {
           .append('\n');
     }
     out.append(CLUSTERS);
+    out.append("\nOther environment variables:\n");
+    EnvironmentVariables.OWN.forEach(
+        (name, doc) -> out.append("  ").append(name).append("\n      ").append(doc).append('\n'));
+    EnvironmentVariables.OTHERS.forEach(
+        (name, doc) -> out.append("  ").append(name).append("\n      ").append(doc).append('\n'));
+    out.append(ENVIRONMENT);
     return out.toString();
   }
 
@@ -62,6 +68,17 @@ public final class Usage {
         PIER_CLUSTERS_EAST_LOAD_BALANCERS, PIER_CLUSTERS_EAST_LABELS (key=value,...),
         PIER_CLUSTERS_EAST_LOCAL_POOLS. Values: the top-level options, the cluster's provider
         sections over them, its variables over those.
+      """;
+
+  private static final String ENVIRONMENT =
+      """
+        A PIER_* variable that is none of the above, nor a field of a cluster in clusters, is
+        logged as a warning at startup (config.strictEnvironment: true, or
+        PIER_CONFIG_STRICT_ENVIRONMENT=true: a configuration error instead). Not warned about:
+        the variables that hetzner.tokenEnv and dns.powerdns.apiKeyEnv name, and the service
+        links a kubelet injects for Services named pier or pier-* (PIER_SERVICE_HOST,
+        PIER_SERVICE_PORT, PIER_SERVICE_PORT_<NAME>, PIER_PORT, PIER_PORT_<n>_<PROTO>, ...);
+        k8s/deployment.yaml turns service links off with enableServiceLinks: false.
       """;
 
   /** A default as users write it: durations as 5s or 2m. */

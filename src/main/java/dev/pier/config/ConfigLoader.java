@@ -8,8 +8,15 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.StreamReadFeature;
+import tools.jackson.core.TokenStreamContext;
+import tools.jackson.core.TokenStreamLocation;
+import tools.jackson.core.exc.StreamReadException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.dataformat.yaml.YAMLMapper;
 
@@ -18,6 +25,10 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  * file; every value is checked, and any problem fails startup with the source, key and value.
  */
 public final class ConfigLoader {
+  /** Refuses a key that a mapping gives twice, rather than keeping the last. */
+  private static final YAMLMapper YAML =
+      YAMLMapper.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
+
   private final List<Option<?>> options;
   private final Function<String, String> env;
 
@@ -28,7 +39,7 @@ public final class ConfigLoader {
 
   /** Loads the file (or only defaults and environment when {@code file} is null). */
   public ConfigValues load(Path file) {
-    Map<String, Object> fromFile = file == null ? Map.of() : readFile(file);
+    Map<String, Object> fromFile = file == null ? Map.of() : readFile(file, paths());
     String source = file == null ? "embedded defaults" : file.toString();
     Map<Option<?>, Object> values = new HashMap<>();
     Map<Option<?>, String> origins = new HashMap<>();
@@ -120,7 +131,11 @@ public final class ConfigLoader {
         : String.valueOf(raw);
   }
 
-  private static Map<String, Object> readFile(Path file) {
+  private Set<String> paths() {
+    return options.stream().map(Option::path).collect(Collectors.toSet());
+  }
+
+  private static Map<String, Object> readFile(Path file, Set<String> optionPaths) {
     String text;
     try {
       text = Files.readString(file);
@@ -129,9 +144,15 @@ public final class ConfigLoader {
     }
     JsonNode root;
     try {
-      root = new YAMLMapper().readTree(text);
+      root = YAML.readTree(text);
+    } catch (StreamReadException e) {
+      String duplicate = duplicateKey(e);
+      if (duplicate != null) {
+        throw new ConfigException(file + ": " + duplicate + ": given twice" + line(e), e);
+      }
+      throw new ConfigException(file + ": not valid YAML: " + firstLine(e) + line(e), e);
     } catch (JacksonException e) {
-      throw new ConfigException(file + ": not valid YAML: " + e.getOriginalMessage(), e);
+      throw new ConfigException(file + ": not valid YAML: " + firstLine(e) + line(e), e);
     }
     Map<String, Object> flat = new LinkedHashMap<>();
     if (root == null || root.isNull() || root.isMissingNode()) {
@@ -140,16 +161,64 @@ public final class ConfigLoader {
     if (!root.isObject()) {
       throw new ConfigException(file + ": the top level must be a mapping of options");
     }
-    flatten("", root, flat);
+    flatten("", root, optionPaths, flat);
     return flat;
   }
 
-  private static void flatten(String prefix, JsonNode node, Map<String, Object> out) {
+  /**
+   * The key path of a key that a mapping of the file gives twice ({@code clusters[1].local.pools}),
+   * or null when {@code e} is about something else.
+   */
+  private static String duplicateKey(StreamReadException e) {
+    JsonParser parser = e.processor();
+    if (parser == null
+        || e.getOriginalMessage() == null
+        || !e.getOriginalMessage().startsWith("Duplicate ")) {
+      return null;
+    }
+    List<String> parts = new ArrayList<>();
+    for (TokenStreamContext c = parser.streamReadContext(); c != null; c = c.getParent()) {
+      if (c.inObject() && c.currentName() != null) {
+        parts.add(0, "." + c.currentName());
+      } else if (c.inArray()) {
+        parts.add(0, "[" + Math.max(c.getCurrentIndex(), 0) + "]");
+      }
+    }
+    String path = String.join("", parts);
+    return path.startsWith(".") ? path.substring(1) : path;
+  }
+
+  /** A YAML problem on one line: the parser's first line of it, without the excerpt it quotes. */
+  private static String firstLine(JacksonException e) {
+    String message = e.getOriginalMessage() == null ? e.toString() : e.getOriginalMessage();
+    List<String> lines = message.lines().map(String::strip).filter(l -> !l.isEmpty()).toList();
+    // SnakeYAML: "while parsing X", " in reader, line..", the excerpt, "^", then the problem,
+    // followed by its own " in reader" line.
+    for (int i = 0; i + 1 < lines.size(); i++) {
+      if (lines.get(i + 1).startsWith("in reader") && !lines.get(i).startsWith("while ")) {
+        return lines.get(i);
+      }
+    }
+    return lines.isEmpty() ? message : lines.get(0);
+  }
+
+  private static String line(JacksonException e) {
+    TokenStreamLocation at = e.getLocation();
+    return at == null || at.getLineNr() <= 0
+        ? ""
+        : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")";
+  }
+
+  private static void flatten(
+      String prefix, JsonNode node, Set<String> optionPaths, Map<String, Object> out) {
     for (Map.Entry<String, JsonNode> e : node.properties()) {
       String path = prefix.isEmpty() ? e.getKey() : prefix + "." + e.getKey();
       JsonNode v = e.getValue();
-      if (v.isObject()) {
-        flatten(path, v, out);
+      if (v.isObject() && optionPaths.contains(path)) {
+        // A mapping where an option's value belongs: the option refuses it, naming its value.
+        out.put(path, structured(v));
+      } else if (v.isObject()) {
+        flatten(path, v, optionPaths, out);
       } else if (v.isArray()) {
         // Plain items become strings; mappings and lists stay structured for the options that take
         // them (the others refuse them in load).

@@ -70,9 +70,13 @@ public record Option<T>(
       value = parser.apply(raw);
     } catch (InvalidItemException e) {
       throw e;
-    } catch (RuntimeException e) {
+    } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(
           "must be " + allowed + (e.getMessage() == null ? "" : " (" + e.getMessage() + ")"), e);
+    } catch (RuntimeException e) {
+      // A value of a shape the parser did not expect (a mapping where a list belongs, say): what
+      // the parser's exception says is about Pier's code, not the value.
+      throw new IllegalArgumentException("must be " + allowed, e);
     }
     if (!check.test(value)) {
       throw new IllegalArgumentException("must be " + allowed);
@@ -164,7 +168,7 @@ public record Option<T>(
     if (raw instanceof String s) {
       return s;
     }
-    throw new IllegalArgumentException("a single value, not a list");
+    throw new IllegalArgumentException("a single value, not a list or a mapping");
   }
 
   @SuppressWarnings("unchecked")

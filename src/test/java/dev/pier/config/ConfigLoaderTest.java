@@ -237,4 +237,105 @@ class ConfigLoaderTest {
     assertThat(Option.envForm("healthCheck.interval")).isEqualTo("HEALTH_CHECK_INTERVAL");
     assertThat(Option.envForm("us-west-2")).isEqualTo("US_WEST_2");
   }
+
+  @Test
+  void aKeyGivenTwiceNamesTheFileAndTheKeyPath() throws IOException {
+    Path top = write("reconcile:\n  concurrency: 5\nreconcile:\n  concurrency: 6\n");
+    assertThatThrownBy(() -> loader(Map.of()).load(top))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith(top + ": reconcile: given twice");
+    Path nested = write("reconcile:\n  concurrency: 5\n  minRetryDelay: 1s\n  concurrency: 6\n");
+    assertThatThrownBy(() -> loader(Map.of()).load(nested))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith(nested + ": reconcile.concurrency: given twice");
+    Path inItem =
+        write(
+            """
+            clusters:
+              - name: east
+                kubeconfig: a
+              - name: west
+                local:
+                  pools: [10.0.0.0/24]
+                  pools: [10.1.0.0/24]
+            """);
+    assertThatThrownBy(() -> loader(Map.of()).load(inItem))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith(inItem + ": clusters[1].local.pools: given twice");
+    Path inPool =
+        write(
+            """
+            local:
+              pools:
+                - name: a
+                  addresses: [10.0.0.0/24]
+                  name: b
+            """);
+    assertThatThrownBy(() -> loader(Map.of()).load(inPool))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith(inPool + ": local.pools[0].name: given twice");
+  }
+
+  @Test
+  void invalidYamlIsOneLineWithWhereItIs() throws IOException {
+    Path f = write("local:\n  pools: [::1/200]\n");
+    assertThatThrownBy(() -> loader(Map.of()).load(f))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            f + ": not valid YAML: expected the node content, but found ':' (line 2, column 11)");
+  }
+
+  @Test
+  void malformedPoolsFailWithOneLineNamingSourceKeyValueAndWhatIsAllowed() throws IOException {
+    for (String pools :
+        new String[] {
+          "[10.0.0.0/33]",
+          "[10.0.0.9-10.0.0.1]",
+          "[{name: x}]",
+          "[{name: x, addresses: []}]",
+          "[{name: x, addresses: 10.0.0.0/24}]",
+          "[{name: x, addresses: [10.0.0.0/24], namespaces: [a]}, {name: x, addresses: [10.1.0.0/24]}]",
+          "[[10.0.0.0/24]]",
+          "[10.0.0.0/24, 10.0.0.0/24]",
+          "[10.0.0.0/24, 10.0.0.128/25]",
+          "[\"::1/200\"]",
+          "[]",
+          "{}",
+          "[{name: x, addresses: [10.0.0.0/24]}, 10.0.0.128/25]",
+          "7",
+          "{name: x}",
+          "\"\"",
+          "[\"\"]",
+          "[10.0.0.1-]",
+          "[-10.0.0.1]",
+          "[10.0.0.1-::1]",
+          "[999999999999]"
+        }) {
+      Path f = write("local:\n  pools: " + pools + "\n");
+      assertThatThrownBy(() -> loader(Map.of()).load(f))
+          .as(pools)
+          .isInstanceOf(ConfigException.class)
+          .hasMessageStartingWith(f + ": local.pools")
+          .hasMessageContaining("must be")
+          .satisfies(e -> assertThat(e.getMessage()).as(pools).doesNotContain("\n", "Exception"));
+    }
+    for (String pools :
+        new String[] {
+          "10.0.0.0/33",
+          "10.0.0.9-10.0.0.1",
+          "7",
+          ",",
+          "10.0.0.0/24,10.0.0.0/24",
+          "10.0.0.1-",
+          "name=x",
+          ""
+        }) {
+      assertThatThrownBy(() -> loader(Map.of("PIER_LOCAL_POOLS", pools)).load(null))
+          .as(pools)
+          .isInstanceOf(ConfigException.class)
+          .hasMessageStartingWith("environment variable PIER_LOCAL_POOLS (local.pools")
+          .hasMessageContaining("must be")
+          .satisfies(e -> assertThat(e.getMessage()).as(pools).doesNotContain("\n", "Exception"));
+    }
+  }
 }

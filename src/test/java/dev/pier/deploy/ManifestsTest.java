@@ -111,6 +111,8 @@ class ManifestsTest {
     assertThat(d.getSpec().getReplicas()).isEqualTo(2);
     PodSpec pod = d.getSpec().getTemplate().getSpec();
     assertThat(pod.getServiceAccountName()).isEqualTo("pier");
+    // No PIER_SERVICE_HOST and the like from Services named pier-*: Pier would warn about them.
+    assertThat(pod.getEnableServiceLinks()).isFalse();
     assertThat(pod.getSecurityContext().getRunAsNonRoot()).isTrue();
     Container c = pod.getContainers().get(0);
     assertThat(c.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
