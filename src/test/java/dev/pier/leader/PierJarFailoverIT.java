@@ -53,9 +53,13 @@ class PierJarFailoverIT {
     for (PierProcess p : started) {
       List<String> lines = p.log().lines().filter(l -> !l.isBlank()).toList();
       assertThat(lines).isNotEmpty();
-      // log.format json in the shipped config: one JSON object per line, for log pipelines.
+      // log.format json in the shipped config: one JSON object per line, for log pipelines, with
+      // the message as it reads (its arguments filled in).
       assertThat(lines)
-          .allSatisfy(l -> assertThat(new JsonObject(l).containsKey("message")).as(l).isTrue());
+          .allSatisfy(
+              l -> assertThat(new JsonObject(l).getString("formattedMessage")).as(l).isNotBlank());
+      assertThat(lines)
+          .noneMatch(l -> new JsonObject(l).getString("formattedMessage").contains("{}"));
     }
   }
 }
