@@ -35,7 +35,6 @@ final class ReadyEndpoints {
 
   private volatile SharedIndexInformer<HasMetadata> informer;
   private volatile Predicate<List<HasMetadata>> anyReady;
-  private volatile Api api;
 
   boolean ready(String namespace, String name) {
     SharedIndexInformer<HasMetadata> i = informer;
@@ -43,14 +42,6 @@ final class ReadyEndpoints {
       return false;
     }
     return anyReady.test(i.getIndexer().byIndex(BY_SERVICE, namespace + "/" + name));
-  }
-
-  Api api() {
-    return api;
-  }
-
-  boolean started() {
-    return informer != null;
   }
 
   /**
@@ -75,7 +66,6 @@ final class ReadyEndpoints {
                 i.addIndexers(Map.of(BY_SERVICE, keys::apply));
                 i.addEventHandler(new Handler(keys, changed));
                 this.anyReady = readiness(found);
-                this.api = found;
                 this.informer = i;
                 return Future.fromCompletionStage(
                     Informers.start(

@@ -95,13 +95,23 @@ final class FederationReconciler {
     return svc != null && Federated.isFederated(svc, options.namespaces());
   }
 
+  /** Whose a member Service is: this federation's and this host's, someone else's, or none. */
+  MemberServices.Ownership ownership(Service copy) {
+    return MemberServices.ownership(copy, options.name(), host.identity().uid());
+  }
+
+  /** The member's cached copy of the key's Service, if Pier owns it; else null. */
+  private Service ownedCopy(Member m, ServiceKey key) {
+    Service copy = m.cluster().service(key.namespace(), key.name());
+    return ownership(copy) == MemberServices.Ownership.OWNED ? copy : null;
+  }
+
   // ---- member side ----
 
   private Future<WorkResult> propagate(Member member, ServiceKey key) {
     Service hostSvc = host.service(key.namespace(), key.name());
     Service copy = member.cluster().service(key.namespace(), key.name());
-    MemberServices.Ownership ownership =
-        MemberServices.ownership(copy, options.name(), host.identity().uid());
+    MemberServices.Ownership ownership = ownership(copy);
     if (wanted(hostSvc, member)) {
       return ensureCopy(member, hostSvc, copy, ownership);
     }
@@ -293,10 +303,8 @@ final class FederationReconciler {
       if (m == null) {
         continue;
       }
-      Service copy = m.cluster().service(key.namespace(), key.name());
-      boolean owned =
-          MemberServices.ownership(copy, options.name(), host.identity().uid())
-              == MemberServices.Ownership.OWNED;
+      Service copy = ownedCopy(m, key);
+      boolean owned = copy != null;
       if (!m.ready()) {
         host.events()
             .warning(
@@ -346,10 +354,8 @@ final class FederationReconciler {
       if (m == null) {
         continue;
       }
-      Service copy = m.cluster().service(key.namespace(), key.name());
-      if (MemberServices.ownership(copy, options.name(), host.identity().uid())
-              != MemberServices.Ownership.OWNED
-          || copy.getStatus() == null) {
+      Service copy = ownedCopy(m, key);
+      if (copy == null || copy.getStatus() == null) {
         continue;
       }
       Topology t = m.topology();
@@ -371,9 +377,7 @@ final class FederationReconciler {
     List<String> waiting = new ArrayList<>();
     List<String> unreachable = new ArrayList<>();
     for (Member m : members.all()) {
-      Service copy = m.cluster().service(key.namespace(), key.name());
-      if (MemberServices.ownership(copy, options.name(), host.identity().uid())
-          != MemberServices.Ownership.OWNED) {
+      if (ownedCopy(m, key) == null) {
         continue;
       }
       if (m.workable()) {

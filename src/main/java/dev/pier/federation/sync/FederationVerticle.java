@@ -196,11 +196,7 @@ public final class FederationVerticle extends VerticleBase {
       case "start" -> {
         running = true;
         queue.resume();
-        for (Service s : host.services()) {
-          if (isOurs(s)) {
-            addAll(ns(s), name(s));
-          }
-        }
+        everyKeyOfEveryFederatedService();
         members.all().forEach(this::ownedCopies);
         msg.reply("started");
       }
@@ -230,6 +226,15 @@ public final class FederationVerticle extends VerticleBase {
     for (Service s : host.services()) {
       if (isOurs(s)) {
         to.accept(new ServiceKey(host.name(), ns(s), name(s)));
+      }
+    }
+  }
+
+  /** The host's and every member's key of every federated Service. */
+  private void everyKeyOfEveryFederatedService() {
+    for (Service s : host.services()) {
+      if (isOurs(s)) {
+        addAll(ns(s), name(s));
       }
     }
   }
@@ -264,10 +269,7 @@ public final class FederationVerticle extends VerticleBase {
     }
     boolean owned =
         m.cluster().services().stream()
-            .anyMatch(
-                s ->
-                    MemberServices.ownership(s, options.name(), host.identity().uid())
-                        == MemberServices.Ownership.OWNED);
+            .anyMatch(s -> reconciler.ownership(s) == MemberServices.Ownership.OWNED);
     long waited = System.currentTimeMillis() - m.leavingSince();
     if (!owned || waited >= options.deleteTimeout().toMillis()) {
       if (owned) {
@@ -304,11 +306,7 @@ public final class FederationVerticle extends VerticleBase {
         .startServices(context)
         .onSuccess(
             v -> {
-              for (Service s : host.services()) {
-                if (isOurs(s)) {
-                  addAll(ns(s), name(s));
-                }
-              }
+              everyKeyOfEveryFederatedService();
               ownedCopies(m);
             })
         .onFailure(e -> log.warn("Cluster {}: cannot read Services: {}", m.name(), e.getMessage()));
