@@ -3,6 +3,9 @@ package dev.pier.cloud.local;
 import dev.pier.log.ServiceLog;
 import dev.pier.model.ServiceRef;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import java.time.Duration;
 import java.util.Locale;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -13,6 +16,19 @@ abstract class PortListener {
   private static final Logger log = LoggerFactory.getLogger(PortListener.class);
   private static final ServiceLog serviceLog = ServiceLog.of(PortListener.class);
 
+  /**
+   * How long a bind that finds its address in use keeps trying. The JDK releases a closed listening
+   * socket at its selector's next pass, after the close is reported, so a listener closed and
+   * opened again at once (a Service deleted and created again, a port removed and added back) can
+   * find its own old socket still there for a moment. A socket held by another process is reported
+   * after this window.
+   */
+  static final Duration IN_USE_RETRY_WINDOW = Duration.ofSeconds(2);
+
+  private static final long FIRST_IN_USE_RETRY_MILLIS = 5;
+  private static final long MAX_IN_USE_RETRY_MILLIS = 200;
+
+  final Vertx vertx;
   final ServiceRef service;
   final String ip;
   final int port;
@@ -25,7 +41,8 @@ abstract class PortListener {
   private String error;
   private String errorDetail;
 
-  PortListener(ServiceRef service, String ip, int port, Backends backends) {
+  PortListener(Vertx vertx, ServiceRef service, String ip, int port, Backends backends) {
+    this.vertx = vertx;
     this.service = service;
     this.ip = ip;
     this.port = port;
@@ -115,7 +132,8 @@ abstract class PortListener {
 
   /** Binds the socket; a failure is recorded in {@link #error()}, not returned. */
   Future<Void> bind() {
-    return doBind()
+    return bindWhileInUse(
+            System.nanoTime() + IN_USE_RETRY_WINDOW.toNanos(), FIRST_IN_USE_RETRY_MILLIS)
         .transform(
             ar -> {
               if (ar.succeeded()) {
@@ -141,6 +159,25 @@ abstract class PortListener {
                     errorDetail);
               }
               return Future.succeededFuture();
+            });
+  }
+
+  private Future<Void> bindWhileInUse(long deadlineNanos, long delayMillis) {
+    return doBind()
+        .recover(
+            e -> {
+              boolean retry =
+                  !closed
+                      && bindError(e).equals("AddressInUse")
+                      && System.nanoTime() + delayMillis * 1_000_000 < deadlineNanos;
+              if (!retry) {
+                return Future.failedFuture(e);
+              }
+              Promise<Void> next = Promise.promise();
+              long nextDelay = Math.min(delayMillis * 2, MAX_IN_USE_RETRY_MILLIS);
+              vertx.setTimer(
+                  delayMillis, id -> bindWhileInUse(deadlineNanos, nextDelay).onComplete(next));
+              return next.future();
             });
   }
 

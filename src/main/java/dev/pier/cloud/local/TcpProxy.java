@@ -22,7 +22,6 @@ final class TcpProxy extends PortListener {
   private static final Logger log = LoggerFactory.getLogger(TcpProxy.class);
   private static final ServiceLog serviceLog = ServiceLog.of(TcpProxy.class);
 
-  private final Vertx vertx;
   private final NetClient client;
   private final int connectTimeoutMillis;
   private NetServer server;
@@ -38,8 +37,7 @@ final class TcpProxy extends PortListener {
       Vertx vertx,
       NetClient client,
       Duration connectTimeout) {
-    super(service, ip, port, backends);
-    this.vertx = vertx;
+    super(vertx, service, ip, port, backends);
     this.client = client;
     this.connectTimeoutMillis = (int) Math.max(1, connectTimeout.toMillis());
   }

@@ -25,7 +25,6 @@ final class UdpProxy extends PortListener {
   private static final Logger log = LoggerFactory.getLogger(UdpProxy.class);
   private static final ServiceLog serviceLog = ServiceLog.of(UdpProxy.class);
 
-  private final Vertx vertx;
   private final Duration sessionTimeout;
   private DatagramSocket socket;
   private Map<String, UdpSession> sessions;
@@ -37,8 +36,7 @@ final class UdpProxy extends PortListener {
       Backends backends,
       Vertx vertx,
       Duration sessionTimeout) {
-    super(service, ip, port, backends);
-    this.vertx = vertx;
+    super(vertx, service, ip, port, backends);
     this.sessionTimeout = sessionTimeout;
   }
 
