@@ -21,7 +21,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class KubeEventRecorder implements EventSink {
   private static final Logger log = LoggerFactory.getLogger(KubeEventRecorder.class);
-  public static final String SOURCE_COMPONENT = "service-controller";
+  // What kubectl describe shows: "pier", so that Pier's Events are told apart from those of the
+  // upstream service controller ("service-controller") when both run.
+  public static final String SOURCE_COMPONENT = "pier";
   public static final String REPORTING_CONTROLLER = "pier.dev/service-controller";
   // A cold start of 10,000 Services queues two events each before the first is written.
   public static final int DEFAULT_MAX_PENDING = 50_000;

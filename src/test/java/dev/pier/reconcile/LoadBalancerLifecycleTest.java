@@ -86,6 +86,14 @@ class LoadBalancerLifecycleTest {
               () ->
                   eventReasons(ns, "web")
                       .containsAll(List.of("EnsuringLoadBalancer", "EnsuredLoadBalancer")));
+      // kubectl describe shows source.component: "pier" tells Pier's Events apart from those of
+      // the upstream service controller ("service-controller") when both run.
+      assertThat(Services.events(client, ns, "web"))
+          .allSatisfy(
+              e -> {
+                assertThat(e.getSource().getComponent()).isEqualTo("pier");
+                assertThat(e.getReportingComponent()).isEqualTo("pier.dev/service-controller");
+              });
 
       // Change the port: the listener follows.
       Services.edit(
