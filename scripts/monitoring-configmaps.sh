@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
-# Regenerates the ConfigMaps in k8s/monitoring/ from the dashboard and rules files they wrap
-# (dev.pier.deploy.ManifestsTest fails when they differ). Needs kubectl (scripts/provision.sh).
+# Regenerates the ConfigMaps in k8s/monitoring/ from the dashboard and rules files in monitoring/
+# that they wrap (dev.pier.deploy.ManifestsTest fails when they differ; the chart reads the same
+# files). Needs kubectl (scripts/provision.sh).
 set -euo pipefail
-cd "$(dirname "$0")/../k8s/monitoring"
+cd "$(dirname "$0")/.."
 kubectl="${KUBECTL:-kubectl}"
 
 wrap() { # configmap-name file label comment
   {
     echo "# $4"
-    echo "# Generated from $2 by scripts/monitoring-configmaps.sh."
-    "$kubectl" create configmap "$1" -n pier --from-file="$2" --dry-run=client -o yaml |
+    echo "# Generated from monitoring/$2 by scripts/monitoring-configmaps.sh."
+    "$kubectl" create configmap "$1" -n pier --from-file="monitoring/$2" --dry-run=client -o yaml |
       "$kubectl" label --local -f - "$3" app.kubernetes.io/name=pier -o yaml |
       sed '/creationTimestamp: null/d'
-  } >"$1.yaml"
+  } >"k8s/monitoring/$1.yaml"
 }
 
 wrap pier-grafana-dashboard pier-dashboard.json grafana_dashboard=1 \

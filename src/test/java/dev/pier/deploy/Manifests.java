@@ -15,16 +15,21 @@ import java.util.stream.Stream;
 final class Manifests {
   static final Path DIR = Path.of("k8s");
   static final Path MONITORING = DIR.resolve("monitoring");
+
+  /** The dashboard and alert rules themselves, which the ConfigMaps in k8s/monitoring/ wrap. */
+  static final Path MONITORING_FILES = Path.of("monitoring");
+
+  static final Path CHART = DIR.resolve("chart");
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
 
   private Manifests() {}
 
-  /** Every Kubernetes manifest under k8s/ (the rules file is Prometheus', not Kubernetes'). */
+  /** Every Kubernetes manifest under k8s/ (the chart aside, which is Helm's). */
   static List<Path> all() {
     try (Stream<Path> files = Files.walk(DIR)) {
       return files
           .filter(p -> p.toString().endsWith(".yaml"))
-          .filter(p -> !p.getFileName().toString().equals("pier-rules.yaml"))
+          .filter(p -> !p.startsWith(CHART))
           .sorted()
           .toList();
     } catch (IOException e) {
@@ -40,9 +45,20 @@ final class Manifests {
     }
   }
 
+  /** The documents of a (multi-document) YAML file that hold more than comments. */
+  static List<String> documents(Path file) {
+    return documents(read(file));
+  }
+
+  static List<String> documents(String yaml) {
+    return Arrays.stream(yaml.split("(?m)^---\\s*$"))
+        .filter(doc -> doc.lines().anyMatch(l -> !l.isBlank() && !l.startsWith("#")))
+        .toList();
+  }
+
   /** The objects of a (multi-document) manifest file. */
   static List<HasMetadata> objects(Path file) {
-    return Arrays.stream(read(file).split("(?m)^---\\s*$"))
+    return documents(file).stream()
         .filter(doc -> doc.lines().anyMatch(l -> l.startsWith("kind:")))
         .map(doc -> (HasMetadata) SERIALIZATION.unmarshal(doc))
         .toList();

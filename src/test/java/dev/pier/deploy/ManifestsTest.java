@@ -80,14 +80,14 @@ class ManifestsTest {
         .containsExactly(
             Map.entry(
                 "pier-dashboard.json",
-                Manifests.read(Manifests.MONITORING.resolve("pier-dashboard.json"))));
+                Manifests.read(Manifests.MONITORING_FILES.resolve("pier-dashboard.json"))));
     assertThat(
             Manifests.configMap(Manifests.MONITORING.resolve("pier-prometheus-rules.yaml"))
                 .getData())
         .containsExactly(
             Map.entry(
                 "pier-rules.yaml",
-                Manifests.read(Manifests.MONITORING.resolve("pier-rules.yaml"))));
+                Manifests.read(Manifests.MONITORING_FILES.resolve("pier-rules.yaml"))));
   }
 
   @Test

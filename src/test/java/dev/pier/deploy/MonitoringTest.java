@@ -53,7 +53,7 @@ class MonitoringTest {
     KubernetesClient client = kube.client();
     String ns = kube.createNamespace("mon");
     int nodePort = kube.freeNodePort();
-    Path rules = Manifests.MONITORING.resolve("pier-rules.yaml");
+    Path rules = Manifests.MONITORING_FILES.resolve("pier-rules.yaml");
     try (TestBackend backend = TestBackend.start("node-mon", "127.0.0.1", nodePort);
         InProcessPier pier =
             InProcessPier.start(
@@ -132,7 +132,7 @@ class MonitoringTest {
   /** Every panel target of the dashboard, keyed by panel title and target. */
   static Map<String, String> dashboardExpressions() throws Exception {
     JsonObject dashboard =
-        new JsonObject(Files.readString(Manifests.MONITORING.resolve("pier-dashboard.json")));
+        new JsonObject(Files.readString(Manifests.MONITORING_FILES.resolve("pier-dashboard.json")));
     Map<String, String> out = new LinkedHashMap<>();
     for (Object p : dashboard.getJsonArray("panels")) {
       JsonObject panel = (JsonObject) p;
