@@ -101,15 +101,19 @@ class ManifestsTest {
     assertThat(config.get(PierOptions.LEADER_ELECTION_ENABLED)).isTrue();
     assertThat(config.get(PierOptions.LOG_FORMAT)).isEqualTo("json");
     assertThat(config.get(PierOptions.ADMIN_PORT)).isEqualTo(9080);
-    // Two replicas go with a cloud provider; the local provider would need host networking.
-    assertThat(config.get(PierOptions.PROVIDER)).isIn("hetzner", "webhook");
+    // The chart's default: the local provider, which deployment.yaml runs on the node's network.
+    assertThat(config.get(PierOptions.PROVIDER)).isEqualTo("local");
   }
 
   @Test
-  void deploymentRunsTwoLockedDownReplicasProbedOnTheAdminEndpoints() {
+  void deploymentRunsOneLockedDownReplicaOnTheNodesNetworkProbedOnTheAdminEndpoints() {
     Deployment d = Manifests.one(Manifests.DIR.resolve("deployment.yaml"), Deployment.class);
-    assertThat(d.getSpec().getReplicas()).isEqualTo(2);
+    // The local provider serves from one process, on the node's network.
+    assertThat(d.getSpec().getReplicas()).isEqualTo(1);
+    assertThat(d.getSpec().getStrategy().getRollingUpdate().getMaxSurge().getIntVal()).isZero();
     PodSpec pod = d.getSpec().getTemplate().getSpec();
+    assertThat(pod.getHostNetwork()).isTrue();
+    assertThat(pod.getDnsPolicy()).isEqualTo("ClusterFirstWithHostNet");
     assertThat(pod.getServiceAccountName()).isEqualTo("pier");
     // No PIER_SERVICE_HOST and the like from Services named pier-*: Pier would warn about them.
     assertThat(pod.getEnableServiceLinks()).isFalse();
@@ -122,9 +126,7 @@ class ManifestsTest {
     assertThat(c.getPorts().get(0).getContainerPort()).isEqualTo(9080);
     assertThat(c.getResources().getRequests()).containsKeys("cpu", "memory");
     assertThat(c.getResources().getLimits()).containsKey("memory");
-    assertThat(c.getEnv())
-        .extracting(EnvVar::getName)
-        .contains("POD_NAME", "JAVA_TOOL_OPTIONS", "HCLOUD_TOKEN");
+    assertThat(c.getEnv()).extracting(EnvVar::getName).contains("POD_NAME", "JAVA_TOOL_OPTIONS");
     assertThat(c.getVolumeMounts()).anySatisfy(m -> assertThat(m.getMountPath()).isEqualTo("/tmp"));
   }
 }

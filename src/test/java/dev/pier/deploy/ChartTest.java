@@ -1,0 +1,295 @@
+package dev.pier.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.marcnuri.helm.Helm;
+import com.marcnuri.helm.LintResult;
+import dev.pier.boot.PierOptions;
+import dev.pier.config.ConfigLoader;
+import dev.pier.config.ConfigValues;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The Helm chart, rendered by Helm's engine: lint, every preset under ci/, what each mode renders,
+ * and the raw manifests in k8s/ equal to its renderings object for object, so the two never drift.
+ * ChartDryRunTest sends every rendering to a real API server.
+ */
+class ChartTest {
+  private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
+
+  private static List<HasMetadata> typed(String rendering) {
+    return Manifests.documents(rendering).stream()
+        .map(doc -> (HasMetadata) SERIALIZATION.unmarshal(doc))
+        .toList();
+  }
+
+  private static <T extends HasMetadata> T one(String rendering, Class<T> type) {
+    return typed(rendering).stream()
+        .filter(type::isInstance)
+        .map(type::cast)
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no " + type.getSimpleName()));
+  }
+
+  private static List<String> keys(String rendering) {
+    return Chart.objects(rendering).stream().map(Chart::key).toList();
+  }
+
+  private static Map<String, Object> rawObjects(String... files) {
+    List<Map<String, Object>> all = new ArrayList<>();
+    for (String f : files) {
+      all.addAll(Chart.objects(Manifests.read(Manifests.DIR.resolve(f))));
+    }
+    return Chart.normalized(all);
+  }
+
+  @Test
+  void lintPassesStrict() {
+    LintResult lint = new Helm(Chart.DIR).lint().strict().call();
+    assertThat(lint.isFailed()).as(String.join("\n", lint.getMessages())).isFalse();
+    assertThat(lint.getMessages()).noneMatch(m -> m.contains("[ERROR]") || m.contains("[WARNING]"));
+  }
+
+  @Test
+  void everyPresetRendersOnBothKubernetesVersions() {
+    assertThat(Chart.presets().keySet())
+        .contains(
+            "default",
+            "hetzner",
+            "webhook",
+            "dns",
+            "federation-host",
+            "federation-member",
+            "replicas2",
+            "monitoring");
+    for (String preset : Chart.presets().keySet()) {
+      for (String version : List.of(Chart.KUBE_1_20, Chart.KUBE_1_21)) {
+        String rendering = Chart.render(preset, version);
+        assertThat(typed(rendering)).as(preset + " on " + version).isNotEmpty();
+      }
+    }
+  }
+
+  @Test
+  void theDefaultsAreTheRawManifests() {
+    // namespace.yaml stays out: helm install --create-namespace makes the namespace.
+    assertThat(Chart.normalized(Chart.objects(Chart.render("default", Chart.KUBE_1_20))))
+        .isEqualTo(rawObjects("rbac.yaml", "configmap.yaml", "deployment.yaml", "service.yaml"));
+  }
+
+  @Test
+  void theRbacAddOnsAreTheRawAddOnFiles() throws IOException {
+    Map<String, String> presetOf =
+        Map.of(
+            "rbac-federation-host.yaml", "federation-host",
+            "rbac-federation-member.yaml", "federation-member",
+            "rbac-dns.yaml", "dns");
+    Map<String, Object> base = rawObjects("rbac.yaml");
+    List<String> addOns;
+    try (var files = Files.list(Manifests.DIR)) {
+      addOns =
+          files
+              .map(p -> p.getFileName().toString())
+              .filter(n -> n.startsWith("rbac-") && n.endsWith(".yaml"))
+              .sorted()
+              .toList();
+    }
+    assertThat(addOns).contains("rbac-federation-host.yaml", "rbac-federation-member.yaml");
+    for (String file : addOns) {
+      assertThat(presetOf).as("the chart template and preset of k8s/" + file).containsKey(file);
+      Map<String, Object> rendered =
+          Chart.normalized(
+              Chart.ofKinds(
+                  Chart.objects(Chart.render(presetOf.get(file), Chart.KUBE_1_20)),
+                  "ServiceAccount",
+                  "ClusterRole",
+                  "ClusterRoleBinding",
+                  "Role",
+                  "RoleBinding"));
+      rendered.keySet().removeIf(k -> base.containsKey(k) && base.get(k).equals(rendered.get(k)));
+      assertThat(rendered).as(file).isEqualTo(rawObjects(file));
+    }
+  }
+
+  @Test
+  void theMonitoringConfigMapsAreTheRawOnes() {
+    assertThat(
+            Chart.normalized(
+                Chart.ofKinds(
+                    Chart.objects(Chart.render("monitoring", Chart.KUBE_1_20)), "ConfigMap")))
+        .containsAllEntriesOf(
+            rawObjects(
+                "monitoring/pier-grafana-dashboard.yaml", "monitoring/pier-prometheus-rules.yaml"));
+  }
+
+  @Test
+  void aPodDisruptionBudgetComesWithTwoReplicasInTheApiVersionOfTheCluster() {
+    assertThat(keys(Chart.render("default", Chart.KUBE_1_20)))
+        .noneMatch(k -> k.startsWith("PodDisruptionBudget"));
+    assertThat(pdbApiVersion(Chart.render("replicas2", Chart.KUBE_1_20)))
+        .isEqualTo("policy/v1beta1");
+    assertThat(pdbApiVersion(Chart.render("replicas2", Chart.KUBE_1_21))).isEqualTo("policy/v1");
+    assertThat(pdbApiVersion(Chart.render("replicas2", "v1.29.3"))).isEqualTo("policy/v1");
+  }
+
+  private static String pdbApiVersion(String rendering) {
+    return Chart.objects(rendering).stream()
+        .filter(o -> "PodDisruptionBudget".equals(o.get("kind")))
+        .map(o -> (String) o.get("apiVersion"))
+        .findFirst()
+        .orElseThrow();
+  }
+
+  @Test
+  void theLocalProviderRunsOneReplicaOnTheNodesNetwork() {
+    String rendering = Chart.render("local-pools", Chart.KUBE_1_20);
+    PodSpec pod = one(rendering, Deployment.class).getSpec().getTemplate().getSpec();
+    assertThat(pod.getHostNetwork()).isTrue();
+    assertThat(pod.getDnsPolicy()).isEqualTo("ClusterFirstWithHostNet");
+    assertThat(pod.getNodeSelector()).containsEntry("kubernetes.io/hostname", "edge-1");
+    assertThat(pod.getTolerations())
+        .singleElement()
+        .satisfies(t -> assertThat(t.getKey()).isEqualTo("node-role.kubernetes.io/edge"));
+    assertThat(pierYaml(rendering)).contains("192.0.2.0/24");
+    assertThatThrownBy(() -> Chart.template(Chart.KUBE_1_20).set("replicas", 2).call())
+        .hasMessageContaining("replicas: 1");
+  }
+
+  @Test
+  void hetznerTakesItsTokenFromASecretAndRunsTwoReplicasOffTheNodesNetwork() {
+    String rendering = Chart.render("hetzner", Chart.KUBE_1_20);
+    Deployment d = one(rendering, Deployment.class);
+    assertThat(d.getSpec().getReplicas()).isEqualTo(2);
+    assertThat(d.getSpec().getTemplate().getSpec().getHostNetwork()).isNull();
+    Container c = d.getSpec().getTemplate().getSpec().getContainers().get(0);
+    EnvVar token =
+        c.getEnv().stream()
+            .filter(e -> e.getName().equals("HCLOUD_TOKEN"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(token.getValueFrom().getSecretKeyRef().getName()).isEqualTo("pier-hcloud");
+    assertThat(c.getResources().getRequests().get("memory").toString()).isEqualTo("192Mi");
+    assertThat(keys(rendering))
+        .contains("Secret pier/pier-hcloud", "PodDisruptionBudget pier/pier");
+    // Without a token value, the Secret is the user's own and the chart makes none.
+    assertThat(keys(Chart.render("replicas2", Chart.KUBE_1_20)))
+        .noneMatch(k -> k.startsWith("Secret"));
+  }
+
+  @Test
+  void theWebhookTokenIsAMountedFileNamedInTheConfig() {
+    String rendering = Chart.render("webhook", Chart.KUBE_1_20);
+    PodSpec pod = one(rendering, Deployment.class).getSpec().getTemplate().getSpec();
+    assertThat(pod.getVolumes())
+        .anySatisfy(
+            v -> {
+              assertThat(v.getSecret()).isNotNull();
+              assertThat(v.getSecret().getSecretName()).isEqualTo("lb-webhook");
+            });
+    assertThat(pierYaml(rendering)).contains("tokenFile: /etc/pier-webhook/token");
+    assertThat(pod.getContainers().get(0).getVolumeMounts())
+        .anySatisfy(m -> assertThat(m.getMountPath()).isEqualTo("/etc/pier-webhook"));
+    assertThatThrownBy(() -> Chart.template(Chart.KUBE_1_20).set("provider", "webhook").call())
+        .hasMessageContaining("webhook.url is required");
+  }
+
+  @Test
+  void eachModeGetsTheRbacItNeeds() {
+    List<String> base =
+        List.of(
+            "ServiceAccount pier/pier",
+            "ClusterRole pier",
+            "ClusterRoleBinding pier",
+            "Role pier/pier-leader-election",
+            "RoleBinding pier/pier-leader-election");
+    assertThat(keys(Chart.render("default", Chart.KUBE_1_20)))
+        .containsAll(base)
+        .noneMatch(k -> k.contains("-dns") || k.contains("federation"));
+    assertThat(keys(Chart.render("dns", Chart.KUBE_1_20)))
+        .containsAll(base)
+        .contains("ClusterRole pier-dns", "ClusterRoleBinding pier-dns");
+    assertThat(keys(Chart.render("federation-host", Chart.KUBE_1_20)))
+        .containsAll(base)
+        .contains("Role pier/pier-federation-members", "RoleBinding pier/pier-federation-members");
+    // A member runs no Pier: only the identity the host uses there.
+    assertThat(keys(Chart.render("federation-member", Chart.KUBE_1_20)))
+        .containsExactlyInAnyOrder(
+            "ServiceAccount pier/pier-federation",
+            "ClusterRole pier-federation-member",
+            "ClusterRoleBinding pier-federation-member");
+  }
+
+  @Test
+  void everyRenderedConfigIsValidForPier(@TempDir Path dir) throws IOException {
+    for (String preset : Chart.presets().keySet()) {
+      String rendering = Chart.render(preset, Chart.KUBE_1_20);
+      if (preset.equals("federation-member")) {
+        assertThat(keys(rendering)).noneMatch(k -> k.startsWith("ConfigMap"));
+        continue;
+      }
+      Path file = dir.resolve(preset + ".yaml");
+      Files.writeString(file, pierYaml(rendering));
+      ConfigValues config = new ConfigLoader(PierOptions.ALL, name -> null).load(file);
+      assertThat(config.get(PierOptions.LEADER_ELECTION_ENABLED)).as(preset).isTrue();
+      assertThat(config.get(PierOptions.LOG_FORMAT)).as(preset).isEqualTo("json");
+      Deployment d = one(rendering, Deployment.class);
+      boolean local = config.get(PierOptions.PROVIDER).equals("local");
+      assertThat(Boolean.TRUE.equals(d.getSpec().getTemplate().getSpec().getHostNetwork()))
+          .as(preset + ": host networking goes with the local provider")
+          .isEqualTo(local);
+      if (local) {
+        assertThat(d.getSpec().getReplicas()).as(preset).isEqualTo(1);
+      }
+    }
+  }
+
+  @Test
+  void dnsGetsItsApiKeyFromASecret() {
+    String rendering = Chart.render("dns", Chart.KUBE_1_20);
+    Container c =
+        one(rendering, Deployment.class).getSpec().getTemplate().getSpec().getContainers().get(0);
+    assertThat(c.getEnv())
+        .anySatisfy(
+            e -> {
+              assertThat(e.getName()).isEqualTo("PDNS_API_KEY");
+              assertThat(e.getValueFrom().getSecretKeyRef().getName()).isEqualTo("pier-pdns");
+            });
+    assertThat(pierYaml(rendering)).contains("apiKeyEnv: PDNS_API_KEY", "name: example.com");
+  }
+
+  @Test
+  void theChartVersionIsPiersVersion() throws IOException {
+    String pom = Files.readString(Path.of("pom.xml"));
+    Matcher m =
+        Pattern.compile("<artifactId>pier</artifactId>\\s*<version>([^<]+)</version>").matcher(pom);
+    assertThat(m.find()).isTrue();
+    String chart = Files.readString(Chart.DIR.resolve("Chart.yaml"));
+    String version = m.group(1);
+    assertThat(chart)
+        .contains("\nversion: " + version + "\n", "\nappVersion: \"" + version + "\"\n");
+    Deployment d = one(Chart.render("default", Chart.KUBE_1_20), Deployment.class);
+    assertThat(d.getSpec().getTemplate().getSpec().getContainers().get(0).getImage())
+        .isEqualTo("pier:" + version);
+  }
+
+  private static String pierYaml(String rendering) {
+    return one(rendering, ConfigMap.class).getData().get("pier.yaml");
+  }
+}
