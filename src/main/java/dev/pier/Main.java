@@ -7,6 +7,7 @@ import dev.pier.config.ConfigException;
 import dev.pier.config.ConfigLoader;
 import dev.pier.config.ConfigValues;
 import dev.pier.config.Durations;
+import dev.pier.util.BuildInfo;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -28,6 +29,10 @@ public final class Main {
       switch (args[i]) {
         case "-h", "--help" -> {
           System.out.print(Usage.text());
+          return;
+        }
+        case "-v", "--version" -> {
+          System.out.println(BuildInfo.current());
           return;
         }
         case "-c", "--config" -> {
@@ -54,7 +59,7 @@ public final class Main {
     for (String unknown : unknownVariables) {
       log.warn("{}; ignored (config.strictEnvironment: true makes this an error)", unknown);
     }
-    log.info("Starting Pier with {}", values.source());
+    log.info("Starting {} with {}", BuildInfo.current(), values.source());
     CountDownLatch started = new CountDownLatch(1);
     Pier[] running = new Pier[1];
     Throwable[] failure = new Throwable[1];

@@ -12,12 +12,13 @@ public final class Usage {
     StringBuilder out =
         new StringBuilder(
             """
-            Usage: java -jar pier.jar [--config FILE] [--help]
+            Usage: java -jar pier.jar [--config FILE] [--help] [--version]
 
             Pier gives Kubernetes Services of type LoadBalancer real load balancers.
 
               -c, --config FILE  read options from a YAML file (see conf/pier.yaml)
               -h, --help         print this help
+              -v, --version      print the version and git revision
 
             Every option can also be set with an environment variable, which overrides the file.
             Options (environment variable, default):

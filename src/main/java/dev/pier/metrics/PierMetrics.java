@@ -5,6 +5,7 @@ import dev.pier.queue.WorkItem;
 import dev.pier.queue.WorkKind;
 import dev.pier.queue.WorkQueue;
 import dev.pier.queue.WorkResult;
+import dev.pier.util.BuildInfo;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -40,6 +41,12 @@ public final class PierMetrics implements WorkQueue.Listener<ServiceKey> {
             .description(
                 "Runs of a key past reconcile.runDeadline, whose slot was freed for other keys")
             .register(registry);
+    BuildInfo build = BuildInfo.current();
+    Gauge.builder("pier.build.info", () -> 1)
+        .description("Always 1; the version and git revision of this build as labels")
+        .tag("version", build.version())
+        .tag("revision", build.revision())
+        .register(registry);
     Gauge.builder("pier.leader", leader, AtomicInteger::get)
         .description("1 while this process holds the leader lease and reconciles")
         .register(registry);
