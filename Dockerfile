@@ -1,14 +1,24 @@
 # Pier's image: the fat jar built by Maven, run by a JRE as a non-root user.
-#   docker build -t pier:0.1.0 .
-FROM maven:3.9-eclipse-temurin-17 AS build
+#   docker build -t pier:0.9.0 --build-arg REVISION="$(git rev-parse --short HEAD)" .
+# Base images are pinned to exact versions (DockerfileTest checks it); bump them deliberately.
+FROM maven:3.9.9-eclipse-temurin-17 AS build
+# The build context has no .git: the revision comes in as an argument.
+ARG REVISION=unknown
 WORKDIR /src
 COPY pom.xml .
 RUN mvn -B -q dependency:go-offline
 COPY src ./src
 # Tests need a kube-apiserver; run them with scripts/test.sh outside the image build.
-RUN mvn -B -q -DskipTests -Dspotless.apply.skip=true package
+RUN mvn -B -q -DskipTests -Dspotless.apply.skip=true -Dpier.revision="${REVISION}" package
 
-FROM eclipse-temurin:17-jre
+FROM eclipse-temurin:17.0.13_11-jre
+ARG VERSION=0.9.0
+ARG REVISION=unknown
+LABEL org.opencontainers.image.title="pier" \
+      org.opencontainers.image.description="A reactive Kubernetes service controller: load balancers for LoadBalancer Services" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.licenses="Apache-2.0"
 RUN groupadd --system --gid 10001 pier \
     && useradd --system --uid 10001 --gid pier --home-dir /nonexistent --no-create-home pier
 COPY --from=build /src/target/pier.jar /opt/pier/pier.jar
