@@ -289,6 +289,31 @@ class ChartTest {
         .isEqualTo("pier:" + version);
   }
 
+  @Test
+  void theReadmesInstallCommandsRender() {
+    String readme = Manifests.read(Path.of("README.md"));
+    assertThat(readme)
+        .contains("helm install pier k8s/chart/pier -n pier --create-namespace")
+        .contains(
+            "--set 'local.pools={192.0.2.0/24}' --set nodeSelector.\"kubernetes\\.io/hostname\"=edge-1")
+        .contains("--set provider=hetzner --set replicas=2");
+    String local =
+        Chart.template(Chart.KUBE_1_20)
+            .set("image.repository", "registry.example.com/pier")
+            .set("local.pools", "{192.0.2.0/24}")
+            .set("nodeSelector.kubernetes\\.io/hostname", "edge-1")
+            .call();
+    assertThat(pierYaml(local)).contains("192.0.2.0/24");
+    PodSpec pod = one(local, Deployment.class).getSpec().getTemplate().getSpec();
+    assertThat(pod.getNodeSelector()).containsEntry("kubernetes.io/hostname", "edge-1");
+    assertThat(pod.getContainers().get(0).getImage()).isEqualTo("registry.example.com/pier:0.9.0");
+    String hetzner =
+        Chart.template(Chart.KUBE_1_20).set("provider", "hetzner").set("replicas", 2).call();
+    assertThat(keys(hetzner))
+        .contains("PodDisruptionBudget pier/pier")
+        .noneMatch(k -> k.startsWith("Secret"));
+  }
+
   private static String pierYaml(String rendering) {
     return one(rendering, ConfigMap.class).getData().get("pier.yaml");
   }
