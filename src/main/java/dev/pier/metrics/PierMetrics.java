@@ -75,7 +75,9 @@ public final class PierMetrics implements WorkQueue.Listener<ServiceKey> {
         .description("Keys being reconciled now")
         .register(registry);
     Gauge.builder("pier.queue.waiting.retry", () -> stats.get().waitingForRetry())
-        .description("Keys waiting for a retry after a failure")
+        .description(
+            "Keys waiting for a retry after a failure, or held back by the rate limit or the"
+                + " minimum interval between ensures")
         .register(registry);
   }
 

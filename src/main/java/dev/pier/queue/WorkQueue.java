@@ -263,7 +263,7 @@ public final class WorkQueue<K> {
       K key = next.getKey();
       WorkItem<K> item =
           new WorkItem<>(key, next.getValue(), backoff.failures(key), failed.contains(key));
-      Deferral deferral = gate.check(item);
+      Deferral deferral = check(item);
       if (deferral.defers()) {
         defer(item, deferral);
       } else {
@@ -273,6 +273,17 @@ public final class WorkQueue<K> {
     depthSeen = ready.size();
     inFlightSeen = inFlight();
     waitingSeen = delayed.size();
+  }
+
+  /** The gate's answer; a gate that fails holds nothing back. */
+  private Deferral check(WorkItem<K> item) {
+    try {
+      Deferral d = gate.check(item);
+      return d == null ? Deferral.NONE : d;
+    } catch (RuntimeException e) {
+      log.warn("Queue gate failed for {}; running it now", item.key(), e);
+      return Deferral.NONE;
+    }
   }
 
   /** Parks work the gate deferred; it comes back through the gate when the wait ends. */
