@@ -34,10 +34,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** The local provider's limits on connections and UDP sessions, with real traffic. */
 @ExtendWith(VertxExtension.class)
 class LocalProviderLimitsTest {
+
+  private static final Logger log = LoggerFactory.getLogger(LocalProviderLimitsTest.class);
 
   private static final String POOL = "127.249.0.0/24";
   private static final String FIRST = "127.249.0.1";
@@ -178,7 +182,7 @@ class LocalProviderLimitsTest {
 
   @Test
   void anIdleConnectionIsClosedAndOnesWithTrafficEitherWayAreNot() throws Exception {
-    start(new LocalProviderOptions().setTcpIdleTimeout(Duration.ofMillis(500)));
+    start(new LocalProviderOptions().setTcpIdleTimeout(Duration.ofSeconds(1)));
     int nodePort = freePort();
     nameServer(vertx, "127.0.0.1", nodePort, "n1");
     int pushPort = freePort();
@@ -202,10 +206,11 @@ class LocalProviderLimitsTest {
     Line listening = Line.open(client, FIRST, pushedPort);
     long talk = vertx.setPeriodic(150, t -> talking.socket.write("hi\n"));
     try {
-      idle.closed.await(5, TimeUnit.SECONDS);
+      idle.closed.await(8, TimeUnit.SECONDS);
       long idleClosedMillis = (System.nanoTime() - start) / 1_000_000;
-      assertThat(idleClosedMillis).isBetween(400L, 3_000L);
-      Thread.sleep(1_500);
+      log.info("idle connection closed after {} ms (timeout 1000 ms)", idleClosedMillis);
+      assertThat(idleClosedMillis).isBetween(900L, 5_000L);
+      Thread.sleep(2_000);
       assertThat(talking.closed.isComplete()).isFalse();
       assertThat(listening.closed.isComplete()).isFalse();
       int ticks = listening.lines();
@@ -271,7 +276,7 @@ class LocalProviderLimitsTest {
     start(
         new LocalProviderOptions()
             .setMaxConnectionsPerLoadBalancer(1)
-            .setLimitWarningInterval(Duration.ofSeconds(1)));
+            .setLimitWarningInterval(Duration.ofSeconds(2)));
     int nodePort = freePort();
     nameServer(vertx, "127.0.0.1", nodePort, "n1");
     int port = freePort();
@@ -292,7 +297,7 @@ class LocalProviderLimitsTest {
         .contains("local.maxConnectionsPerLoadBalancer");
 
     await()
-        .atMost(Duration.ofSeconds(5))
+        .atMost(Duration.ofSeconds(10))
         .pollInterval(Duration.ofMillis(200))
         .until(
             () -> {
@@ -301,7 +306,7 @@ class LocalProviderLimitsTest {
             });
     assertThat(events()).hasSize(2);
     Recorded second = events().get(1);
-    assertThat(second.nanos() - first.nanos()).isGreaterThanOrEqualTo(1_000_000_000L);
+    assertThat(second.nanos() - first.nanos()).isGreaterThanOrEqualTo(2_000_000_000L);
     assertThat(second.message()).containsPattern("\\(\\d+ more since the last");
     assertThat(sample("pier_local_connections_refused_total", "web", "load_balancer"))
         .isGreaterThanOrEqualTo(5.0);
