@@ -13,6 +13,7 @@ import dev.pier.dns.publish.DnsOptions;
 import dev.pier.federation.FederationOptions;
 import dev.pier.leader.LeaderElectionOptions;
 import dev.pier.metrics.MeteredProvider;
+import dev.pier.nodesync.NodeSyncVerticle;
 import dev.pier.policy.DeletionGuard;
 import dev.pier.policy.NodeEligibility;
 import dev.pier.reconcile.ReconcileOptions;
@@ -202,6 +203,29 @@ public final class PierOptions {
           DAY,
           "Total deadline of one load-balancer provider call; past it the call fails and is"
               + " retried.");
+  public static final Option<Double> RECONCILE_RATE_LIMIT =
+      Option.decimal(
+          "reconcile.rateLimit",
+          ReconcileOptions.DEFAULT_RATE_LIMIT,
+          0,
+          100_000,
+          "Retries and ensures not caused by a spec change, a second, over all Services; a first"
+              + " ensure or a spec change is never held back (0: no limit).");
+  public static final Option<Integer> RECONCILE_RATE_BURST =
+      Option.integer(
+          "reconcile.rateBurst",
+          ReconcileOptions.DEFAULT_RATE_BURST,
+          1,
+          1_000_000,
+          "How many of the rate-limited runs may go at once before reconcile.rateLimit bites.");
+  public static final Option<Duration> RECONCILE_MIN_ENSURE_INTERVAL =
+      Option.duration(
+          "reconcile.minEnsureInterval",
+          ReconcileOptions.DEFAULT_MIN_ENSURE_INTERVAL,
+          Duration.ZERO,
+          DAY,
+          "Shortest time between two full ensures of one Service not caused by a spec change"
+              + " (annotations only); a later one is deferred to the interval's end (0: none).");
   public static final Option<Duration> WATCH_SERVICE_RESYNC =
       Option.duration(
           "watch.serviceResync",
@@ -223,6 +247,14 @@ public final class PierOptions {
           Duration.ZERO,
           DAY,
           "Full node sync period, the safety net behind node events (0: none).");
+  public static final Option<Duration> NODE_SYNC_DEBOUNCE =
+      Option.duration(
+          "nodeSync.debounce",
+          NodeSyncVerticle.DEFAULT_DEBOUNCE,
+          Duration.ZERO,
+          Duration.ofMinutes(10),
+          "Node changes within this window after the first one make one node sync (0: each"
+              + " change syncs at once).");
   public static final Option<List<PoolSpec>> LOCAL_POOLS =
       Option.itemList(
           "local.pools",
@@ -274,6 +306,51 @@ public final class PierOptions {
           MS,
           DAY,
           "Idle time after which a UDP client's backend session closes.");
+  public static final Option<Integer> LOCAL_MAX_CONNECTIONS_PER_LOAD_BALANCER =
+      Option.integer(
+          "local.maxConnectionsPerLoadBalancer",
+          LocalProviderOptions.DEFAULT_MAX_CONNECTIONS_PER_LOAD_BALANCER,
+          1,
+          10_000_000,
+          "Open TCP connections one load balancer takes over all its ports; one more is closed"
+              + " on arrival.");
+  public static final Option<Integer> LOCAL_MAX_CONNECTIONS =
+      Option.integer(
+          "local.maxConnections",
+          LocalProviderOptions.DEFAULT_MAX_CONNECTIONS,
+          1,
+          10_000_000,
+          "Open TCP connections over all load balancers; one more is closed on arrival.");
+  public static final Option<Duration> LOCAL_TCP_IDLE_TIMEOUT =
+      Option.duration(
+          "local.tcpIdleTimeout",
+          LocalProviderOptions.DEFAULT_TCP_IDLE_TIMEOUT,
+          Duration.ZERO,
+          Duration.ofDays(7),
+          "A TCP connection with no byte either way for this long is closed (0: never).");
+  public static final Option<Integer> LOCAL_MAX_UDP_SESSIONS_PER_LOAD_BALANCER =
+      Option.integer(
+          "local.maxUdpSessionsPerLoadBalancer",
+          LocalProviderOptions.DEFAULT_MAX_UDP_SESSIONS_PER_LOAD_BALANCER,
+          1,
+          10_000_000,
+          "UDP client sessions one load balancer keeps; a new client at the limit ends the least"
+              + " recently used.");
+  public static final Option<Integer> LOCAL_MAX_UDP_SESSIONS =
+      Option.integer(
+          "local.maxUdpSessions",
+          LocalProviderOptions.DEFAULT_MAX_UDP_SESSIONS,
+          1,
+          10_000_000,
+          "UDP client sessions over all load balancers; a new client at the limit ends the least"
+              + " recently used.");
+  public static final Option<Duration> LOCAL_LIMIT_WARNING_INTERVAL =
+      Option.duration(
+          "local.limitWarningInterval",
+          LocalProviderOptions.DEFAULT_LIMIT_WARNING_INTERVAL,
+          MS,
+          DAY,
+          "At most one LoadBalancerLimitReached Warning event per Service in this period.");
   public static final Option<String> HETZNER_ENDPOINT =
       Option.string(
           "hetzner.endpoint",
@@ -737,9 +814,13 @@ public final class PierOptions {
           RECONCILE_VERIFY_PERIOD,
           RECONCILE_RUN_DEADLINE,
           RECONCILE_PROVIDER_CALL_DEADLINE,
+          RECONCILE_RATE_LIMIT,
+          RECONCILE_RATE_BURST,
+          RECONCILE_MIN_ENSURE_INTERVAL,
           WATCH_SERVICE_RESYNC,
           NODES_PREDICATES,
           NODE_SYNC_PERIOD,
+          NODE_SYNC_DEBOUNCE,
           LOCAL_POOLS,
           LOCAL_HEALTH_CHECK_INTERVAL,
           LOCAL_HEALTH_CHECK_TIMEOUT,
@@ -747,6 +828,12 @@ public final class PierOptions {
           LOCAL_HEALTHY_THRESHOLD,
           LOCAL_CONNECT_TIMEOUT,
           LOCAL_UDP_SESSION_TIMEOUT,
+          LOCAL_MAX_CONNECTIONS_PER_LOAD_BALANCER,
+          LOCAL_MAX_CONNECTIONS,
+          LOCAL_TCP_IDLE_TIMEOUT,
+          LOCAL_MAX_UDP_SESSIONS_PER_LOAD_BALANCER,
+          LOCAL_MAX_UDP_SESSIONS,
+          LOCAL_LIMIT_WARNING_INTERVAL,
           HETZNER_ENDPOINT,
           HETZNER_TOKEN_FILE,
           HETZNER_TOKEN_ENV,
