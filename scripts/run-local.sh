@@ -111,7 +111,7 @@ cleanup() {
   _stop 15 ${pids[@]+"${pids[@]}"}
   # The single API server in $state, or the federation's in $state/host, east and west.
   for d in "$state" "$state/host" "$state/east" "$state/west"; do
-    pier_apiserver_stop "$d" 2>/dev/null
+    pier_apiserver_stop "$d"
   done
   # The federation's PowerDNS server, if it started one.
   if declare -F pier_fed_pdns_stop >/dev/null; then pier_fed_pdns_stop "$state/pdns"; fi

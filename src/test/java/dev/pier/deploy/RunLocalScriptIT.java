@@ -72,6 +72,34 @@ class RunLocalScriptIT {
     }
   }
 
+  /**
+   * SIGTERM while the script waits for Pier to give the Service an address: before, the cleanup ran
+   * and the script then went on waiting for a minute.
+   */
+  @Test
+  void sigtermWhilePierStartsStopsEverythingAndTheScriptExits(@TempDir Path tmp) throws Exception {
+    Run run = Run.start(tmp, Map.of());
+    try {
+      run.awaitOutput("[pier] applying k8s/examples/hello-lb.yaml", UP);
+      Map<Long, Child> started = run.children();
+      run.seen.putAll(started);
+      assertThat(commands(started)).anyMatch(c -> c.endsWith("/kube-apiserver"));
+      long t0 = System.nanoTime();
+      run.process.destroy();
+      assertThat(run.process.waitFor(STOPPED.toSeconds(), TimeUnit.SECONDS))
+          .as("the script exited within %s after SIGTERM\n%s", STOPPED, run.output())
+          .isTrue();
+      Duration took = Duration.ofNanos(System.nanoTime() - t0);
+      assertThat(run.process.exitValue()).as(run.output()).isEqualTo(128 + 15);
+      assertThat(Run.stillAlive(started)).as("left running after SIGTERM").isEmpty();
+      assertThat(run.stateDirs()).as("state directories left behind").isEmpty();
+      System.out.println(
+          "run-local.sh stopped on SIGTERM during startup in " + took.toMillis() + " ms");
+    } finally {
+      run.kill();
+    }
+  }
+
   @Test
   void aPierThatCannotStartMakesTheScriptExitNonZeroWithNothingLeftRunning(@TempDir Path tmp)
       throws Exception {
