@@ -2,10 +2,13 @@ package dev.pier.faults;
 
 import static org.awaitility.Awaitility.await;
 
+import dev.pier.testkit.PowerDnsServer;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -14,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 import org.awaitility.core.ConditionTimeoutException;
@@ -28,7 +32,9 @@ import org.awaitility.core.ConditionTimeoutException;
  *       deleted is gone;
  *   <li>no lost update: each load balancer serves exactly the ports of its Service's final spec;
  *   <li>every bad input answered: each malformed Service has a Warning Event naming what is wrong,
- *       and no load balancer.
+ *       and no load balancer;
+ *   <li>no foreign DNS record touched (where the scenario has DNS): the zone's records without
+ *       Pier's ownership comment are as they were before Pier started.
  * </ul>
  */
 final class Invariants {
@@ -37,6 +43,7 @@ final class Invariants {
   private final Cloud cloud;
   private final Set<String> deleted = new HashSet<>();
   private final Map<String, String> badInputs = new LinkedHashMap<>();
+  private ForeignRecords foreignRecords;
 
   Invariants(KubernetesClient client, String namespace, Cloud cloud) {
     this.client = client;
@@ -53,6 +60,12 @@ final class Invariants {
   /** A malformed Service: a Warning Event on it must contain {@code answer}. */
   Invariants badInput(String name, String answer) {
     badInputs.put(name, answer);
+    return this;
+  }
+
+  /** Records the zone's records Pier did not write, as they are now: they must stay so. */
+  Invariants foreignDnsRecords(PowerDnsServer pdns, String zone) {
+    foreignRecords = new ForeignRecords(pdns, zone, ForeignRecords.read(pdns, zone));
     return this;
   }
 
@@ -128,6 +141,12 @@ final class Invariants {
       }
     }
     lbs.forEach((ip, ports) -> out.add("leaked load balancer at " + ip + " serving " + ports));
+    if (foreignRecords != null) {
+      Map<String, String> now = ForeignRecords.read(foreignRecords.pdns(), foreignRecords.zone());
+      if (!now.equals(foreignRecords.before())) {
+        out.add("foreign DNS records touched: were " + foreignRecords.before() + ", are " + now);
+      }
+    }
     return out;
   }
 
@@ -147,6 +166,25 @@ final class Invariants {
               + answer
               + "'; its Warnings: "
               + events.stream().map(Event::getMessage).toList());
+    }
+  }
+
+  /** The rrsets of a zone that carry no comment of Pier's: name/type -> records. */
+  private record ForeignRecords(PowerDnsServer pdns, String zone, Map<String, String> before) {
+    static Map<String, String> read(PowerDnsServer pdns, String zone) {
+      Map<String, String> out = new TreeMap<>();
+      JsonArray rrsets = new JsonObject(pdns.zoneJson(zone)).getJsonArray("rrsets");
+      for (int i = 0; i < rrsets.size(); i++) {
+        JsonObject rrset = rrsets.getJsonObject(i);
+        boolean piers =
+            rrset.getJsonArray("comments", new JsonArray()).encode().contains("pier-owner=");
+        if (!piers && !rrset.getString("type").equals("SOA")) {
+          out.put(
+              rrset.getString("name") + "/" + rrset.getString("type"),
+              rrset.getJsonArray("records").encode());
+        }
+      }
+      return out;
     }
   }
 
