@@ -486,7 +486,7 @@ public final class PierOptions {
           WebhookOptions.DEFAULT_TIMEOUT,
           MS,
           DAY,
-          "Timeout of one webhook call.");
+          "Timeout of one webhook call, from waiting for a connection to the last byte of the answer.");
   public static final Option<Integer> WEBHOOK_RETRIES =
       Option.integer(
           "webhook.retries",
