@@ -261,6 +261,18 @@ class ChartTest {
   }
 
   @Test
+  void configIsMergedOverWhatTheValuesSet() {
+    String rendering =
+        Chart.template(Chart.KUBE_1_20)
+            .set("config.orphans.cleanup", true)
+            .set("config.leaderElection.leaseDuration", "30s")
+            .call();
+    String yaml = pierYaml(rendering);
+    assertThat(yaml).contains("cleanup: true", "leaseDuration: 30s", "provider: local");
+    assertThat(yaml).doesNotContain("leaseDuration: 15s");
+  }
+
+  @Test
   void dnsGetsItsApiKeyFromASecret() {
     String rendering = Chart.render("dns", Chart.KUBE_1_20);
     Container c =
