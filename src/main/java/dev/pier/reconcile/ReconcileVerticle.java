@@ -5,6 +5,7 @@ import dev.pier.config.Durations;
 import dev.pier.dns.publish.DnsSync;
 import dev.pier.kube.Cluster;
 import dev.pier.kube.Clusters;
+import dev.pier.leader.LeaderGate;
 import dev.pier.log.ServiceLog;
 import dev.pier.model.Addresses;
 import dev.pier.model.LbService;
@@ -53,6 +54,7 @@ public final class ReconcileVerticle extends VerticleBase {
   private final DeletedServices deleted;
   private final WorkQueue.Listener<ServiceKey> listener;
   private final DnsSync dns;
+  private final LeaderGate gate;
   private WorkQueue<ServiceKey> queue;
   private DriftVerifier verifier;
   private boolean initialized;
@@ -62,6 +64,7 @@ public final class ReconcileVerticle extends VerticleBase {
 
   /**
    * @param dns publishes DNS names in the same runs as the load balancer work, or null for none
+   * @param gate open while this process may write: runs check it before each write
    */
   public ReconcileVerticle(
       Clusters clusters,
@@ -72,8 +75,10 @@ public final class ReconcileVerticle extends VerticleBase {
       PushedNodeSets pushed,
       DeletedServices deleted,
       WorkQueue.Listener<ServiceKey> listener,
-      DnsSync dns) {
+      DnsSync dns,
+      LeaderGate gate) {
     this.clusters = clusters;
+    this.gate = gate;
     this.provider = provider;
     this.options = options;
     this.filter = filter;
@@ -88,7 +93,7 @@ public final class ReconcileVerticle extends VerticleBase {
   public Future<?> start() {
     ServiceReconciler reconciler =
         new ServiceReconciler(
-            context, clusters::get, provider, filter, eligibility, pushed, deleted, dns);
+            context, clusters::get, provider, filter, eligibility, pushed, deleted, dns, gate);
     queue =
         new WorkQueue<>(
             vertx,
