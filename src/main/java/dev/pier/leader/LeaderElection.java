@@ -19,6 +19,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,8 +34,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Campaigning is given up ({@link Listener#onCannotCampaign}) only when it cannot go on: an
  * elector cannot be started, or {@value #MAX_FAILED_CAMPAIGNS} campaigns in a row failed (ended
- * with an error, or were resigned because the leader could not start its work). A Lease lost to an
- * unreachable API server or to another holder is not a failure: it is the election working.
+ * with an error, stalled, or were resigned because the leader could not start its work). A campaign
+ * stalls when fabric8's loop dies on an unexpected error (a Lease it cannot read, such as one
+ * without {@code leaseDurationSeconds}): it logs the error and never tries again nor completes, so
+ * a watchdog ends a campaign that made no attempt for the lease duration plus three retry periods.
+ * A Lease lost to an unreachable API server or to another holder is not a failure: it is the
+ * election working.
  */
 public final class LeaderElection {
   private static final Logger log = LoggerFactory.getLogger(LeaderElection.class);
@@ -64,8 +70,13 @@ public final class LeaderElection {
   private LeaderElector elector;
   private CompletableFuture<?> running;
   private boolean resigned;
+  private boolean stalled;
   // Only touched on the election's thread.
   private int failedCampaigns;
+  // The watchdog's view of the current campaign: when it last touched the Lease, and calls open.
+  private volatile long lastAttempt = System.nanoTime();
+  private final AtomicInteger attemptsInFlight = new AtomicInteger();
+  private final long stallLimitNanos;
   private volatile boolean stopping;
 
   public LeaderElection(
@@ -76,6 +87,8 @@ public final class LeaderElection {
         options.getNamespace().isEmpty() ? client.getNamespace() : options.getNamespace();
     this.context = context;
     this.gate = gate;
+    this.stallLimitNanos =
+        options.getLeaseDuration().plus(options.getRetryPeriod().multipliedBy(3)).toNanos();
     this.executor =
         new ScheduledThreadPoolExecutor(
             1,
@@ -138,7 +151,32 @@ public final class LeaderElection {
     } catch (RuntimeException e) {
       return Future.failedFuture(e);
     }
+    long check = options.getRetryPeriod().toMillis();
+    executor.scheduleWithFixedDelay(this::watch, check, check, TimeUnit.MILLISECONDS);
     return Future.succeededFuture();
+  }
+
+  /** Ends the current campaign when it stopped touching the Lease (its loop died). */
+  private void watch() {
+    CompletableFuture<?> campaign;
+    synchronized (this) {
+      if (stopping
+          || running == null
+          || running.isDone()
+          || attemptsInFlight.get() > 0
+          || System.nanoTime() - lastAttempt < stallLimitNanos) {
+        return;
+      }
+      stalled = true;
+      campaign = running;
+    }
+    log.warn(
+        "Campaign for Lease {}/{} made no attempt for {}: ending it",
+        namespace,
+        options.getLeaseName(),
+        Durations.format(java.time.Duration.ofNanos(stallLimitNanos)));
+    gate.close();
+    campaign.cancel(true);
   }
 
   /** Starts one campaign with a new elector: fabric8's electors may be started only once. */
@@ -150,10 +188,12 @@ public final class LeaderElection {
         return;
       }
       next = elector(callbacks());
+      lastAttempt = System.nanoTime();
       campaign = next.start();
       elector = next;
       running = campaign;
       resigned = false;
+      stalled = false;
     }
     campaign.whenComplete((v, e) -> onElectionThread(() -> ended(next, e)));
   }
@@ -192,15 +232,19 @@ public final class LeaderElection {
   /** A campaign ended: count it, then campaign again after the retry period or give up. */
   private void ended(LeaderElector which, Throwable error) {
     boolean wasResigned;
+    boolean wasStalled;
     synchronized (this) {
       if (stopping || which != elector) {
         return;
       }
       wasResigned = resigned;
+      wasStalled = stalled;
     }
     gate.close();
     Throwable cause = null;
-    if (wasResigned) {
+    if (wasStalled) {
+      cause = new IllegalStateException("the campaign stopped trying (its loop ended on an error)");
+    } else if (wasResigned) {
       cause = new IllegalStateException("resigned: the leader could not start its work");
     } else if (error != null && !(error instanceof CancellationException)) {
       cause = error;
@@ -349,21 +393,41 @@ public final class LeaderElection {
 
     @Override
     public LeaderElectionRecord get(KubernetesClient client) {
-      return delegate.get(client);
+      return attempt(() -> delegate.get(client));
     }
 
     @Override
     public void create(KubernetesClient client, LeaderElectionRecord record) {
       long sent = System.nanoTime();
-      delegate.create(client, record);
+      attempt(
+          () -> {
+            delegate.create(client, record);
+            return null;
+          });
       recordRenewal(record, sent);
     }
 
     @Override
     public void update(KubernetesClient client, LeaderElectionRecord record) {
       long sent = System.nanoTime();
-      delegate.update(client, record);
+      attempt(
+          () -> {
+            delegate.update(client, record);
+            return null;
+          });
       recordRenewal(record, sent);
+    }
+
+    /** One call to the API server, seen by the watchdog: in flight, then its time. */
+    private <T> T attempt(Supplier<T> call) {
+      attemptsInFlight.incrementAndGet();
+      lastAttempt = System.nanoTime();
+      try {
+        return call.get();
+      } finally {
+        lastAttempt = System.nanoTime();
+        attemptsInFlight.decrementAndGet();
+      }
     }
 
     private void recordRenewal(LeaderElectionRecord record, long sent) {
