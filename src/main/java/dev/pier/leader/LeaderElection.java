@@ -14,6 +14,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
@@ -174,7 +175,7 @@ public final class LeaderElection {
         "Campaign for Lease {}/{} made no attempt for {}: ending it",
         namespace,
         options.getLeaseName(),
-        Durations.format(java.time.Duration.ofNanos(stallLimitNanos)));
+        Durations.format(Duration.ofNanos(stallLimitNanos)));
     gate.close();
     campaign.cancel(true);
   }
