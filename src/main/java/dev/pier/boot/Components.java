@@ -199,11 +199,17 @@ public record Components(
             dns,
             gate);
     metrics.bindQueue(reconciler::queueStats);
+    metrics.bindWaitingRequests(reconciler::waitingRequestsSeen);
     List<Deployable> watchers = new ArrayList<>();
     watchers.add(new WatchVerticle(clusters, filter, deleted::record));
     watchers.add(
         new NodeSyncVerticle(
-            clusters, eligibility, pushed, config.get(PierOptions.NODE_SYNC_PERIOD), metrics));
+            clusters,
+            eligibility,
+            pushed,
+            config.get(PierOptions.NODE_SYNC_PERIOD),
+            config.get(PierOptions.NODE_SYNC_DEBOUNCE),
+            metrics));
     if (dns != null) {
       watchers.add(new EndpointsWatchVerticle(clusters, dns::wantsDns));
       watchers.add(new TopologyWatchVerticle(clusters, dns));
@@ -315,7 +321,10 @@ public record Components(
         .setMinRetryDelay(config.get(PierOptions.RECONCILE_MIN_RETRY_DELAY))
         .setMaxRetryDelay(config.get(PierOptions.RECONCILE_MAX_RETRY_DELAY))
         .setVerifyPeriod(config.get(PierOptions.RECONCILE_VERIFY_PERIOD))
-        .setRunDeadline(config.get(PierOptions.RECONCILE_RUN_DEADLINE));
+        .setRunDeadline(config.get(PierOptions.RECONCILE_RUN_DEADLINE))
+        .setRateLimit(config.get(PierOptions.RECONCILE_RATE_LIMIT))
+        .setRateBurst(config.get(PierOptions.RECONCILE_RATE_BURST))
+        .setMinEnsureInterval(config.get(PierOptions.RECONCILE_MIN_ENSURE_INTERVAL));
   }
 
   /** The Lease settings, or null when leader election is off. */

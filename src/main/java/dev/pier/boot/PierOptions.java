@@ -13,6 +13,7 @@ import dev.pier.dns.publish.DnsOptions;
 import dev.pier.federation.FederationOptions;
 import dev.pier.leader.LeaderElectionOptions;
 import dev.pier.metrics.MeteredProvider;
+import dev.pier.nodesync.NodeSyncVerticle;
 import dev.pier.policy.DeletionGuard;
 import dev.pier.policy.NodeEligibility;
 import dev.pier.reconcile.ReconcileOptions;
@@ -202,6 +203,29 @@ public final class PierOptions {
           DAY,
           "Total deadline of one load-balancer provider call; past it the call fails and is"
               + " retried.");
+  public static final Option<Double> RECONCILE_RATE_LIMIT =
+      Option.decimal(
+          "reconcile.rateLimit",
+          ReconcileOptions.DEFAULT_RATE_LIMIT,
+          0,
+          100_000,
+          "Retries and ensures not caused by a spec change, a second, over all Services; a first"
+              + " ensure or a spec change is never held back (0: no limit).");
+  public static final Option<Integer> RECONCILE_RATE_BURST =
+      Option.integer(
+          "reconcile.rateBurst",
+          ReconcileOptions.DEFAULT_RATE_BURST,
+          1,
+          1_000_000,
+          "How many of the rate-limited runs may go at once before reconcile.rateLimit bites.");
+  public static final Option<Duration> RECONCILE_MIN_ENSURE_INTERVAL =
+      Option.duration(
+          "reconcile.minEnsureInterval",
+          ReconcileOptions.DEFAULT_MIN_ENSURE_INTERVAL,
+          Duration.ZERO,
+          DAY,
+          "Shortest time between two full ensures of one Service not caused by a spec change"
+              + " (annotations only); a later one is deferred to the interval's end (0: none).");
   public static final Option<Duration> WATCH_SERVICE_RESYNC =
       Option.duration(
           "watch.serviceResync",
@@ -223,6 +247,14 @@ public final class PierOptions {
           Duration.ZERO,
           DAY,
           "Full node sync period, the safety net behind node events (0: none).");
+  public static final Option<Duration> NODE_SYNC_DEBOUNCE =
+      Option.duration(
+          "nodeSync.debounce",
+          NodeSyncVerticle.DEFAULT_DEBOUNCE,
+          Duration.ZERO,
+          Duration.ofMinutes(10),
+          "Node changes within this window after the first one make one node sync (0: each"
+              + " change syncs at once).");
   public static final Option<List<PoolSpec>> LOCAL_POOLS =
       Option.itemList(
           "local.pools",
@@ -737,9 +769,13 @@ public final class PierOptions {
           RECONCILE_VERIFY_PERIOD,
           RECONCILE_RUN_DEADLINE,
           RECONCILE_PROVIDER_CALL_DEADLINE,
+          RECONCILE_RATE_LIMIT,
+          RECONCILE_RATE_BURST,
+          RECONCILE_MIN_ENSURE_INTERVAL,
           WATCH_SERVICE_RESYNC,
           NODES_PREDICATES,
           NODE_SYNC_PERIOD,
+          NODE_SYNC_DEBOUNCE,
           LOCAL_POOLS,
           LOCAL_HEALTH_CHECK_INTERVAL,
           LOCAL_HEALTH_CHECK_TIMEOUT,

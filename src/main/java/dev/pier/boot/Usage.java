@@ -86,6 +86,9 @@ public final class Usage {
     if (value instanceof Duration d) {
       return Durations.format(d);
     }
+    if (value instanceof Double d) {
+      return Option.number(d);
+    }
     if (value instanceof String s && s.isEmpty()) {
       return "\"\"";
     }

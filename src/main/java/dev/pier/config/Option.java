@@ -111,6 +111,31 @@ public record Option<T>(
         doc);
   }
 
+  /** A decimal number such as 10 or 0.5. */
+  public static Option<Double> decimal(
+      String path, double defaultValue, double min, double max, String doc) {
+    return new Option<>(
+        path,
+        defaultValue,
+        raw -> {
+          double v = Double.parseDouble(scalar(raw).trim());
+          if (Double.isNaN(v) || Double.isInfinite(v)) {
+            throw new IllegalArgumentException("not a finite number");
+          }
+          return v;
+        },
+        v -> v >= min && v <= max,
+        "a number from " + number(min) + " to " + number(max),
+        doc);
+  }
+
+  /** A number as users write it: 10, not 10.0. */
+  public static String number(double d) {
+    return d == Math.rint(d) && !Double.isInfinite(d)
+        ? String.valueOf((long) d)
+        : String.valueOf(d);
+  }
+
   public static Option<Boolean> bool(String path, boolean defaultValue, String doc) {
     return new Option<>(
         path,

@@ -1,6 +1,7 @@
 package dev.pier.metrics;
 
 import dev.pier.model.ServiceKey;
+import dev.pier.queue.Deferral;
 import dev.pier.queue.WorkItem;
 import dev.pier.queue.WorkKind;
 import dev.pier.queue.WorkQueue;
@@ -13,6 +14,7 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -73,7 +75,16 @@ public final class PierMetrics implements WorkQueue.Listener<ServiceKey> {
         .description("Keys being reconciled now")
         .register(registry);
     Gauge.builder("pier.queue.waiting.retry", () -> stats.get().waitingForRetry())
-        .description("Keys waiting for a retry after a failure")
+        .description(
+            "Keys waiting for a retry after a failure, or held back by the rate limit or the"
+                + " minimum interval between ensures")
+        .register(registry);
+  }
+
+  /** Publishes how many requests wait for a run of their key to start, as a gauge. */
+  public void bindWaitingRequests(IntSupplier waiting) {
+    Gauge.builder("pier.queue.waiting.requests", waiting::getAsInt)
+        .description("Requests (node sync's host updates) waiting for a run of their key")
         .register(registry);
   }
 
@@ -112,6 +123,18 @@ public final class PierMetrics implements WorkQueue.Listener<ServiceKey> {
   @Override
   public void onStuck(ServiceKey key, Duration elapsed) {
     stuck.increment();
+  }
+
+  /** A run held back by the rate limit or the per-Service minimum interval. */
+  @Override
+  public void onDeferred(ServiceKey key, Deferral deferral) {
+    Counter.builder("pier.reconcile.throttled")
+        .description(
+            "Retries and ensures not caused by a spec change held back, by reason: rate_limit"
+                + " (reconcile.rateLimit) or min_interval (reconcile.minEnsureInterval)")
+        .tag("reason", deferral.reason())
+        .register(registry)
+        .increment();
   }
 
   /** Records one node sync round: from the node change to the last host update submitted. */

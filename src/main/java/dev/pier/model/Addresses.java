@@ -14,6 +14,21 @@ public final class Addresses {
   /** The header naming the work kind of a {@link #RECONCILE} message. */
   public static final String KIND = "kind";
 
+  /**
+   * The header of a {@link #RECONCILE} message that says why the Service is to be reconciled;
+   * absent: a change of its spec, its creation or its deletion.
+   */
+  public static final String CAUSE = "cause";
+
+  /**
+   * The answer to a {@link #RECONCILE} request replaced by a newer request for the same key before
+   * its run started: the newer one's run covers both.
+   */
+  public static final String SUPERSEDED = "SUPERSEDED";
+
+  /** The {@link #CAUSE} of a change of the Service's annotations only, not of its spec. */
+  public static final String CAUSE_METADATA = "metadata";
+
   private Addresses() {}
 
   /** Keys of federated Services (host or member cluster) to run. */

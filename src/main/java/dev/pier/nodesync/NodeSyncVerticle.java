@@ -9,6 +9,7 @@ import dev.pier.nodes.NodeSet;
 import dev.pier.nodes.PushedNodeSets;
 import dev.pier.policy.NodeEligibility;
 import dev.pier.queue.WorkKind;
+import dev.pier.util.Debouncer;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -23,14 +24,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps load balancers pointed at the eligible nodes. On every node event it recomputes the
- * cluster's eligible node set; when the set changed, it submits a host update to the reconcile
- * queue for exactly the Services whose last pushed set differs. A periodic full sync diffs every
- * Service against its last pushed set as a safety net. Node events that change nothing relevant
- * (heartbeats, unrelated labels) cost one set comparison and no cloud call.
+ * Keeps load balancers pointed at the eligible nodes. Node events of a cluster are coalesced for
+ * {@code debounce} after the first (a node flapping, or a rolling restart, makes one sync); then it
+ * recomputes the cluster's eligible node set, and when the set changed, it submits a host update to
+ * the reconcile queue for exactly the Services whose last pushed set differs. A periodic full sync
+ * diffs every Service against its last pushed set as a safety net. Node events that change nothing
+ * relevant (heartbeats, unrelated labels) cost one set comparison and no cloud call.
  */
 public final class NodeSyncVerticle extends VerticleBase {
   private static final Logger log = LoggerFactory.getLogger(NodeSyncVerticle.class);
+
+  /** Long enough to gather a burst of node changes, short against a load balancer's update. */
+  public static final Duration DEFAULT_DEBOUNCE = Duration.ofSeconds(1);
+
   private static final DeliveryOptions UPDATE_HOSTS =
       new DeliveryOptions()
           .addHeader(Addresses.KIND, WorkKind.UPDATE_HOSTS.name())
@@ -40,6 +46,11 @@ public final class NodeSyncVerticle extends VerticleBase {
   private final NodeEligibility eligibility;
   private final PushedNodeSets pushed;
   private final Duration period;
+  private final Duration debounce;
+  private Debouncer<String> changes;
+  // Per cluster: the node whose change opened the current window, and how many changes joined it.
+  private final Map<String, String> firstChanged = new HashMap<>();
+  private final Map<String, Integer> changeCount = new HashMap<>();
   private final Map<String, NodeSet> lastEligible = new HashMap<>();
   private final PierMetrics metrics;
   private long timerId = -1;
@@ -49,7 +60,9 @@ public final class NodeSyncVerticle extends VerticleBase {
       NodeEligibility eligibility,
       PushedNodeSets pushed,
       Duration period,
+      Duration debounce,
       PierMetrics metrics) {
+    this.debounce = debounce;
     this.metrics = metrics;
     this.clusters = clusters;
     this.eligibility = eligibility;
@@ -62,6 +75,11 @@ public final class NodeSyncVerticle extends VerticleBase {
     for (Cluster c : clusters.all()) {
       lastEligible.put(c.name(), eligibleSet(c));
     }
+    changes =
+        new Debouncer<>(
+            debounce,
+            (delay, task) -> vertx.setTimer(delay.toMillis(), id -> task.run()),
+            this::sync);
     vertx.eventBus().<JsonObject>consumer(Addresses.NODES_CHANGED, m -> onNodeEvent(m.body()));
     if (!period.isZero()) {
       timerId = vertx.setPeriodic(period.toMillis(), id -> fullSync());
@@ -78,7 +96,21 @@ public final class NodeSyncVerticle extends VerticleBase {
   }
 
   private void onNodeEvent(JsonObject event) {
-    Cluster cluster = clusters.get(event.getString("cluster"));
+    String name = event.getString("cluster");
+    if (clusters.get(name) == null) {
+      return;
+    }
+    firstChanged.putIfAbsent(name, event.getString("node"));
+    changeCount.merge(name, 1, Integer::sum);
+    changes.signal(name);
+  }
+
+  /** The node changes of a cluster's window, as one: load balancers follow the set they left. */
+  private void sync(String clusterName) {
+    Cluster cluster = clusters.get(clusterName);
+    String node = firstChanged.remove(clusterName);
+    int count = changeCount.getOrDefault(clusterName, 0);
+    changeCount.remove(clusterName);
     if (cluster == null) {
       return;
     }
@@ -89,11 +121,13 @@ public final class NodeSyncVerticle extends VerticleBase {
     }
     int submitted = submitDifferences(cluster, now);
     log.info(
-        "Cluster {}: eligible nodes changed ({} -> {}) after node {}: {} load balancer(s) to update",
+        "Cluster {}: eligible nodes changed ({} -> {}) after {} node change(s), the first of node"
+            + " {}: {} load balancer(s) to update",
         cluster.name(),
         before == null ? 0 : before.size(),
         now.size(),
-        event.getString("node"),
+        count,
+        node,
         submitted);
   }
 
@@ -133,13 +167,19 @@ public final class NodeSyncVerticle extends VerticleBase {
               ar -> {
                 long nanos = System.nanoTime() - start;
                 metrics.recordNodeSync(nanos);
-                long failed = replies.stream().filter(f -> !"SUCCESS".equals(outcome(f))).count();
+                long superseded =
+                    replies.stream().filter(f -> Addresses.SUPERSEDED.equals(outcome(f))).count();
+                long failed =
+                    replies.stream().filter(f -> !"SUCCESS".equals(outcome(f))).count()
+                        - superseded;
                 log.info(
-                    "Cluster {}: node sync round done in {} ms: {} load balancer(s), {} to retry",
+                    "Cluster {}: node sync round done in {} ms: {} load balancer(s), {} to retry,"
+                        + " {} left to a later round",
                     cluster.name(),
                     nanos / 1_000_000,
                     replies.size(),
-                    failed);
+                    failed,
+                    superseded);
               });
     }
     return stale.size();

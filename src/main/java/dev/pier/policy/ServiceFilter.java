@@ -128,8 +128,30 @@ public final class ServiceFilter {
         || (classNotOwned(newSvc) && !classNotOwned(oldSvc));
   }
 
+  /**
+   * The update is worth a reconcile only because the annotations changed: nothing of the spec a
+   * load balancer depends on did, and nothing that starts or stops serving it. Such runs are
+   * rate-limited; a tool that stamps an annotation every second must not drive the provider.
+   */
+  public boolean onlyAnnotationsChanged(Service oldSvc, Service newSvc) {
+    return shouldEnqueueUpdate(oldSvc, newSvc)
+        && !specNeedsUpdate(oldSvc, newSvc)
+        && !needsCleanup(newSvc)
+        && !(classNotOwned(newSvc) && !classNotOwned(oldSvc));
+  }
+
   /** Upstream's needsUpdate: true on any change that a load balancer depends on. */
   public boolean needsUpdate(Service oldSvc, Service newSvc) {
+    return specNeedsUpdate(oldSvc, newSvc)
+        || (wantsLoadBalancer(oldSvc)
+            && wantsLoadBalancer(newSvc)
+            && !Objects.equals(
+                nullIfEmpty(oldSvc.getMetadata().getAnnotations()),
+                nullIfEmpty(newSvc.getMetadata().getAnnotations())));
+  }
+
+  /** {@link #needsUpdate} but for the annotations: a change of what the Service asks for. */
+  private boolean specNeedsUpdate(Service oldSvc, Service newSvc) {
     boolean oldWants = wantsLoadBalancer(oldSvc);
     boolean newWants = wantsLoadBalancer(newSvc);
     if (!oldWants && !newWants) {
@@ -146,9 +168,6 @@ public final class ServiceFilter {
         || !Objects.equals(o.getSessionAffinityConfig(), n.getSessionAffinityConfig())
         || !Objects.equals(o.getLoadBalancerIP(), n.getLoadBalancerIP())
         || !Objects.equals(nullIfEmpty(o.getExternalIPs()), nullIfEmpty(n.getExternalIPs()))
-        || !Objects.equals(
-            nullIfEmpty(oldSvc.getMetadata().getAnnotations()),
-            nullIfEmpty(newSvc.getMetadata().getAnnotations()))
         || !Objects.equals(oldSvc.getMetadata().getUid(), newSvc.getMetadata().getUid())
         || !Objects.equals(o.getExternalTrafficPolicy(), n.getExternalTrafficPolicy())
         || !Objects.equals(o.getHealthCheckNodePort(), n.getHealthCheckNodePort())

@@ -27,6 +27,8 @@ import org.slf4j.LoggerFactory;
  *       success resets the backoff; a fenced run (its process stopped leading) is looked at again
  *       after the delay it asks for, its backoff unchanged;
  *   <li>a direct add of a key waiting for a retry runs it now;
+ *   <li>a gate may defer work that is about to run: it waits (with later work of the key merged
+ *       into it) and is asked about again when the wait ends;
  *   <li>a run still going after {@code runDeadline} is abandoned: its slot goes to other keys and
  *       the key is retried, but it stays locked until the abandoned run's future settles (so it
  *       still never runs twice at once), then runs again with its kinds and any added meanwhile.
@@ -49,6 +51,17 @@ public final class WorkQueue<K> {
      * and the key runs again once the abandoned run settles. Called once per such run.
      */
     default void onStuck(K key, Duration elapsed) {}
+
+    /** The gate deferred work of {@code key} that was about to run. */
+    default void onDeferred(K key, Deferral deferral) {}
+  }
+
+  /** Decides whether work about to run runs now or waits: the seam for rate limits. */
+  public interface Gate<K> {
+    Gate<Object> OPEN = item -> Deferral.NONE;
+
+    /** Called as {@code item} is about to run: {@link Deferral#NONE} runs it now. */
+    Deferral check(WorkItem<K> item);
   }
 
   private record Delayed(long timerId, long dueAtMillis, EnumSet<WorkKind> kinds) {}
@@ -59,6 +72,7 @@ public final class WorkQueue<K> {
   private final Duration runDeadline;
   private final Function<WorkItem<K>, Future<WorkResult>> handler;
   private final Listener<K> listener;
+  private final Gate<K> gate;
 
   private final LinkedHashMap<K, EnumSet<WorkKind>> ready = new LinkedHashMap<>();
   // Keys with a run in progress, abandoned ones included: the key lock.
@@ -68,6 +82,8 @@ public final class WorkQueue<K> {
   private final Map<K, Long> deadlineTimers = new HashMap<>();
   private final Map<K, EnumSet<WorkKind>> addedWhileRunning = new HashMap<>();
   private final Map<K, Delayed> delayed = new HashMap<>();
+  // Keys whose last run failed: their next run is a retry.
+  private final Set<K> failed = new HashSet<>();
   private boolean paused;
   private boolean closed;
   // Copies of the sizes for readers on other threads (metrics scrapes).
@@ -82,6 +98,21 @@ public final class WorkQueue<K> {
       Duration runDeadline,
       Function<WorkItem<K>, Future<WorkResult>> handler,
       Listener<K> listener) {
+    this(vertx, maxInFlight, backoff, runDeadline, handler, listener, null);
+  }
+
+  /**
+   * @param gate decides whether work about to run waits; null: never
+   */
+  @SuppressWarnings("unchecked")
+  public WorkQueue(
+      Vertx vertx,
+      int maxInFlight,
+      ExponentialBackoff<K> backoff,
+      Duration runDeadline,
+      Function<WorkItem<K>, Future<WorkResult>> handler,
+      Listener<K> listener,
+      Gate<K> gate) {
     if (maxInFlight < 1) {
       throw new IllegalArgumentException("maxInFlight must be >= 1, got " + maxInFlight);
     }
@@ -94,6 +125,7 @@ public final class WorkQueue<K> {
     this.backoff = backoff;
     this.handler = handler;
     this.listener = listener == null ? new Listener<>() {} : listener;
+    this.gate = gate == null ? (Gate<K>) (Gate<?>) Gate.OPEN : gate;
   }
 
   /** Asks for work of {@code kind} on {@code key} as soon as possible. */
@@ -169,6 +201,7 @@ public final class WorkQueue<K> {
     delayed.clear();
     ready.clear();
     addedWhileRunning.clear();
+    failed.clear();
     depthSeen = 0;
     waitingSeen = 0;
   }
@@ -228,11 +261,42 @@ public final class WorkQueue<K> {
       Iterator<Map.Entry<K, EnumSet<WorkKind>>> it = ready.entrySet().iterator();
       Map.Entry<K, EnumSet<WorkKind>> next = it.next();
       it.remove();
-      run(new WorkItem<>(next.getKey(), next.getValue(), backoff.failures(next.getKey())));
+      K key = next.getKey();
+      WorkItem<K> item =
+          new WorkItem<>(key, next.getValue(), backoff.failures(key), failed.contains(key));
+      Deferral deferral = check(item);
+      if (deferral.defers()) {
+        defer(item, deferral);
+      } else {
+        run(item);
+      }
     }
     depthSeen = ready.size();
     inFlightSeen = inFlight();
     waitingSeen = delayed.size();
+  }
+
+  /** The gate's answer; a gate that fails holds nothing back. */
+  private Deferral check(WorkItem<K> item) {
+    try {
+      Deferral d = gate.check(item);
+      return d == null ? Deferral.NONE : d;
+    } catch (RuntimeException e) {
+      log.warn("Queue gate failed for {}; running it now", item.key(), e);
+      return Deferral.NONE;
+    }
+  }
+
+  /** Parks work the gate deferred; it comes back through the gate when the wait ends. */
+  private void defer(WorkItem<K> item, Deferral deferral) {
+    try {
+      listener.onDeferred(item.key(), deferral);
+    } catch (RuntimeException e) {
+      log.warn("Queue listener failed", e);
+    }
+    // Whole milliseconds, at least one: a timer never fires before the wait is over.
+    long millis = Math.max(1, (deferral.delay().toNanos() + 999_999) / 1_000_000);
+    addAfter(item.key(), item.kinds(), Duration.ofMillis(millis));
   }
 
   private void run(WorkItem<K> item) {
@@ -295,13 +359,18 @@ public final class WorkQueue<K> {
       log.warn("Queue listener failed", e);
     }
     switch (result.outcome()) {
-      case SUCCESS, PERMANENT -> backoff.forget(key);
+      case SUCCESS, PERMANENT -> {
+        backoff.forget(key);
+        failed.remove(key);
+      }
       case RETRY -> {
+        failed.add(key);
         Duration delay = backoff.next(key);
         listener.onRetryScheduled(key, delay);
         addAfter(key, retryKinds(item, result), delay);
       }
       case RETRY_AFTER -> {
+        failed.add(key);
         listener.onRetryScheduled(key, result.delay());
         addAfter(key, retryKinds(item, result), result.delay());
       }

@@ -11,11 +11,30 @@ public final class ReconcileOptions {
   /** Longest run of one key: above the longest deadline of any one call a run makes. */
   public static final Duration DEFAULT_RUN_DEADLINE = Duration.ofMinutes(10);
 
+  /**
+   * Retries and ensures not caused by a spec change, a second, over all Services: far below a cold
+   * start's pace (which it never slows), far above what a healthy cluster needs.
+   */
+  public static final double DEFAULT_RATE_LIMIT = 10;
+
+  /** Such runs that may go at once before the rate limit bites: a retry storm's first wave. */
+  public static final int DEFAULT_RATE_BURST = 100;
+
+  /**
+   * Shortest time between two full ensures of one Service that are not caused by a spec change: an
+   * annotation stamped every second costs one ensure per 30 s, and a real annotation edit waits at
+   * most this long (the first after a quiet spell goes at once).
+   */
+  public static final Duration DEFAULT_MIN_ENSURE_INTERVAL = Duration.ofSeconds(30);
+
   private int concurrency = DEFAULT_CONCURRENCY;
   private Duration minRetryDelay = ExponentialBackoff.DEFAULT_MIN;
   private Duration maxRetryDelay = ExponentialBackoff.DEFAULT_MAX;
   private Duration verifyPeriod = DEFAULT_VERIFY_PERIOD;
   private Duration runDeadline = DEFAULT_RUN_DEADLINE;
+  private double rateLimit = DEFAULT_RATE_LIMIT;
+  private int rateBurst = DEFAULT_RATE_BURST;
+  private Duration minEnsureInterval = DEFAULT_MIN_ENSURE_INTERVAL;
 
   /** Keys reconciled at the same time. */
   public int getConcurrency() {
@@ -65,6 +84,40 @@ public final class ReconcileOptions {
 
   public ReconcileOptions setRunDeadline(Duration runDeadline) {
     this.runDeadline = runDeadline;
+    return this;
+  }
+
+  /**
+   * Retries and ensures not caused by a spec change, a second, over all Services; zero: no limit.
+   */
+  public double getRateLimit() {
+    return rateLimit;
+  }
+
+  public ReconcileOptions setRateLimit(double rateLimit) {
+    this.rateLimit = rateLimit;
+    return this;
+  }
+
+  /** How many of those may go at once before the rate limit bites. */
+  public int getRateBurst() {
+    return rateBurst;
+  }
+
+  public ReconcileOptions setRateBurst(int rateBurst) {
+    this.rateBurst = rateBurst;
+    return this;
+  }
+
+  /**
+   * Shortest time between two full ensures of one Service not caused by a spec change; zero: none.
+   */
+  public Duration getMinEnsureInterval() {
+    return minEnsureInterval;
+  }
+
+  public ReconcileOptions setMinEnsureInterval(Duration minEnsureInterval) {
+    this.minEnsureInterval = minEnsureInterval;
     return this;
   }
 }

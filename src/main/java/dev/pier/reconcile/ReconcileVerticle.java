@@ -15,11 +15,13 @@ import dev.pier.model.Views;
 import dev.pier.nodes.PushedNodeSets;
 import dev.pier.policy.NodeEligibility;
 import dev.pier.policy.ServiceFilter;
+import dev.pier.queue.Deferral;
 import dev.pier.queue.WorkItem;
 import dev.pier.queue.WorkKind;
 import dev.pier.queue.WorkQueue;
 import dev.pier.queue.WorkResult;
 import dev.pier.retry.ExponentialBackoff;
+import dev.pier.retry.TokenBucket;
 import io.fabric8.kubernetes.api.model.Service;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -39,7 +41,10 @@ import org.slf4j.LoggerFactory;
  * the {@link ServiceReconciler} once told to start on {@link Addresses#RECONCILE_CONTROL} (after
  * the informers synced, and on the leader). Keys that arrive before that wait in the queue. A key
  * sent as a request is answered with the outcome of the run that covers it (node sync uses this to
- * time a whole round).
+ * time a whole round); a newer request for a key replaces the one still waiting for its run, which
+ * is answered {@link Addresses#SUPERSEDED}, so that what waits behind a key stays one request
+ * however often nodes flap. Runs that only repeat work (retries, and ensures not asked for by a
+ * change of the spec) are rate-limited by a {@link ReconcileThrottle}.
  */
 public final class ReconcileVerticle extends VerticleBase {
   private static final Logger log = LoggerFactory.getLogger(ReconcileVerticle.class);
@@ -59,8 +64,11 @@ public final class ReconcileVerticle extends VerticleBase {
   private DriftVerifier verifier;
   private boolean initialized;
   // Requests (rather than one-way sends) are answered when the run that covers them ends.
-  private final Map<ServiceKey, List<Message<String>>> waitingForRun = new HashMap<>();
-  private final Map<ServiceKey, List<Message<String>>> waitingForEnd = new HashMap<>();
+  private final Map<ServiceKey, Message<String>> waitingForRun = new HashMap<>();
+  private final Map<ServiceKey, Message<String>> waitingForEnd = new HashMap<>();
+  private ReconcileThrottle throttle;
+  // A copy of the number of requests waiting for a run, for readers on other threads (metrics).
+  private volatile int waitingRequestsSeen;
 
   /**
    * @param dns publishes DNS names in the same runs as the load balancer work, or null for none
@@ -94,6 +102,14 @@ public final class ReconcileVerticle extends VerticleBase {
     ServiceReconciler reconciler =
         new ServiceReconciler(
             context, clusters::get, provider, filter, eligibility, pushed, deleted, dns, gate);
+    throttle =
+        new ReconcileThrottle(
+            options.getRateLimit() > 0
+                ? new TokenBucket(options.getRateLimit(), options.getRateBurst(), System::nanoTime)
+                : null,
+            options.getMinEnsureInterval(),
+            reconciler::hasEnsured,
+            System::nanoTime);
     queue =
         new WorkQueue<>(
             vertx,
@@ -101,9 +117,10 @@ public final class ReconcileVerticle extends VerticleBase {
             new ExponentialBackoff<>(options.getMinRetryDelay(), options.getMaxRetryDelay()),
             options.getRunDeadline(),
             item -> {
-              List<Message<String>> waiters = waitingForRun.remove(item.key());
-              if (waiters != null) {
-                waitingForEnd.put(item.key(), waiters);
+              Message<String> waiter = waitingForRun.remove(item.key());
+              waitingRequestsSeen = waitingForRun.size();
+              if (waiter != null) {
+                waitingForEnd.put(item.key(), waiter);
               }
               return reconciler.reconcile(item);
             },
@@ -113,10 +130,9 @@ public final class ReconcileVerticle extends VerticleBase {
                 if (listener != null) {
                   listener.onDone(item, result, nanos);
                 }
-                List<Message<String>> waiters = waitingForEnd.remove(item.key());
-                if (waiters != null) {
-                  String outcome = result.outcome().name();
-                  waiters.forEach(m -> m.reply(outcome));
+                Message<String> waiter = waitingForEnd.remove(item.key());
+                if (waiter != null) {
+                  waiter.reply(result.outcome().name());
                 }
               }
 
@@ -138,7 +154,15 @@ public final class ReconcileVerticle extends VerticleBase {
                   listener.onStuck(key, elapsed);
                 }
               }
-            });
+
+              @Override
+              public void onDeferred(ServiceKey key, Deferral deferral) {
+                if (listener != null) {
+                  listener.onDeferred(key, deferral);
+                }
+              }
+            },
+            throttle);
     queue.pause();
     verifier =
         new DriftVerifier(
@@ -156,14 +180,20 @@ public final class ReconcileVerticle extends VerticleBase {
     if (queue != null) {
       queue.close();
     }
-    waitingForRun.values().forEach(l -> l.forEach(m -> m.fail(503, "stopping")));
+    waitingForRun.values().forEach(m -> m.fail(503, "stopping"));
     waitingForRun.clear();
+    waitingRequestsSeen = 0;
     return Future.succeededFuture();
   }
 
   /** The queue's sizes, safe to read from any thread. */
   public WorkQueue.Stats queueStats() {
     return queue == null ? new WorkQueue.Stats(0, 0, 0) : queue.stats();
+  }
+
+  /** Requests (node sync's) waiting for a run of their key to start; safe from any thread. */
+  public int waitingRequestsSeen() {
+    return waitingRequestsSeen;
   }
 
   private void onKey(Message<String> msg) {
@@ -178,7 +208,15 @@ public final class ReconcileVerticle extends VerticleBase {
       return;
     }
     if (msg.replyAddress() != null) {
-      waitingForRun.computeIfAbsent(key, k -> new ArrayList<>()).add(msg);
+      Message<String> older = waitingForRun.put(key, msg);
+      if (older != null) {
+        older.reply(Addresses.SUPERSEDED);
+      }
+      waitingRequestsSeen = waitingForRun.size();
+    }
+    if (kind == WorkKind.RECONCILE
+        && !Addresses.CAUSE_METADATA.equals(msg.headers().get(Addresses.CAUSE))) {
+      throttle.specChanged(key);
     }
     queue.add(key, kind);
   }

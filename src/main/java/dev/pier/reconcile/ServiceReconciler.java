@@ -188,6 +188,11 @@ public final class ServiceReconciler {
     return dns == null ? result : result.compose(r -> syncDns(item, cluster, key, r));
   }
 
+  /** Whether this process ensured the key's load balancer (and has not cleaned it up since). */
+  public boolean hasEnsured(ServiceKey key) {
+    return ensured.containsKey(key);
+  }
+
   private static Run run(ClusterAccess cluster, Service svc, Set<WorkKind> kinds) {
     return new Run(
         Views.ref(cluster.name(), svc), cluster, svc, Views.service(cluster.name(), svc), kinds);

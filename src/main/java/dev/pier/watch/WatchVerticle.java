@@ -31,6 +31,10 @@ public final class WatchVerticle extends VerticleBase {
   private static final Logger log = LoggerFactory.getLogger(WatchVerticle.class);
   private static final DeliveryOptions RECONCILE =
       new DeliveryOptions().addHeader(Addresses.KIND, WorkKind.RECONCILE.name());
+  private static final DeliveryOptions RECONCILE_FOR_ANNOTATIONS =
+      new DeliveryOptions()
+          .addHeader(Addresses.KIND, WorkKind.RECONCILE.name())
+          .addHeader(Addresses.CAUSE, Addresses.CAUSE_METADATA);
 
   private final Clusters clusters;
   private final ServiceFilter filter;
@@ -99,8 +103,12 @@ public final class WatchVerticle extends VerticleBase {
   }
 
   private void send(String cluster, Service svc) {
+    send(cluster, svc, RECONCILE);
+  }
+
+  private void send(String cluster, Service svc, DeliveryOptions options) {
     ServiceKey key = Views.key(cluster, svc);
-    vertx.eventBus().send(Addresses.RECONCILE, key.toString(), RECONCILE);
+    vertx.eventBus().send(Addresses.RECONCILE, key.toString(), options);
   }
 
   private final class ServiceHandler implements ResourceEventHandler<Service> {
@@ -126,8 +134,12 @@ public final class WatchVerticle extends VerticleBase {
     public void onUpdate(Service oldSvc, Service newSvc) {
       ctx.runOnContext(
           v -> {
-            if (filter.forCluster(cluster).shouldEnqueueUpdate(oldSvc, newSvc)) {
-              send(cluster, newSvc);
+            ServiceFilter f = filter.forCluster(cluster);
+            if (f.shouldEnqueueUpdate(oldSvc, newSvc)) {
+              send(
+                  cluster,
+                  newSvc,
+                  f.onlyAnnotationsChanged(oldSvc, newSvc) ? RECONCILE_FOR_ANNOTATIONS : RECONCILE);
             }
           });
     }

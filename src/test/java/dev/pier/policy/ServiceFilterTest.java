@@ -109,36 +109,63 @@ class ServiceFilterTest {
     assertThat(filter.needsUpdate(lb(), changed)).isFalse();
   }
 
+  /** Every change of upstream's list but the annotations: changes of what the Service asks for. */
+  private static List<UnaryOperator<ServiceBuilder>> specChanges() {
+    return List.of(
+        b -> b.editSpec().withType("ClusterIP").endSpec(),
+        b -> b.editSpec().withLoadBalancerSourceRanges("10.0.0.0/8").endSpec(),
+        b -> b.editSpec().editFirstPort().withPort(81).endPort().endSpec(),
+        b -> b.editSpec().editFirstPort().withNodePort(30081).endPort().endSpec(),
+        b -> b.editSpec().editFirstPort().withProtocol("UDP").endPort().endSpec(),
+        b -> b.editSpec().editFirstPort().withName("web").endPort().endSpec(),
+        b -> b.editSpec().editFirstPort().withTargetPort(new IntOrString(9090)).endPort().endSpec(),
+        b -> b.editSpec().editFirstPort().withAppProtocol("http").endPort().endSpec(),
+        b -> b.editSpec().addNewPort().withPort(443).withNodePort(30443).endPort().endSpec(),
+        b -> b.editSpec().withSessionAffinity("ClientIP").endSpec(),
+        b -> b.editSpec().withLoadBalancerIP("127.240.0.9").endSpec(),
+        b -> b.editSpec().withExternalIPs("1.1.1.1").endSpec(),
+        b -> b.editMetadata().withUid("u2").endMetadata(),
+        b -> b.editSpec().withExternalTrafficPolicy("Local").endSpec(),
+        b -> b.editSpec().withHealthCheckNodePort(31000).endSpec(),
+        b -> b.editSpec().withIpFamilies("IPv4", "IPv6").endSpec(),
+        b -> b.editSpec().withLoadBalancerClass("other.io/lb").endSpec());
+  }
+
+  private static final UnaryOperator<ServiceBuilder> ANNOTATIONS =
+      b -> b.editMetadata().withAnnotations(Map.of("a", "2")).endMetadata();
+
   @Test
   void everyFieldOfTheUpstreamListNeedsAnUpdate() {
-    List<UnaryOperator<ServiceBuilder>> changes =
-        List.of(
-            b -> b.editSpec().withType("ClusterIP").endSpec(),
-            b -> b.editSpec().withLoadBalancerSourceRanges("10.0.0.0/8").endSpec(),
-            b -> b.editSpec().editFirstPort().withPort(81).endPort().endSpec(),
-            b -> b.editSpec().editFirstPort().withNodePort(30081).endPort().endSpec(),
-            b -> b.editSpec().editFirstPort().withProtocol("UDP").endPort().endSpec(),
-            b -> b.editSpec().editFirstPort().withName("web").endPort().endSpec(),
-            b ->
-                b.editSpec()
-                    .editFirstPort()
-                    .withTargetPort(new IntOrString(9090))
-                    .endPort()
-                    .endSpec(),
-            b -> b.editSpec().editFirstPort().withAppProtocol("http").endPort().endSpec(),
-            b -> b.editSpec().addNewPort().withPort(443).withNodePort(30443).endPort().endSpec(),
-            b -> b.editSpec().withSessionAffinity("ClientIP").endSpec(),
-            b -> b.editSpec().withLoadBalancerIP("127.240.0.9").endSpec(),
-            b -> b.editSpec().withExternalIPs("1.1.1.1").endSpec(),
-            b -> b.editMetadata().withAnnotations(Map.of("a", "2")).endMetadata(),
-            b -> b.editMetadata().withUid("u2").endMetadata(),
-            b -> b.editSpec().withExternalTrafficPolicy("Local").endSpec(),
-            b -> b.editSpec().withHealthCheckNodePort(31000).endSpec(),
-            b -> b.editSpec().withIpFamilies("IPv4", "IPv6").endSpec(),
-            b -> b.editSpec().withLoadBalancerClass("other.io/lb").endSpec());
-    for (UnaryOperator<ServiceBuilder> change : changes) {
+    for (UnaryOperator<ServiceBuilder> change : specChanges()) {
       assertThat(filter.needsUpdate(lb(), edit(lb(), change))).as(change.toString()).isTrue();
     }
+    assertThat(filter.needsUpdate(lb(), edit(lb(), ANNOTATIONS))).isTrue();
+  }
+
+  @Test
+  void onlyAnAnnotationChangeIsOnlyAnAnnotationChange() {
+    assertThat(filter.onlyAnnotationsChanged(lb(), edit(lb(), ANNOTATIONS))).isTrue();
+    for (UnaryOperator<ServiceBuilder> change : specChanges()) {
+      Service changed = edit(lb(), change);
+      assertThat(filter.onlyAnnotationsChanged(lb(), changed)).as(change.toString()).isFalse();
+      Service both = edit(changed, ANNOTATIONS);
+      assertThat(filter.onlyAnnotationsChanged(lb(), both)).as(change.toString()).isFalse();
+    }
+    Service finalized =
+        edit(
+            lb(),
+            b -> b.editMetadata().withFinalizers(ServiceFilter.LB_CLEANUP_FINALIZER).endMetadata());
+    Service deleting =
+        edit(
+            finalized,
+            b ->
+                ANNOTATIONS
+                    .apply(b)
+                    .editMetadata()
+                    .withDeletionTimestamp("2026-01-01T00:00:00Z")
+                    .endMetadata());
+    assertThat(filter.onlyAnnotationsChanged(finalized, deleting)).isFalse();
+    assertThat(filter.onlyAnnotationsChanged(lb(), lb())).as("no change at all").isFalse();
   }
 
   @Test

@@ -342,6 +342,90 @@ class WorkQueueTest {
     }
   }
 
+  private WorkQueue<String> gated(
+      Function<WorkItem<String>, Future<WorkResult>> handler,
+      WorkQueue.Gate<String> gate,
+      List<Deferral> deferred) {
+    CompletableFuture<WorkQueue<String>> q = new CompletableFuture<>();
+    ctx.runOnContext(
+        v ->
+            q.complete(
+                new WorkQueue<>(
+                    vertx,
+                    4,
+                    new ExponentialBackoff<>(Duration.ofMillis(50), Duration.ofMillis(400)),
+                    Duration.ofMinutes(10),
+                    handler,
+                    new WorkQueue.Listener<>() {
+                      @Override
+                      public void onDeferred(String key, Deferral deferral) {
+                        deferred.add(deferral);
+                      }
+                    },
+                    gate)));
+    return q.join();
+  }
+
+  @Test
+  void aDeferredKeyWaitsWithoutRunningAndIsAskedAboutAgainWhenTheWaitEnds() {
+    List<WorkItem<String>> runs = Collections.synchronizedList(new ArrayList<>());
+    List<Deferral> deferred = Collections.synchronizedList(new ArrayList<>());
+    List<Long> asked = Collections.synchronizedList(new ArrayList<>());
+    long start = System.nanoTime();
+    WorkQueue<String> q =
+        gated(
+            item -> {
+              runs.add(item);
+              return Future.succeededFuture(WorkResult.success());
+            },
+            item -> {
+              asked.add(System.nanoTime());
+              return millis(System.nanoTime() - start) < 300
+                  ? Deferral.of(Duration.ofMillis(300), "test")
+                  : Deferral.NONE;
+            },
+            deferred);
+    on(v -> q.add("a", WorkKind.RECONCILE));
+    // Added again while it waits: asked about again, deferred again, still not run.
+    await().pollDelay(Duration.ofMillis(100)).until(() -> true);
+    on(v -> q.add("a", WorkKind.DNS));
+    assertThat(runs).isEmpty();
+    on(v -> assertThat(q.waitingForRetry()).isEqualTo(1));
+    await().atMost(Duration.ofSeconds(5)).until(() -> runs.size() == 1);
+    assertThat(millis(System.nanoTime() - start)).isGreaterThanOrEqualTo(300);
+    // Deferred work keeps its kinds and what was added meanwhile.
+    assertThat(runs.get(0).kinds()).containsExactlyInAnyOrder(WorkKind.RECONCILE, WorkKind.DNS);
+    assertThat(deferred).hasSizeGreaterThanOrEqualTo(2).allMatch(d -> d.reason().equals("test"));
+    assertThat(asked).hasSize(deferred.size() + 1);
+    on(v -> assertThat(q.isIdle()).isTrue());
+  }
+
+  @Test
+  void theGateSeesWhetherARunRetriesAFailedOne() {
+    List<WorkItem<String>> seen = Collections.synchronizedList(new ArrayList<>());
+    AtomicInteger calls = new AtomicInteger();
+    WorkQueue<String> q =
+        gated(
+            item ->
+                Future.succeededFuture(
+                    switch (calls.incrementAndGet()) {
+                      case 1 -> WorkResult.retry(item.kinds());
+                      case 2 -> WorkResult.retryAfter(Duration.ofMillis(50), item.kinds());
+                      default -> WorkResult.success();
+                    }),
+            item -> {
+              seen.add(item);
+              return Deferral.NONE;
+            },
+            new ArrayList<>());
+    on(v -> q.add("a", WorkKind.RECONCILE));
+    await().atMost(Duration.ofSeconds(5)).until(() -> calls.get() == 3);
+    on(v -> q.add("a", WorkKind.RECONCILE));
+    await().atMost(Duration.ofSeconds(5)).until(() -> calls.get() == 4);
+    // First run, a retry after RETRY, a retry after RETRY_AFTER, a fresh run after success.
+    assertThat(seen.stream().map(WorkItem::retry)).containsExactly(false, true, true, false);
+  }
+
   private static long millis(long nanos) {
     return nanos / 1_000_000;
   }
