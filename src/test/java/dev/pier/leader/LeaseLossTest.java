@@ -40,14 +40,9 @@ class LeaseLossTest {
     String ns = kube.createNamespace("lease-loss");
     int portA = kube.freeNodePort();
     int portB = kube.freeNodePort();
-    Map<String, String> env = new HashMap<>();
-    env.put(PierOptions.PROVIDER.envName(), "local");
+    // The failover tests' short lease timings (4 s lease, 3 s renew deadline), its own pool.
+    Map<String, String> env = new HashMap<>(Failover.electing(leaseNs));
     env.put(PierOptions.LOCAL_POOLS.envName(), POOL);
-    env.put(PierOptions.LEADER_ELECTION_ENABLED.envName(), "true");
-    env.put(PierOptions.LEADER_ELECTION_NAMESPACE.envName(), leaseNs);
-    env.put(PierOptions.LEADER_ELECTION_LEASE_DURATION.envName(), "4s");
-    env.put(PierOptions.LEADER_ELECTION_RENEW_DEADLINE.envName(), "3s");
-    env.put(PierOptions.LEADER_ELECTION_RETRY_PERIOD.envName(), "500ms");
     AtomicBoolean sending = new AtomicBoolean(true);
     AtomicInteger sent = new AtomicInteger();
     AtomicInteger failed = new AtomicInteger();
