@@ -49,6 +49,7 @@ import org.slf4j.LoggerFactory;
 public final class ReconcileVerticle extends VerticleBase {
   private static final Logger log = LoggerFactory.getLogger(ReconcileVerticle.class);
   private static final ServiceLog serviceLog = ServiceLog.of(ReconcileVerticle.class);
+  private static final String NOT_LEADING = "not_leading";
 
   private final Clusters clusters;
   private final LoadBalancerProvider provider;
@@ -157,12 +158,17 @@ public final class ReconcileVerticle extends VerticleBase {
 
               @Override
               public void onDeferred(ServiceKey key, Deferral deferral) {
-                if (listener != null) {
+                if (listener != null && !NOT_LEADING.equals(deferral.reason())) {
                   listener.onDeferred(key, deferral);
                 }
               }
             },
-            throttle);
+            // Between the gate closing and the loss being handled, no run starts: none would get
+            // far, and a fenced one would use up a rate-limit token or a spec change's pass.
+            item ->
+                gate.isOpen()
+                    ? throttle.check(item)
+                    : Deferral.of(Outcomes.FENCED_RECHECK, NOT_LEADING));
     queue.pause();
     verifier =
         new DriftVerifier(
