@@ -29,6 +29,8 @@ command -v openssl >/dev/null || need_packages+=(openssl)
 command -v curl >/dev/null || need_packages+=(curl)
 command -v kubectl >/dev/null || need_packages+=(kubernetes-client)
 command -v flock >/dev/null || need_packages+=(util-linux)
+# scripts/run-local.sh finds what it started with pgrep.
+command -v pgrep >/dev/null || need_packages+=(procps)
 # DNS tests: a real PowerDNS Authoritative server with the sqlite3 backend, and dig.
 command -v pdns_server >/dev/null || need_packages+=(pdns-server)
 [ -f /usr/share/pdns-backend-sqlite3/schema/schema.sqlite3.sql ] || need_packages+=(pdns-backend-sqlite3)

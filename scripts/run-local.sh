@@ -18,8 +18,18 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 
 clusters=1
+jar=""
+usage="usage: $0 [--clusters 1|3] [--jar FILE]"
 while [ $# -gt 0 ]; do
   case "$1" in
+    --jar)
+      jar=${2:-}
+      shift 2 || { echo "--jar needs a file" >&2; exit 2; }
+      ;;
+    --jar=*)
+      jar=${1#--jar=}
+      shift
+      ;;
     --clusters)
       clusters=${2:-}
       shift 2 || { echo "--clusters needs a value: 1 or 3" >&2; exit 2; }
@@ -30,11 +40,11 @@ while [ $# -gt 0 ]; do
       ;;
     -h | --help)
       sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'
-      echo "usage: $0 [--clusters 1|3]"
+      echo "$usage"
       exit 0
       ;;
     *)
-      echo "unknown argument: $1 (usage: $0 [--clusters 1|3])" >&2
+      echo "unknown argument: $1 ($usage)" >&2
       exit 2
       ;;
   esac
@@ -47,33 +57,109 @@ case "$clusters" in
     ;;
 esac
 
-bin=$(scripts/provision.sh | tail -n 1)
-export PATH="$bin:$PATH"
-
-echo "[pier] building target/pier.jar"
-mvn -B -q -DskipTests package
-
-state=$(mktemp -d "${TMPDIR:-/tmp}/pier-local.XXXXXX")
-pids=()
-cleanup() {
-  trap - EXIT INT TERM
-  echo "[pier] stopping"
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  # Only Pier and the backend: a bare wait would also wait for the API server, which is stopped
-  # below, and hang when the script alone gets the signal (timeout, a service manager).
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-  # The single API server in $state, or the federation's in $state/host, east and west.
-  for d in "$state" "$state/host" "$state/east" "$state/west"; do
-    pier_apiserver_stop "$d" || true
-  done
-  # The federation's PowerDNS server, if it started one.
-  if declare -F pier_fed_pdns_stop >/dev/null; then pier_fed_pdns_stop "$state/pdns" || true; fi
-  rm -rf "$state"
-}
-trap cleanup EXIT INT TERM
-
 # shellcheck source=lib/kube-apiserver.sh
 source scripts/lib/kube-apiserver.sh
+
+# Everything this script starts lives in $state and below this process. On any way out (the end,
+# an error, Ctrl-C, SIGTERM from a service manager or timeout, SIGHUP from a closed terminal) the
+# traps stop it all: Pier and the backends, then the API servers and PowerDNS, then whatever else
+# still runs below this script; each gets SIGTERM and, past its deadline, SIGKILL.
+state=$(mktemp -d "${TMPDIR:-/tmp}/pier-local.XXXXXX")
+pids=()
+pier_pid=""
+
+# True if PID runs (a zombie that is not reaped yet has exited).
+_alive() {
+  kill -0 "$1" 2>/dev/null && [ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)" != Z ]
+}
+
+# The processes below PID, children after their own children.
+_descendants() {
+  local child
+  for child in $(pgrep -P "$1" 2>/dev/null); do
+    _descendants "$child"
+    echo "$child"
+  done
+}
+
+# _stop SECONDS PID...: SIGTERM, then SIGKILL to those still running after SECONDS.
+_stop() {
+  local grace=$1 p deadline running
+  shift
+  [ $# -gt 0 ] || return 0
+  kill -TERM "$@" 2>/dev/null
+  deadline=$((SECONDS + grace))
+  while :; do
+    running=()
+    for p in "$@"; do _alive "$p" && running+=("$p"); done
+    [ ${#running[@]} -gt 0 ] || return 0
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      echo "[pier] still running after ${grace} s, killing: ${running[*]}" >&2
+      kill -KILL "${running[@]}" 2>/dev/null
+      return 0
+    fi
+    sleep 0.1
+  done
+}
+
+cleanup() {
+  set +e
+  trap '' INT TERM HUP
+  trap - EXIT
+  echo "[pier] stopping"
+  # Pier first (it lets go of its load balancers), and the backends.
+  _stop 15 ${pids[@]+"${pids[@]}"}
+  # The single API server in $state, or the federation's in $state/host, east and west.
+  for d in "$state" "$state/host" "$state/east" "$state/west"; do
+    pier_apiserver_stop "$d"
+  done
+  # The federation's PowerDNS server, if it started one.
+  if declare -F pier_fed_pdns_stop >/dev/null; then pier_fed_pdns_stop "$state/pdns"; fi
+  # Whatever still runs below this script: a build, a kubectl or curl, a server caught halfway
+  # through its start (its pid file not written yet).
+  # shellcheck disable=SC2046  # pids are words
+  _stop 5 $(_descendants $$)
+  rm -rf "$state"
+}
+on_signal() {
+  echo "[pier] got SIG$1" >&2
+  cleanup
+  exit $((128 + $2))
+}
+trap 'rc=$?; cleanup; exit $rc' EXIT
+trap 'on_signal INT 2' INT
+trap 'on_signal TERM 15' TERM
+trap 'on_signal HUP 1' HUP
+
+# True, after saying so, when Pier has exited: a start that failed; the script then exits.
+pier_exited() {
+  local status=0
+  [ -n "$pier_pid" ] && ! _alive "$pier_pid" || return 1
+  wait "$pier_pid" || status=$?
+  echo "[pier] Pier exited with status $status; its log is above" >&2
+  return 0
+}
+
+# Long steps run in the background and are waited for: a signal interrupts a wait at once, where
+# it would wait for a foreground command to finish first.
+scripts/provision.sh >"$state/provision.out" &
+wait $!
+bin=$(tail -n 1 "$state/provision.out")
+export PATH="$bin:$PATH"
+
+if [ -z "$jar" ]; then
+  echo "[pier] building target/pier.jar"
+  mvn -B -q -DskipTests package &
+  wait $!
+  jar=target/pier.jar
+elif [ ! -f "$jar" ]; then
+  echo "--jar $jar: no such file" >&2
+  exit 2
+fi
+
+# The admin endpoints on a free port: a fixed one may be taken (another Pier, another run).
+PIER_ADMIN_PORT=${PIER_ADMIN_PORT:-$(_pier_free_port)}
+export PIER_ADMIN_PORT
 if [ "$clusters" = 3 ]; then
   # shellcheck source=lib/run-federation.sh
   source scripts/lib/run-federation.sh
@@ -99,8 +185,8 @@ echo "[pier] starting the demo backend on 127.0.0.1:30080 (the Service's nodePor
 java scripts/demo/Backend.java 127.0.0.1 30080 &
 pids+=($!)
 
-echo "[pier] starting Pier: java -jar target/pier.jar --config conf/pier.yaml"
-PIER_CLUSTER_KUBECONFIG="$kubeconfig" java -jar target/pier.jar --config conf/pier.yaml &
+echo "[pier] starting Pier: java -jar $jar --config conf/pier.yaml"
+PIER_CLUSTER_KUBECONFIG="$kubeconfig" java -jar "$jar" --config conf/pier.yaml &
 pier_pid=$!
 pids+=($pier_pid)
 
@@ -108,6 +194,7 @@ echo "[pier] applying k8s/examples/hello-lb.yaml"
 k apply -f k8s/examples/hello-lb.yaml >/dev/null
 ip=""
 for _ in $(seq 1 120); do
+  if pier_exited; then exit 1; fi
   ip=$(k get svc hello -o jsonpath='{.status.loadBalancer.ingress[0].ip}' 2>/dev/null || true)
   [ -n "$ip" ] && break
   sleep 0.5
@@ -124,7 +211,8 @@ cat <<MSG
 [pier] try it:   curl http://$ip:8080/
 [pier]           $(curl -fsS "http://$ip:8080/" 2>&1 | head -n 1)
 [pier] kubectl:  kubectl --kubeconfig $kubeconfig describe svc hello
-[pier] Ctrl-C stops Pier, the backend and the API server.
+[pier] admin endpoints: http://127.0.0.1:$PIER_ADMIN_PORT/ (healthz, readyz, metrics)
+[pier] Ctrl-C (or SIGTERM, SIGHUP) stops Pier, the backend and the API server.
 
 MSG
 wait "$pier_pid"

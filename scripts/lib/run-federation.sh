@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The three-cluster mode of scripts/run-local.sh (--clusters 3), sourced by it after
-# kube-apiserver.sh: uses its $state directory and adds what it starts to its $pids, so that its
-# cleanup stops everything (Pier, the backends, all three API servers, PowerDNS in $state/pdns).
+# kube-apiserver.sh: uses its $state directory, sets its $pier_pid and adds what it starts to its
+# $pids, so that its cleanup stops everything (Pier, the backends, all three API servers, PowerDNS
+# in $state/pdns), and uses its _alive and pier_exited.
 #
 # DNS: a standalone PowerDNS server (gsqlite3, free loopback ports) in $state/pdns; Pier publishes
 # the federated names of default/hello in the zone pier.local there.
@@ -95,10 +96,12 @@ pier_fed_pdns_stop() {
 
 # Waits up to TRIES half-seconds until NAME's A answer (directly or through a CNAME) from the
 # PowerDNS server on PORT lists every ADDRESS given (at least one); prints the `dig +short` lines.
+# Gives up at once when Pier has exited.
 _pier_fed_await_dns() {
   local port=$1 tries=$2 name=$3 out="" a all
   shift 3
   for _ in $(seq 1 "$tries"); do
+    if [ -n "${pier_pid:-}" ] && ! _alive "$pier_pid"; then return 1; fi
     out=$(dig @127.0.0.1 -p "$port" +time=2 +tries=1 +short "$name" A 2>/dev/null \
       | grep -v '^;;' || true)
     if printf '%s\n' "$out" | grep -Eq '^[0-9]+(\.[0-9]+){3}$'; then
@@ -141,11 +144,12 @@ NODE
 }
 
 # Waits up to TRIES half-seconds until `kubectl --kubeconfig KUBECONFIG ARGS...` prints something;
-# prints it.
+# prints it. Gives up at once when Pier has exited.
 _pier_fed_await() {
   local kubeconfig=$1 tries=$2 out=""
   shift 2
   for _ in $(seq 1 "$tries"); do
+    if [ -n "${pier_pid:-}" ] && ! _alive "$pier_pid"; then return 1; fi
     out=$(kubectl --kubeconfig "$kubeconfig" "$@" 2>/dev/null || true)
     if [ -n "$out" ]; then
       printf '%s\n' "$out"
@@ -215,8 +219,8 @@ dns:
     url: "$PIER_PDNS_API_URL"
     apiKeyFile: "$state/pdns/api-key"
 CONFIG
-  echo "[pier] starting Pier: java -jar target/pier.jar --config $config"
-  java -jar target/pier.jar --config "$config" &
+  echo "[pier] starting Pier: java -jar $jar --config $config"
+  java -jar "$jar" --config "$config" &
   pier_pid=$!
   pids+=("$pier_pid")
 
@@ -227,6 +231,7 @@ CONFIG
   for c in east west; do
     if ! nodeport[$c]=$(_pier_fed_await "$state/$c/kubeconfig" 120 \
       get svc hello -o 'jsonpath={.spec.ports[0].nodePort}'); then
+      pier_exited && return 1
       echo "[pier] no copy of default/hello appeared in $c; Pier's log is above" >&2
       return 1
     fi
@@ -267,6 +272,7 @@ SLICE
   for c in east west; do
     if ! ip[$c]=$(_pier_fed_await "$state/$c/kubeconfig" 120 \
       get svc hello -o 'jsonpath={.status.loadBalancer.ingress[0].ip}'); then
+      pier_exited && return 1
       echo "[pier] the copy in $c got no load balancer address; Pier's log is above" >&2
       return 1
     fi
@@ -299,6 +305,7 @@ SLICE
   echo "[pier] waiting for the federated DNS names on 127.0.0.1:$PIER_PDNS_DNS_PORT"
   # shellcheck disable=SC2086  # the expected addresses are words
   if ! _pier_fed_await_dns "$PIER_PDNS_DNS_PORT" 120 "${names[0]}" ${expect[0]} >/dev/null; then
+    pier_exited && return 1
     echo "[pier] the global name ${names[0]} did not answer with ${expect[0]}; Pier's log is above" >&2
     return 1
   fi
@@ -326,7 +333,7 @@ SLICE
 $dns_lines
 [pier] kubectl:  kubectl --kubeconfig $state/host/kubeconfig describe svc hello
 [pier]           (east: $state/east/kubeconfig, west: $state/west/kubeconfig)
-[pier] Ctrl-C stops Pier, the backends, PowerDNS and the three API servers.
+[pier] Ctrl-C (or SIGTERM, SIGHUP) stops Pier, the backends, PowerDNS and the three API servers.
 
 MSG
   wait "$pier_pid"

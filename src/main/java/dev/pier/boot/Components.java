@@ -135,7 +135,8 @@ public record Components(
         connected.add(c);
         if (setup.spec().loadBalancers()) {
           withLoadBalancers.add(c);
-          providers.put(c.name(), LoadBalancerProviders.create(vertx, setup.config()));
+          providers.put(
+              c.name(), LoadBalancerProviders.create(vertx, setup.config(), registry, c.events()));
         }
         switch (setup.spec().federation()) {
           case HOST -> host = c;

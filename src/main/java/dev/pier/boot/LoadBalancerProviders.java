@@ -10,6 +10,8 @@ import dev.pier.cloud.local.PoolSpec;
 import dev.pier.config.ConfigException;
 import dev.pier.config.ConfigValues;
 import dev.pier.config.InvalidItemException;
+import dev.pier.events.EventSink;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -44,10 +46,15 @@ public final class LoadBalancerProviders {
 
   private LoadBalancerProviders() {}
 
-  public static LoadBalancerProvider create(Vertx vertx, ConfigValues config) {
+  /**
+   * @param registry where the local provider publishes what its load balancers hold open
+   * @param events where the local provider warns a Service whose load balancer is at a limit
+   */
+  public static LoadBalancerProvider create(
+      Vertx vertx, ConfigValues config, MeterRegistry registry, EventSink events) {
     String name = config.get(PierOptions.PROVIDER);
     return switch (name) {
-      case "local" -> local(vertx, config);
+      case "local" -> local(vertx, config, registry, events);
       case "hetzner" -> HetznerProviders.create(vertx, config);
       case "webhook" -> WebhookProviders.create(vertx, config);
       case "benchmark" ->
@@ -60,7 +67,8 @@ public final class LoadBalancerProviders {
     };
   }
 
-  static LoadBalancerProvider local(Vertx vertx, ConfigValues config) {
+  static LoadBalancerProvider local(
+      Vertx vertx, ConfigValues config, MeterRegistry registry, EventSink events) {
     LocalProviderOptions options =
         new LocalProviderOptions()
             .setPools(config.get(PierOptions.LOCAL_POOLS))
@@ -69,9 +77,17 @@ public final class LoadBalancerProviders {
             .setUnhealthyThreshold(config.get(PierOptions.LOCAL_UNHEALTHY_THRESHOLD))
             .setHealthyThreshold(config.get(PierOptions.LOCAL_HEALTHY_THRESHOLD))
             .setConnectTimeout(config.get(PierOptions.LOCAL_CONNECT_TIMEOUT))
-            .setUdpSessionTimeout(config.get(PierOptions.LOCAL_UDP_SESSION_TIMEOUT));
+            .setUdpSessionTimeout(config.get(PierOptions.LOCAL_UDP_SESSION_TIMEOUT))
+            .setMaxConnectionsPerLoadBalancer(
+                config.get(PierOptions.LOCAL_MAX_CONNECTIONS_PER_LOAD_BALANCER))
+            .setMaxConnections(config.get(PierOptions.LOCAL_MAX_CONNECTIONS))
+            .setTcpIdleTimeout(config.get(PierOptions.LOCAL_TCP_IDLE_TIMEOUT))
+            .setMaxUdpSessionsPerLoadBalancer(
+                config.get(PierOptions.LOCAL_MAX_UDP_SESSIONS_PER_LOAD_BALANCER))
+            .setMaxUdpSessions(config.get(PierOptions.LOCAL_MAX_UDP_SESSIONS))
+            .setLimitWarningInterval(config.get(PierOptions.LOCAL_LIMIT_WARNING_INTERVAL));
     try {
-      return new LocalLoadBalancerProvider(vertx, options);
+      return new LocalLoadBalancerProvider(vertx, options, registry, events);
     } catch (IllegalArgumentException e) {
       throw new ConfigException(
           config.describe(PierOptions.LOCAL_POOLS) + ": " + e.getMessage(), e);

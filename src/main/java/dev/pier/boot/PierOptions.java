@@ -306,6 +306,51 @@ public final class PierOptions {
           MS,
           DAY,
           "Idle time after which a UDP client's backend session closes.");
+  public static final Option<Integer> LOCAL_MAX_CONNECTIONS_PER_LOAD_BALANCER =
+      Option.integer(
+          "local.maxConnectionsPerLoadBalancer",
+          LocalProviderOptions.DEFAULT_MAX_CONNECTIONS_PER_LOAD_BALANCER,
+          1,
+          10_000_000,
+          "Open TCP connections one load balancer takes over all its ports; one more is closed"
+              + " on arrival.");
+  public static final Option<Integer> LOCAL_MAX_CONNECTIONS =
+      Option.integer(
+          "local.maxConnections",
+          LocalProviderOptions.DEFAULT_MAX_CONNECTIONS,
+          1,
+          10_000_000,
+          "Open TCP connections over all load balancers; one more is closed on arrival.");
+  public static final Option<Duration> LOCAL_TCP_IDLE_TIMEOUT =
+      Option.duration(
+          "local.tcpIdleTimeout",
+          LocalProviderOptions.DEFAULT_TCP_IDLE_TIMEOUT,
+          Duration.ZERO,
+          Duration.ofDays(7),
+          "A TCP connection with no byte either way for this long is closed (0: never).");
+  public static final Option<Integer> LOCAL_MAX_UDP_SESSIONS_PER_LOAD_BALANCER =
+      Option.integer(
+          "local.maxUdpSessionsPerLoadBalancer",
+          LocalProviderOptions.DEFAULT_MAX_UDP_SESSIONS_PER_LOAD_BALANCER,
+          1,
+          10_000_000,
+          "UDP client sessions one load balancer keeps; a new client at the limit ends the least"
+              + " recently used.");
+  public static final Option<Integer> LOCAL_MAX_UDP_SESSIONS =
+      Option.integer(
+          "local.maxUdpSessions",
+          LocalProviderOptions.DEFAULT_MAX_UDP_SESSIONS,
+          1,
+          10_000_000,
+          "UDP client sessions over all load balancers; a new client at the limit ends the least"
+              + " recently used.");
+  public static final Option<Duration> LOCAL_LIMIT_WARNING_INTERVAL =
+      Option.duration(
+          "local.limitWarningInterval",
+          LocalProviderOptions.DEFAULT_LIMIT_WARNING_INTERVAL,
+          MS,
+          DAY,
+          "At most one LoadBalancerLimitReached Warning event per Service in this period.");
   public static final Option<String> HETZNER_ENDPOINT =
       Option.string(
           "hetzner.endpoint",
@@ -441,7 +486,7 @@ public final class PierOptions {
           WebhookOptions.DEFAULT_TIMEOUT,
           MS,
           DAY,
-          "Timeout of one webhook call.");
+          "Timeout of one webhook call, from waiting for a connection to the last byte of the answer.");
   public static final Option<Integer> WEBHOOK_RETRIES =
       Option.integer(
           "webhook.retries",
@@ -783,6 +828,12 @@ public final class PierOptions {
           LOCAL_HEALTHY_THRESHOLD,
           LOCAL_CONNECT_TIMEOUT,
           LOCAL_UDP_SESSION_TIMEOUT,
+          LOCAL_MAX_CONNECTIONS_PER_LOAD_BALANCER,
+          LOCAL_MAX_CONNECTIONS,
+          LOCAL_TCP_IDLE_TIMEOUT,
+          LOCAL_MAX_UDP_SESSIONS_PER_LOAD_BALANCER,
+          LOCAL_MAX_UDP_SESSIONS,
+          LOCAL_LIMIT_WARNING_INTERVAL,
           HETZNER_ENDPOINT,
           HETZNER_TOKEN_FILE,
           HETZNER_TOKEN_ENV,

@@ -19,6 +19,7 @@ public final class EventReasons {
   public static final String LOAD_BALANCER_ABANDONED = "LoadBalancerAbandoned";
   public static final String REPAIRED_LOAD_BALANCER = "RepairedLoadBalancer";
   public static final String DELETION_HELD = "LoadBalancerDeletionHeld";
+  public static final String LIMIT_REACHED = "LoadBalancerLimitReached";
 
   public static final String UPDATED_DNS = "UpdatedDNS";
   public static final String SYNC_DNS_FAILED = "SyncDNSFailed";

@@ -144,7 +144,8 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
     java.util.concurrent.CompletionStage<Void> started;
     synchronized (this) {
       if (servicesStarted == null) {
-        servicesStarted = Informers.start(services, name, "Service", forbiddenIsFatal);
+        servicesStarted =
+            Informers.start(services, name, "Service", RbacFiles.BASE, forbiddenIsFatal);
       }
       started = servicesStarted;
     }
@@ -156,7 +157,7 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
     java.util.concurrent.CompletionStage<Void> started;
     synchronized (this) {
       if (nodesStarted == null) {
-        nodesStarted = Informers.start(nodes, name, "Node", forbiddenIsFatal);
+        nodesStarted = Informers.start(nodes, name, "Node", RbacFiles.BASE, forbiddenIsFatal);
       }
       started = nodesStarted;
     }

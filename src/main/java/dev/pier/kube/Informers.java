@@ -23,16 +23,11 @@ public final class Informers {
    * Starts {@code informer}; completes on {@code context} once its first list arrived.
    *
    * @param what names the informer in log lines, e.g. "Services"
+   * @param rbac the shipped manifest that grants the informer's list and watch ({@link RbacFiles})
    */
   public static Future<Void> start(
-      SharedIndexInformer<?> informer, String cluster, String what, Context context) {
-    return Future.fromCompletionStage(start(informer, cluster, what), context);
-  }
-
-  /** Starts {@code informer}; the stage completes once its first list arrived. */
-  public static java.util.concurrent.CompletionStage<Void> start(
-      SharedIndexInformer<?> informer, String cluster, String what) {
-    return start(informer, cluster, what, true);
+      SharedIndexInformer<?> informer, String cluster, String what, String rbac, Context context) {
+    return Future.fromCompletionStage(start(informer, cluster, what, rbac, true), context);
   }
 
   /**
@@ -41,7 +36,11 @@ public final class Informers {
    * stops Pier).
    */
   public static java.util.concurrent.CompletionStage<Void> start(
-      SharedIndexInformer<?> informer, String cluster, String what, boolean forbiddenIsFatal) {
+      SharedIndexInformer<?> informer,
+      String cluster,
+      String what,
+      String rbac,
+      boolean forbiddenIsFatal) {
     informer.exceptionHandler(
         (isStarted, t) -> {
           if (forbiddenIsFatal && !isStarted && forbidden(t)) {
@@ -56,7 +55,8 @@ public final class Informers {
             t ->
                 CompletableFuture.failedStage(
                     forbidden(t)
-                        ? new IllegalStateException(forbiddenMessage(informer, cluster, what), t)
+                        ? new IllegalStateException(
+                            forbiddenMessage(informer, cluster, what, rbac), t)
                         : t));
   }
 
@@ -70,7 +70,7 @@ public final class Informers {
   }
 
   private static String forbiddenMessage(
-      SharedIndexInformer<?> informer, String cluster, String what) {
+      SharedIndexInformer<?> informer, String cluster, String what, String rbac) {
     Class<?> raw = informer.getApiTypeClass();
     Class<? extends HasMetadata> type =
         raw != null
@@ -87,6 +87,8 @@ public final class Informers {
         + ": forbidden; Pier's RBAC must allow list and watch on "
         + resource
         + (group == null || group.isEmpty() ? "" : " in API group " + group)
-        + " (see k8s/rbac.yaml)";
+        + " (see "
+        + rbac
+        + ")";
   }
 }

@@ -12,26 +12,16 @@ import dev.pier.testkit.Kubectl;
 import dev.pier.testkit.RealKubeApiServer;
 import dev.pier.testkit.Services;
 import io.fabric8.kubernetes.api.model.Event;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
-import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
-import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.vertx.core.json.JsonObject;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -215,24 +205,27 @@ class FederationRbacTest {
                       .anyMatch("DeletedOrphanedCopy"::equals));
     }
 
-    assertThat(denied(host, HOST_USER)).as("requests RBAC denied to Pier in the host").isEmpty();
-    assertThat(denied(member, MEMBER_USER))
+    assertThat(RbacAudit.denied(host, HOST_USER))
+        .as("requests RBAC denied to Pier in the host")
+        .isEmpty();
+    assertThat(RbacAudit.denied(member, MEMBER_USER))
         .as("requests RBAC denied to Pier in the member")
         .isEmpty();
 
     Set<String> hostGranted =
-        granted(
+        RbacAudit.granted(
             Manifests.DIR.resolve("rbac.yaml"), Manifests.DIR.resolve("rbac-federation-host.yaml"));
-    Set<String> hostAddOn = granted(Manifests.DIR.resolve("rbac-federation-host.yaml"));
-    Set<String> hostUsed = used(host, HOST_USER);
+    Set<String> hostAddOn = RbacAudit.granted(Manifests.DIR.resolve("rbac-federation-host.yaml"));
+    Set<String> hostUsed = RbacAudit.used(host, HOST_USER);
     assertThat(hostGranted).as("what the host's RBAC grants").containsAll(hostUsed);
     assertThat(hostUsed).as("what Pier did in the host").containsAll(hostAddOn);
     Set<String> hostExpected = new TreeSet<>(hostGranted);
     hostExpected.removeAll(HOST_UNUSED);
     assertThat(hostUsed).as("what Pier did in the host, base included").containsAll(hostExpected);
 
-    Set<String> memberGranted = granted(Manifests.DIR.resolve("rbac-federation-member.yaml"));
-    Set<String> memberUsed = used(member, MEMBER_USER);
+    Set<String> memberGranted =
+        RbacAudit.granted(Manifests.DIR.resolve("rbac-federation-member.yaml"));
+    Set<String> memberUsed = RbacAudit.used(member, MEMBER_USER);
     assertThat(memberGranted).as("what the member's RBAC grants").containsAll(memberUsed);
     Set<String> expected = new TreeSet<>(memberGranted);
     expected.removeAll(MEMBER_UNUSED);
@@ -292,76 +285,5 @@ class FederationRbacTest {
     return s == null || s.getMetadata().getAnnotations() == null
         ? null
         : s.getMetadata().getAnnotations().get(FederationKeys.INGRESSES_ANNOTATION);
-  }
-
-  /**
-   * Every (group, resource[/subresource], verb) and {@code nonResource:URL:verb} the ClusterRoles
-   * and Roles of these files grant.
-   */
-  private static Set<String> granted(Path... files) {
-    List<PolicyRule> rules = new ArrayList<>();
-    for (Path file : files) {
-      for (HasMetadata o : Manifests.objects(file)) {
-        if (o instanceof ClusterRole r) {
-          rules.addAll(r.getRules());
-        } else if (o instanceof Role r) {
-          rules.addAll(r.getRules());
-        }
-      }
-    }
-    Set<String> out = new TreeSet<>();
-    for (PolicyRule rule : rules) {
-      for (String verb : rule.getVerbs()) {
-        for (String url : rule.getNonResourceURLs()) {
-          out.add("nonResource:" + url + ":" + verb);
-        }
-        for (String group : rule.getApiGroups()) {
-          for (String resource : rule.getResources()) {
-            out.add(group + "/" + resource + ":" + verb);
-          }
-        }
-      }
-    }
-    return out;
-  }
-
-  /**
-   * What the user's requests used, from the audit log: resources as in {@link #granted}, and the
-   * non-resource URLs that are not API discovery (which every authenticated user may read).
-   */
-  private static Set<String> used(KubeApiServer kube, String user) throws IOException {
-    return audit(kube, user)
-        .map(
-            e -> {
-              JsonObject ref = e.getJsonObject("objectRef");
-              if (ref == null) {
-                String uri = e.getString("requestURI").replaceFirst("\\?.*", "");
-                return uri.equals("/api") || uri.startsWith("/api/") || uri.startsWith("/apis")
-                    ? null
-                    : "nonResource:" + uri + ":" + e.getString("verb");
-              }
-              String resource = ref.getString("resource");
-              if (ref.getString("subresource") != null) {
-                resource += "/" + ref.getString("subresource");
-              }
-              return ref.getString("apiGroup", "") + "/" + resource + ":" + e.getString("verb");
-            })
-        .filter(s -> s != null)
-        .collect(Collectors.toCollection(TreeSet::new));
-  }
-
-  private static List<String> denied(KubeApiServer kube, String user) throws IOException {
-    return audit(kube, user)
-        .filter(
-            e -> e.getJsonObject("responseStatus", new JsonObject()).getInteger("code", 0) == 403)
-        .map(e -> e.getString("verb") + " " + e.getString("requestURI"))
-        .toList();
-  }
-
-  private static Stream<JsonObject> audit(KubeApiServer kube, String user) throws IOException {
-    return Files.readAllLines(kube.auditLogPath()).stream()
-        .map(JsonObject::new)
-        // Every stage: a watch without events yet is logged only as RequestReceived.
-        .filter(e -> user.equals(e.getJsonObject("user").getString("username")));
   }
 }

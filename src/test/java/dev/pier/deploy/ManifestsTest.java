@@ -45,6 +45,7 @@ class ManifestsTest {
         .contains(
             "namespace.yaml",
             "rbac.yaml",
+            "rbac-dns.yaml",
             "rbac-federation-host.yaml",
             "rbac-federation-member.yaml",
             "configmap.yaml",

@@ -18,19 +18,12 @@ import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
-import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.vertx.core.json.JsonObject;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.TreeSet;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -174,64 +167,16 @@ class RbacTest {
       assertThat(Traffic.refused(ip, 9090)).isTrue();
       await()
           .atMost(InProcessPier.CONVERGE)
-          .untilAsserted(() -> assertThat(used(kube)).containsAll(granted()));
+          .untilAsserted(
+              () ->
+                  assertThat(RbacAudit.used(kube, USER))
+                      .containsAll(RbacAudit.granted(Manifests.DIR.resolve("rbac.yaml"))));
     }
 
-    List<JsonObject> denied =
-        audit(kube)
-            .filter(
-                e ->
-                    e.getJsonObject("responseStatus", new JsonObject()).getInteger("code", 0)
-                        == 403)
-            .toList();
-    assertThat(denied).as("requests RBAC denied to Pier").isEmpty();
-    assertThat(used(kube)).as("what Pier did").containsAll(granted());
-    assertThat(granted()).as("what the shipped RBAC grants").containsAll(used(kube));
-  }
-
-  /** Every (group, resource[/subresource], verb) the shipped ClusterRole and Role grant. */
-  static Set<String> granted() {
-    Path rbac = Manifests.DIR.resolve("rbac.yaml");
-    List<PolicyRule> rules =
-        Stream.concat(
-                Manifests.one(rbac, ClusterRole.class).getRules().stream(),
-                Manifests.one(rbac, Role.class).getRules().stream())
-            .toList();
-    Set<String> out = new TreeSet<>();
-    for (PolicyRule rule : rules) {
-      for (String group : rule.getApiGroups()) {
-        for (String resource : rule.getResources()) {
-          for (String verb : rule.getVerbs()) {
-            out.add(group + "/" + resource + ":" + verb);
-          }
-        }
-      }
-    }
-    return out;
-  }
-
-  /** Every (group, resource[/subresource], verb) Pier's requests used, from the audit log. */
-  static Set<String> used(KubeApiServer kube) throws IOException {
-    return audit(kube)
-        .filter(e -> e.containsKey("objectRef"))
-        .map(
-            e -> {
-              JsonObject ref = e.getJsonObject("objectRef");
-              String resource = ref.getString("resource");
-              if (ref.getString("subresource") != null) {
-                resource += "/" + ref.getString("subresource");
-              }
-              return ref.getString("apiGroup", "") + "/" + resource + ":" + e.getString("verb");
-            })
-        .collect(Collectors.toCollection(TreeSet::new));
-  }
-
-  private static Stream<JsonObject> audit(KubeApiServer kube) throws IOException {
-    return Files.readAllLines(kube.auditLogPath()).stream()
-        .map(JsonObject::new)
-        // Every stage: a watch without events yet is logged only as RequestReceived. Denials show
-        // up as code 403 at ResponseComplete, which the test checks separately.
-        .filter(e -> USER.equals(e.getJsonObject("user").getString("username")));
+    Set<String> granted = RbacAudit.granted(Manifests.DIR.resolve("rbac.yaml"));
+    assertThat(RbacAudit.denied(kube, USER)).as("requests RBAC denied to Pier").isEmpty();
+    assertThat(RbacAudit.used(kube, USER)).as("what Pier did").containsAll(granted);
+    assertThat(granted).as("what the shipped RBAC grants").containsAll(RbacAudit.used(kube, USER));
   }
 
   private static Service service(String ns, String name, int port, int nodePort) {

@@ -87,6 +87,8 @@ public final class KubeApiServer implements AutoCloseable {
   private final Path kubeconfig;
   private final Path auditLog;
   private final List<Process> processes;
+  private final List<String> apiServerCommand;
+  private final Path apiServerLog;
   private final Thread shutdownHook;
   private final AtomicInteger kubeconfigCounter = new AtomicInteger();
   private KubernetesClient client;
@@ -101,7 +103,9 @@ public final class KubeApiServer implements AutoCloseable {
       int port,
       Path kubeconfig,
       Path auditLog,
-      List<Process> processes) {
+      List<Process> processes,
+      List<String> apiServerCommand,
+      Path apiServerLog) {
     this.dir = dir;
     this.binDir = binDir;
     this.adminToken = adminToken;
@@ -109,6 +113,8 @@ public final class KubeApiServer implements AutoCloseable {
     this.kubeconfig = kubeconfig;
     this.auditLog = auditLog;
     this.processes = processes;
+    this.apiServerCommand = List.copyOf(apiServerCommand);
+    this.apiServerLog = apiServerLog;
     // If the JVM exits without close() (a killed test run), stop the processes and clean up anyway.
     this.shutdownHook = new Thread(this::stopAndCleanUp, "kube-apiserver-shutdown");
     Runtime.getRuntime().addShutdownHook(shutdownHook);
@@ -365,6 +371,49 @@ public final class KubeApiServer implements AutoCloseable {
     }
   }
 
+  /**
+   * Stops the API server process (SIGTERM, then SIGKILL after a grace period) and leaves etcd
+   * running: the port refuses connections until {@link #startApiServer()}, as during a control
+   * plane upgrade or crash.
+   */
+  public synchronized void stopApiServer() {
+    ensureOpen();
+    if (frozen) {
+      thaw();
+    }
+    stop(processes.get(0));
+  }
+
+  /**
+   * Starts the API server again with the same flags, port, etcd and certificates after {@link
+   * #stopApiServer()}, and waits until {@code /readyz} answers ok. Clients keep working: the
+   * serving certificate and the kubeconfigs stay valid.
+   */
+  public synchronized void startApiServer() {
+    ensureOpen();
+    if (processes.get(0).isAlive()) {
+      throw new IllegalStateException("the kube-apiserver at " + url() + " is running");
+    }
+    try {
+      Files.writeString(
+          apiServerLog,
+          "$ (restart) " + String.join(" ", apiServerCommand) + "\n",
+          java.nio.file.StandardOpenOption.APPEND);
+      Process apiserver =
+          new ProcessBuilder(apiServerCommand)
+              .directory(dir.toFile())
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.appendTo(apiServerLog.toFile()))
+              .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+              .start();
+      processes.set(0, apiserver);
+      awaitHealthy(
+          "kube-apiserver", apiserver, url() + "/readyz", adminToken, "ok", apiServerLog, dir);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   /** Keeps the temporary directory (logs, audit log, etcd data) after {@link #close()}. */
   public void keepDirectoryOnClose() {
     keepDirectory = true;
@@ -563,7 +612,15 @@ public final class KubeApiServer implements AutoCloseable {
         LOG.info("kube-apiserver {} ready at {} (directory {})", KUBERNETES_VERSION, url, dir);
         KubeApiServer server =
             new KubeApiServer(
-                dir, binDir, adminToken, apiPort, kubeconfig, auditLogPath, processes);
+                dir,
+                binDir,
+                adminToken,
+                apiPort,
+                kubeconfig,
+                auditLogPath,
+                processes,
+                command,
+                apiLog);
         Runtime.getRuntime().removeShutdownHook(hook);
         return server;
       } catch (IOException e) {

@@ -38,6 +38,7 @@ public final class PierProcess implements AutoCloseable {
   private final Process process;
   private final int adminPort;
   private final Path log;
+  private volatile boolean frozen;
 
   private PierProcess(Process process, int adminPort, Path log) {
     this.process = process;
@@ -113,6 +114,34 @@ public final class PierProcess implements AutoCloseable {
     }
   }
 
+  /**
+   * Stops the process (SIGSTOP), as a long GC pause or a starved node would: it holds on to all.
+   */
+  public void freeze() {
+    signal("STOP");
+    frozen = true;
+  }
+
+  /** Lets a frozen process go on (SIGCONT) where it stopped. */
+  public void thaw() {
+    signal("CONT");
+    frozen = false;
+  }
+
+  private void signal(String signal) {
+    try {
+      Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid())).start();
+      if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+        throw new IllegalStateException("kill -" + signal + " " + pid() + " failed");
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
   /** Waits for the process to exit and returns its exit code, or -1 if it did not. */
   public int waitForExit(Duration timeout) {
     try {
@@ -178,6 +207,9 @@ public final class PierProcess implements AutoCloseable {
   @Override
   public void close() {
     if (process.isAlive()) {
+      if (frozen) {
+        thaw();
+      }
       process.destroy();
       if (waitForExit(Duration.ofSeconds(15)) == -1) {
         kill();

@@ -13,15 +13,17 @@ final class Balancer {
 
   final ServiceRef ref;
   final ServiceKey key;
+  final LoadBalancerUsage usage;
   String ip;
   String[] hosts = new String[0];
   int healthCheckPort;
   SourceRanges sourceRanges = SourceRanges.ALL;
   List<PortListener> listeners = new ArrayList<>(2);
 
-  Balancer(ServiceRef ref) {
+  Balancer(ServiceRef ref, LoadBalancerUsage usage) {
     this.ref = ref;
     this.key = ref.key();
+    this.usage = usage;
   }
 
   /** Points every listener at the current backends. */

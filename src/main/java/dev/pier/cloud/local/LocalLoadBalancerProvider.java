@@ -3,6 +3,7 @@ package dev.pier.cloud.local;
 import dev.pier.cloud.EnsureResult;
 import dev.pier.cloud.LoadBalancerProvider;
 import dev.pier.cloud.ProviderException;
+import dev.pier.events.EventSink;
 import dev.pier.log.ServiceLog;
 import dev.pier.model.ClusterIdentity;
 import dev.pier.model.LbIngress;
@@ -13,6 +14,8 @@ import dev.pier.model.LbStatus;
 import dev.pier.model.ServiceKey;
 import dev.pier.model.ServiceRef;
 import dev.pier.util.Futures;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -63,6 +66,13 @@ import org.slf4j.LoggerFactory;
  * {@code PermissionDenied}, {@code BindFailed}), a {@code PortBindFailed} warning is returned, and
  * the next ensure tries to bind again.
  *
+ * <p>What the proxy holds open is limited ({@link ProxyLimits}, {@link LoadBalancerUsage}): TCP
+ * connections per load balancer and overall (one more is closed as soon as it is accepted), TCP
+ * connections idle either way, and UDP sessions per load balancer and overall (a new client at a
+ * limit ends the least recently used session). Each load balancer's open connections and sessions,
+ * refusals and evictions are meters in the registry; a limit that bites is a Warning Event on the
+ * Service through the injected {@link EventSink}, rate-limited ({@link LimitWarning}).
+ *
  * <p>Listeners inside one Vert.x instance share a server bound to the same {@code address:port}
  * (Vert.x server sharing); this only matters if something else in the process listens on a pool
  * address.
@@ -84,6 +94,7 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
   private final AddressPool pool;
   private final NetClient proxyClient;
   private final HealthChecks healthChecks;
+  private final ProxyLimits limits;
   private final Map<String, Balancer> balancers = new HashMap<>();
   private boolean closed;
 
@@ -94,12 +105,25 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
    * @throws IllegalArgumentException when the options' pools are malformed
    */
   public LocalLoadBalancerProvider(Vertx vertx, LocalProviderOptions options) {
+    this(vertx, options, new SimpleMeterRegistry(), (ref, type, reason, message) -> {});
+  }
+
+  /**
+   * Creates the provider, publishing each load balancer's open connections and UDP sessions in
+   * {@code registry} and warning a Service through {@code events} when one of the limits bites.
+   *
+   * @throws IllegalArgumentException when the options' pools are malformed
+   */
+  public LocalLoadBalancerProvider(
+      Vertx vertx, LocalProviderOptions options, MeterRegistry registry, EventSink events) {
     this.vertx = vertx;
     this.options = options;
     this.pool = AddressPool.of(options.getPools());
     this.context = vertx.getOrCreateContext();
     this.proxyClient = vertx.createNetClient();
     this.healthChecks = new HealthChecks(vertx, options);
+    this.limits = new ProxyLimits(options, registry, events);
+    limits.checkFileDescriptors();
   }
 
   @Override
@@ -245,6 +269,7 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
       pool.release(key).ifPresent(ip -> serviceLog.info(ref, "released address {}", ip));
       return Future.succeededFuture();
     }
+    b.usage.close();
     return Future.join(b.closeListeners())
         .transform(
             ar -> {
@@ -267,6 +292,7 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
           closed = true;
           List<Future<Void>> closing = new ArrayList<>();
           for (Balancer b : balancers.values()) {
+            b.usage.close();
             closing.addAll(b.closeListeners());
           }
           balancers.clear();
@@ -280,6 +306,21 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
   /** The address allocated to a Service, for diagnostics and tests. */
   Future<Optional<String>> addressOf(ServiceKey key) {
     return call(() -> Future.succeededFuture(pool.lookup(key.toString())));
+  }
+
+  /**
+   * What a Service's load balancer holds open, or with a null key what all of them hold, for
+   * diagnostics and tests.
+   */
+  Future<ProxyLimits.Open> openOf(ServiceKey key) {
+    return call(
+        () -> {
+          if (key == null) {
+            return Future.succeededFuture(limits.open());
+          }
+          Balancer b = balancers.get(key.toString());
+          return Future.succeededFuture(b == null ? new ProxyLimits.Open(0, 0) : b.usage.open());
+        });
   }
 
   /** The running health checks and whether each target is healthy, for diagnostics and tests. */
@@ -324,7 +365,7 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
 
     List<Future<Void>> closing = new ArrayList<>();
     if (b == null) {
-      b = new Balancer(svc.ref());
+      b = new Balancer(svc.ref(), limits.forLoadBalancer(svc.ref()));
       balancers.put(key, b);
       serviceLog.info(b.ref, "allocated address {}", ip);
     } else if (!ip.equals(b.ip)) {
@@ -383,9 +424,18 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
     Backends backends = new Backends(healthChecks);
     if (protocol.equals("TCP")) {
       return new TcpProxy(
-          b.ref, b.ip, port, backends, vertx, proxyClient, options.getConnectTimeout());
+          b.ref,
+          b.ip,
+          port,
+          backends,
+          b.usage,
+          vertx,
+          proxyClient,
+          options.getConnectTimeout(),
+          options.getTcpIdleTimeout());
     }
-    return new UdpProxy(b.ref, b.ip, port, backends, vertx, options.getUdpSessionTimeout());
+    return new UdpProxy(
+        b.ref, b.ip, port, backends, b.usage, vertx, options.getUdpSessionTimeout());
   }
 
   private EnsureResult result(Balancer b) {

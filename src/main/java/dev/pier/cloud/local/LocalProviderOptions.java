@@ -14,6 +14,24 @@ public final class LocalProviderOptions {
   public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(2);
   public static final Duration DEFAULT_UDP_SESSION_TIMEOUT = Duration.ofSeconds(60);
 
+  /** Open TCP connections one load balancer takes, over all its ports. */
+  public static final int DEFAULT_MAX_CONNECTIONS_PER_LOAD_BALANCER = 10_000;
+
+  /** Open TCP connections the provider takes over all its load balancers. */
+  public static final int DEFAULT_MAX_CONNECTIONS = 50_000;
+
+  /** A TCP connection without a byte either way for this long is closed; zero: never. */
+  public static final Duration DEFAULT_TCP_IDLE_TIMEOUT = Duration.ofHours(1);
+
+  /** UDP client sessions one load balancer keeps, over all its ports. */
+  public static final int DEFAULT_MAX_UDP_SESSIONS_PER_LOAD_BALANCER = 10_000;
+
+  /** UDP client sessions the provider keeps over all its load balancers. */
+  public static final int DEFAULT_MAX_UDP_SESSIONS = 50_000;
+
+  /** At most one Warning Event per Service in this period when one of the limits bites. */
+  public static final Duration DEFAULT_LIMIT_WARNING_INTERVAL = Duration.ofMinutes(5);
+
   private List<PoolSpec> pools = DEFAULT_POOLS;
   private Duration healthCheckInterval = DEFAULT_HEALTH_CHECK_INTERVAL;
   private Duration healthCheckTimeout = DEFAULT_HEALTH_CHECK_TIMEOUT;
@@ -21,6 +39,12 @@ public final class LocalProviderOptions {
   private int healthyThreshold = DEFAULT_HEALTHY_THRESHOLD;
   private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
   private Duration udpSessionTimeout = DEFAULT_UDP_SESSION_TIMEOUT;
+  private int maxConnectionsPerLoadBalancer = DEFAULT_MAX_CONNECTIONS_PER_LOAD_BALANCER;
+  private int maxConnections = DEFAULT_MAX_CONNECTIONS;
+  private Duration tcpIdleTimeout = DEFAULT_TCP_IDLE_TIMEOUT;
+  private int maxUdpSessionsPerLoadBalancer = DEFAULT_MAX_UDP_SESSIONS_PER_LOAD_BALANCER;
+  private int maxUdpSessions = DEFAULT_MAX_UDP_SESSIONS;
+  private Duration limitWarningInterval = DEFAULT_LIMIT_WARNING_INTERVAL;
 
   /**
    * Address pools, each CIDRs ({@code 127.240.0.0/16}) or ranges ({@code 10.0.0.10-10.0.0.20}),
@@ -94,6 +118,66 @@ public final class LocalProviderOptions {
 
   public LocalProviderOptions setUdpSessionTimeout(Duration udpSessionTimeout) {
     this.udpSessionTimeout = udpSessionTimeout;
+    return this;
+  }
+
+  /** Open TCP connections one load balancer takes; one more is closed as soon as it arrives. */
+  public int getMaxConnectionsPerLoadBalancer() {
+    return maxConnectionsPerLoadBalancer;
+  }
+
+  public LocalProviderOptions setMaxConnectionsPerLoadBalancer(int max) {
+    this.maxConnectionsPerLoadBalancer = max;
+    return this;
+  }
+
+  /** Open TCP connections over all load balancers; one more is closed as soon as it arrives. */
+  public int getMaxConnections() {
+    return maxConnections;
+  }
+
+  public LocalProviderOptions setMaxConnections(int max) {
+    this.maxConnections = max;
+    return this;
+  }
+
+  /** How long a TCP connection may pass no byte either way before both sides close; zero: never. */
+  public Duration getTcpIdleTimeout() {
+    return tcpIdleTimeout;
+  }
+
+  public LocalProviderOptions setTcpIdleTimeout(Duration tcpIdleTimeout) {
+    this.tcpIdleTimeout = tcpIdleTimeout;
+    return this;
+  }
+
+  /** UDP sessions one load balancer keeps; a new client past it ends the least recently used. */
+  public int getMaxUdpSessionsPerLoadBalancer() {
+    return maxUdpSessionsPerLoadBalancer;
+  }
+
+  public LocalProviderOptions setMaxUdpSessionsPerLoadBalancer(int max) {
+    this.maxUdpSessionsPerLoadBalancer = max;
+    return this;
+  }
+
+  /** UDP sessions over all load balancers; a new client past it ends the least recently used. */
+  public int getMaxUdpSessions() {
+    return maxUdpSessions;
+  }
+
+  public LocalProviderOptions setMaxUdpSessions(int max) {
+    this.maxUdpSessions = max;
+    return this;
+  }
+
+  /** The shortest time between two Warning Events on one Service about a limit. */
+  public Duration getLimitWarningInterval() {
+    return limitWarningInterval;
+  }
+
+  public LocalProviderOptions setLimitWarningInterval(Duration limitWarningInterval) {
+    this.limitWarningInterval = limitWarningInterval;
     return this;
   }
 }

@@ -33,6 +33,10 @@ abstract class PortListener {
   final String ip;
   final int port;
   final Backends backends;
+
+  /** What the whole load balancer holds open, against its limits. */
+  final LoadBalancerUsage usage;
+
   private int nodePort;
   private SourceRanges sourceRanges = SourceRanges.ALL;
   private long refused;
@@ -41,12 +45,19 @@ abstract class PortListener {
   private String error;
   private String errorDetail;
 
-  PortListener(Vertx vertx, ServiceRef service, String ip, int port, Backends backends) {
+  PortListener(
+      Vertx vertx,
+      ServiceRef service,
+      String ip,
+      int port,
+      Backends backends,
+      LoadBalancerUsage usage) {
     this.vertx = vertx;
     this.service = service;
     this.ip = ip;
     this.port = port;
     this.backends = backends;
+    this.usage = usage;
   }
 
   abstract String protocol();

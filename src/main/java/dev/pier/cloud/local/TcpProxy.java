@@ -7,12 +7,14 @@ import io.vertx.core.Vertx;
 import io.vertx.core.net.ConnectOptions;
 import io.vertx.core.net.NetClient;
 import io.vertx.core.net.NetServer;
+import io.vertx.core.net.NetServerOptions;
 import io.vertx.core.net.NetSocket;
 import io.vertx.core.net.SocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,6 +26,7 @@ final class TcpProxy extends PortListener {
 
   private final NetClient client;
   private final int connectTimeoutMillis;
+  private final Duration idleTimeout;
   private NetServer server;
 
   /** The open client connections, to close those outside narrowed source ranges. */
@@ -34,12 +37,15 @@ final class TcpProxy extends PortListener {
       String ip,
       int port,
       Backends backends,
+      LoadBalancerUsage usage,
       Vertx vertx,
       NetClient client,
-      Duration connectTimeout) {
-    super(vertx, service, ip, port, backends);
+      Duration connectTimeout,
+      Duration idleTimeout) {
+    super(vertx, service, ip, port, backends, usage);
     this.client = client;
     this.connectTimeoutMillis = (int) Math.max(1, connectTimeout.toMillis());
+    this.idleTimeout = idleTimeout;
   }
 
   @Override
@@ -54,7 +60,14 @@ final class TcpProxy extends PortListener {
 
   @Override
   Future<Void> doBind() {
-    NetServer s = vertx.createNetServer();
+    NetServerOptions serverOptions = new NetServerOptions();
+    if (idleTimeout.toMillis() > 0) {
+      // Idle on the client's socket means no byte either way: everything relayed passes it.
+      serverOptions
+          .setIdleTimeout((int) Math.min(Integer.MAX_VALUE, idleTimeout.toMillis()))
+          .setIdleTimeoutUnit(TimeUnit.MILLISECONDS);
+    }
+    NetServer s = vertx.createNetServer(serverOptions);
     s.connectHandler(this::accept);
     server = s;
     return s.listen(port, ip)
@@ -98,7 +111,7 @@ final class TcpProxy extends PortListener {
 
   private void accept(NetSocket front) {
     String clientHost = clientHost(front);
-    if (!admits(clientHost)) {
+    if (!admits(clientHost) || !usage.admitConnection(clientHost, this)) {
       front.close();
       return;
     }
@@ -108,6 +121,7 @@ final class TcpProxy extends PortListener {
     front.closeHandler(
         v -> {
           connections.remove(connection);
+          usage.connectionClosed();
           connection.frontClosed();
         });
     // Until the pipes take over (they install their own), a reset by the client is expected.

@@ -34,9 +34,10 @@ final class UdpProxy extends PortListener {
       String ip,
       int port,
       Backends backends,
+      LoadBalancerUsage usage,
       Vertx vertx,
       Duration sessionTimeout) {
-    super(vertx, service, ip, port, backends);
+    super(vertx, service, ip, port, backends, usage);
     this.sessionTimeout = sessionTimeout;
   }
 
@@ -136,13 +137,20 @@ final class UdpProxy extends PortListener {
               candidates[0],
               nodePort(),
               sessionTimeout,
-              data -> reply(data, clientHost, clientPort),
+              (s, data) -> {
+                usage.udpSessionUsed(s);
+                reply(data, clientHost, clientPort);
+              },
               this::ended);
+      // May end other sessions, of this port or another, to make room.
+      usage.addUdpSession(session);
       if (sessions == null) {
         sessions = new HashMap<>();
       }
       sessions.put(client, session);
       session.open();
+    } else {
+      usage.udpSessionUsed(session);
     }
     session.send(packet.data());
   }
@@ -158,5 +166,6 @@ final class UdpProxy extends PortListener {
     if (sessions != null) {
       sessions.remove(session.id(), session);
     }
+    usage.udpSessionEnded(session);
   }
 }

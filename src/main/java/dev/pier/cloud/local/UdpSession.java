@@ -9,6 +9,7 @@ import io.vertx.core.datagram.DatagramSocketOptions;
 import io.vertx.core.net.SocketAddress;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,7 +38,7 @@ final class UdpSession {
   private final Ip backendIp;
 
   private final long idleTimeoutMillis;
-  private final Consumer<Buffer> onReply;
+  private final BiConsumer<UdpSession, Buffer> onReply;
   private final Consumer<UdpSession> onEnd;
   private DatagramSocket upstream;
   private ArrayDeque<Buffer> pending = new ArrayDeque<>();
@@ -49,7 +50,7 @@ final class UdpSession {
   /**
    * @param id the client's {@code host:port}
    * @param clientHost the client's address
-   * @param onReply receives each datagram the backend sends back
+   * @param onReply receives each datagram the backend sends back, with this session
    * @param onEnd told once when the session closes
    */
   UdpSession(
@@ -60,7 +61,7 @@ final class UdpSession {
       String backendHost,
       int backendPort,
       Duration idleTimeout,
-      Consumer<Buffer> onReply,
+      BiConsumer<UdpSession, Buffer> onReply,
       Consumer<UdpSession> onEnd) {
     this.vertx = vertx;
     this.service = service;
@@ -110,7 +111,7 @@ final class UdpSession {
             return;
           }
           lastActivity = System.nanoTime();
-          onReply.accept(p.data());
+          onReply.accept(this, p.data());
         });
     s.exceptionHandler(
         e ->

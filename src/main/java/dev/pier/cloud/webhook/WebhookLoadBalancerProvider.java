@@ -18,18 +18,21 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
 import io.vertx.core.net.PemKeyCertOptions;
 import io.vertx.core.net.PemTrustOptions;
-import io.vertx.ext.web.client.HttpRequest;
-import io.vertx.ext.web.client.HttpResponse;
-import io.vertx.ext.web.client.WebClient;
-import io.vertx.ext.web.client.WebClientOptions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.core.JacksonException;
@@ -55,7 +58,7 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
 
   private final Vertx vertx;
   private final WebhookOptions options;
-  private final WebClient client;
+  private final HttpClient client;
   // Cluster name -> uid of its kube-system namespace, from initialize.
   private final Map<String, String> clusterUids = new ConcurrentHashMap<>();
   // False once the webhook answered /list with 404: it does not implement the optional call.
@@ -69,9 +72,8 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
     }
     this.vertx = vertx;
     this.options = options;
-    WebClientOptions web =
-        new WebClientOptions()
-            .setUserAgent("pier")
+    HttpClientOptions web =
+        new HttpClientOptions()
             .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, options.getTimeout().toMillis()));
     if (!options.getCaFile().isEmpty()) {
       web.setTrustOptions(new PemTrustOptions().addCertPath(options.getCaFile()));
@@ -82,7 +84,7 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
               .setCertPath(options.getCertFile())
               .setKeyPath(options.getKeyFile()));
     }
-    this.client = WebClient.create(vertx, web);
+    this.client = vertx.createHttpClient(web);
   }
 
   @Override
@@ -322,14 +324,7 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
       boolean elsewhereAllowed,
       int attempt,
       Promise<T> done) {
-    HttpRequest<Buffer> request =
-        client.postAbs(options.getUrl() + "/" + op).timeout(options.getTimeout().toMillis());
-    if (!options.getToken().isEmpty()) {
-      request.bearerTokenAuthentication(options.getToken());
-    }
-    request
-        .putHeader("Content-Type", "application/json")
-        .sendBuffer(WebhookJson.encode(body))
+    send(op, WebhookJson.encode(body))
         .onComplete(
             ar -> {
               Throwable failure;
@@ -340,7 +335,7 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
                         "webhook " + op + ": " + ar.cause().getMessage(), ar.cause());
                 transientFailure = true;
               } else {
-                HttpResponse<Buffer> r = ar.result();
+                Reply r = ar.result();
                 int status = r.statusCode();
                 if (status >= 200 && status < 300) {
                   try {
@@ -395,7 +390,65 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
             });
   }
 
-  private static Throwable error(String op, HttpResponse<Buffer> r, boolean elsewhereAllowed) {
+  /** An answer read to its end. */
+  private record Reply(int statusCode, String retryAfter, Buffer body) {}
+
+  /**
+   * One POST, bounded as a whole by {@code webhook.timeout}: waiting for a connection, sending, and
+   * reading the answer to its end. An idle timeout alone would never end an answer that trickles a
+   * byte now and then. At the timeout the request is reset, which closes its connection: an
+   * abandoned call never keeps a connection that later calls wait for.
+   */
+  private Future<Reply> send(String op, Buffer payload) {
+    RequestOptions request =
+        new RequestOptions()
+            .setMethod(HttpMethod.POST)
+            .setAbsoluteURI(options.getUrl() + "/" + op)
+            .putHeader("Content-Type", "application/json")
+            .putHeader("User-Agent", "pier");
+    if (!options.getToken().isEmpty()) {
+      request.putHeader("Authorization", "Bearer " + options.getToken());
+    }
+    Promise<Reply> reply = Promise.promise();
+    AtomicReference<HttpClientRequest> sent = new AtomicReference<>();
+    long timer =
+        vertx.setTimer(
+            Math.max(1, options.getTimeout().toMillis()),
+            t -> {
+              if (reply.tryFail(
+                  new TimeoutException(
+                      "no complete answer within " + options.getTimeout().toMillis() + " ms"))) {
+                HttpClientRequest r = sent.get();
+                if (r != null) {
+                  r.reset();
+                }
+              }
+            });
+    client
+        .request(request)
+        .compose(
+            r -> {
+              sent.set(r);
+              if (reply.future().isComplete()) {
+                r.reset();
+                return Future.failedFuture("abandoned at the timeout");
+              }
+              return r.send(payload);
+            })
+        .compose(r -> r.body().map(b -> new Reply(r.statusCode(), r.getHeader("Retry-After"), b)))
+        .onComplete(
+            ar -> {
+              vertx.cancelTimer(timer);
+              if (ar.succeeded()) {
+                reply.tryComplete(ar.result());
+              } else {
+                reply.tryFail(ar.cause());
+              }
+            });
+    return reply.future();
+  }
+
+  private static Throwable error(String op, Reply r, boolean elsewhereAllowed) {
     int status = r.statusCode();
     WebhookError error = null;
     try {
@@ -409,7 +462,7 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
     String kind = error.kind() == null ? "" : error.kind();
     String message =
         "webhook " + op + ": " + status + (error.message() != null ? ": " + error.message() : "");
-    Duration retryAfter = retryAfter(r.getHeader("Retry-After"));
+    Duration retryAfter = retryAfter(r.retryAfter());
     if ((status == 429 || status == 503) && retryAfter != null) {
       return new ProviderException.RetryAfter(message, retryAfter);
     }

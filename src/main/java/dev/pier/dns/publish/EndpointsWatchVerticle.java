@@ -3,6 +3,7 @@ package dev.pier.dns.publish;
 import dev.pier.kube.Cluster;
 import dev.pier.kube.Clusters;
 import dev.pier.kube.Informers;
+import dev.pier.kube.RbacFiles;
 import dev.pier.model.Addresses;
 import dev.pier.model.ServiceKey;
 import dev.pier.policy.EndpointReadiness;
@@ -41,7 +42,7 @@ public final class EndpointsWatchVerticle extends VerticleBase {
     for (Cluster cluster : clusters.all()) {
       var informer = cluster.endpointsInformer();
       informer.addEventHandler(new Handler(cluster, context));
-      started.add(Informers.start(informer, cluster.name(), "Endpoints", context));
+      started.add(Informers.start(informer, cluster.name(), "Endpoints", RbacFiles.DNS, context));
     }
     return Future.all(started);
   }

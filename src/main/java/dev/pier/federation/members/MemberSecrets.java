@@ -5,6 +5,7 @@ import dev.pier.events.ObjectRef;
 import dev.pier.federation.FederationKeys;
 import dev.pier.kube.Cluster;
 import dev.pier.kube.Informers;
+import dev.pier.kube.RbacFiles;
 import dev.pier.model.ClusterSpec;
 import dev.pier.model.FederationRole;
 import io.fabric8.kubernetes.api.model.Secret;
@@ -78,7 +79,8 @@ public final class MemberSecrets {
             ctx.runOnContext(v -> remove(s.getMetadata().getName()));
           }
         });
-    return Informers.start(informer, host.name(), "member Secrets in " + namespace, ctx);
+    return Informers.start(
+        informer, host.name(), "member Secrets in " + namespace, RbacFiles.FEDERATION_HOST, ctx);
   }
 
   public void stop() {

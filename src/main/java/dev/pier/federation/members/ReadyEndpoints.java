@@ -3,6 +3,7 @@ package dev.pier.federation.members;
 import dev.pier.kube.Cluster;
 import dev.pier.kube.Informers;
 import dev.pier.kube.KubeApiException;
+import dev.pier.kube.RbacFiles;
 import dev.pier.policy.EndpointReadiness;
 import io.fabric8.kubernetes.api.model.Endpoints;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -69,7 +70,11 @@ final class ReadyEndpoints {
                 this.informer = i;
                 return Future.fromCompletionStage(
                     Informers.start(
-                        i, cluster.name(), "endpoints (" + found + ")", cluster.forbiddenIsFatal()),
+                        i,
+                        cluster.name(),
+                        "endpoints (" + found + ")",
+                        RbacFiles.FEDERATION_MEMBER,
+                        cluster.forbiddenIsFatal()),
                     ctx);
               }
             });

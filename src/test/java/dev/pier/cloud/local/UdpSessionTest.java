@@ -19,7 +19,7 @@ class UdpSessionTest {
         backendHost,
         backendPort,
         Duration.ofSeconds(60),
-        b -> {},
+        (s, b) -> {},
         s -> {});
   }
 

@@ -1,0 +1,144 @@
+package dev.pier.faults;
+
+import static dev.pier.faults.FaultSuite.CONVERGE;
+import static dev.pier.faults.FaultSuite.loadBalancer;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.pier.boot.PierOptions;
+import dev.pier.cloud.webhook.ReferenceWebhook;
+import dev.pier.faults.FaultProxy.Fault;
+import dev.pier.testkit.KubeApiServer;
+import dev.pier.testkit.PierProcess;
+import dev.pier.testkit.PowerDnsServer;
+import dev.pier.testkit.RealKubeApiServer;
+import dev.pier.testkit.Services;
+import io.fabric8.kubernetes.api.model.EndpointAddressBuilder;
+import io.fabric8.kubernetes.api.model.EndpointPortBuilder;
+import io.fabric8.kubernetes.api.model.EndpointSubsetBuilder;
+import io.fabric8.kubernetes.api.model.Endpoints;
+import io.fabric8.kubernetes.api.model.EndpointsBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Fault suite: PowerDNS's API, behind a proxy, answers 429, 500, or never answers while Services
+ * come and go. Calls end at {@code dns.callDeadline}, are retried, every name converges once the
+ * fault is gone, and the records Pier did not write (one on a name a Service wants) are never
+ * touched.
+ */
+@RealKubeApiServer
+class DnsFaultsIT {
+  private static final String ZONE = "faults.test";
+  private static final Duration FAULT = Duration.ofSeconds(8);
+
+  @Test
+  void throttledFailingAndHungDnsCallsConvergeAndNoForeignRecordIsTouched(KubeApiServer kube)
+      throws InterruptedException {
+    KubernetesClient client = kube.client();
+    kube.createReadyNode(FaultSuite.NODE, "127.0.0.1", Map.of());
+    String ns = kube.createNamespace("dnsfault");
+    try (PowerDnsServer pdns = PowerDnsServer.create();
+        ReferenceWebhook webhook = ReferenceWebhook.start("");
+        FaultProxy proxy = FaultProxy.start(pdns.apiUrl())) {
+      pdns.createZone(ZONE + ".");
+      pdns.putForeign(ZONE + ".", "foreign." + ZONE + ".", "A", "198.51.100.7");
+      pdns.putForeign(ZONE + ".", name(ns, "taken"), "A", "198.51.100.8");
+
+      Map<String, String> env = FaultSuite.webhook(webhook.url());
+      env.put(PierOptions.DNS_ENABLED.envName(), "true");
+      env.put(PierOptions.DNS_ZONE_NAME.envName(), ZONE);
+      env.put(PierOptions.DNS_OWNER_ID.envName(), "faults");
+      env.put(PierOptions.DNS_POWERDNS_URL.envName(), proxy.url());
+      env.put(PierOptions.DNS_POWERDNS_API_KEY_FILE.envName(), pdns.apiKeyFile().toString());
+      env.put(PierOptions.DNS_POWERDNS_TIMEOUT.envName(), "2s");
+      env.put(PierOptions.DNS_CALL_DEADLINE.envName(), "3s");
+      Invariants invariants =
+          new Invariants(client, ns, new WebhookCloud(webhook)).foreignDnsRecords(pdns, ZONE + ".");
+      create(kube, ns, "taken");
+      create(kube, ns, "steady");
+      List<String> live = new ArrayList<>(List.of("steady"));
+      List<String> gone = new ArrayList<>();
+      try (PierProcess pier = FaultSuite.startJar(kube, "dns", env)) {
+        invariants.awaitHeld(PierProcess.STARTUP.plus(CONVERGE));
+        awaitNames(client, pdns, ns, List.of("steady"), List.of());
+        for (Fault fault : List.of(Fault.TOO_MANY_REQUESTS, Fault.SERVER_ERROR, Fault.HANG)) {
+          int before = proxy.calls().size();
+          proxy.fault(fault);
+          String fresh = "new-" + fault.name().toLowerCase().replace('_', '-');
+          create(kube, ns, fresh);
+          if (live.size() > 1) {
+            String previous = live.remove(live.size() - 1);
+            client.services().inNamespace(ns).withName(previous).delete();
+            invariants.deleted(previous);
+            gone.add(previous);
+          }
+          live.add(fresh);
+          Thread.sleep(FAULT.toMillis());
+          long faulted =
+              proxy.calls().stream().skip(before).filter(c -> c.fault() == fault).count();
+          assertThat(faulted).as(fault + ": calls during the fault").isGreaterThanOrEqualTo(2);
+          proxy.fault(Fault.NONE);
+          invariants.awaitHeld(CONVERGE);
+          awaitNames(client, pdns, ns, live, gone);
+        }
+        assertThat(Services.eventCount(client, ns, "taken", "DNSRecordConflict"))
+            .as("the name held by a foreign record is reported on the Service")
+            .isPositive();
+        assertThat(pier.alive()).as(pier.log()).isTrue();
+      }
+    }
+  }
+
+  private static String name(String ns, String svc) {
+    return svc + "." + ns + ".pier.svc." + ZONE + ".";
+  }
+
+  /** Each Service's name answers its ingress address; each deleted one's name is gone. */
+  private static void awaitNames(
+      KubernetesClient client,
+      PowerDnsServer pdns,
+      String ns,
+      List<String> live,
+      List<String> gone) {
+    await()
+        .atMost(CONVERGE)
+        .pollInterval(Duration.ofMillis(500))
+        .untilAsserted(
+            () -> {
+              for (String svc : live) {
+                assertThat(pdns.dig(name(ns, svc), "A"))
+                    .as(svc)
+                    .containsExactly(Services.ingressIp(client, ns, svc));
+              }
+              for (String svc : gone) {
+                assertThat(pdns.digStatus(name(ns, svc), "A")).as(svc).isEqualTo("NXDOMAIN");
+              }
+            });
+  }
+
+  private static void create(KubeApiServer kube, String ns, String name) {
+    kube.client()
+        .services()
+        .inNamespace(ns)
+        .resource(loadBalancer(ns, name, 80, kube.freeNodePort()))
+        .create();
+    Endpoints e =
+        new EndpointsBuilder()
+            .withNewMetadata()
+            .withNamespace(ns)
+            .withName(name)
+            .endMetadata()
+            .withSubsets(
+                new EndpointSubsetBuilder()
+                    .withAddresses(new EndpointAddressBuilder().withIp("10.1.0.1").build())
+                    .withPorts(new EndpointPortBuilder().withName("p80").withPort(80).build())
+                    .build())
+            .build();
+    kube.client().endpoints().inNamespace(ns).resource(e).create();
+  }
+}

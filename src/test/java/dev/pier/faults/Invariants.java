@@ -1,0 +1,202 @@
+package dev.pier.faults;
+
+import static org.awaitility.Awaitility.await;
+
+import dev.pier.testkit.PowerDnsServer;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import org.awaitility.core.ConditionTimeoutException;
+
+/**
+ * What must hold after every fault, checked the same way for every scenario:
+ *
+ * <ul>
+ *   <li>no leaked load balancer: the cloud holds exactly one load balancer per wanted Service (type
+ *       LoadBalancer, not being deleted, not a bad input), at the address its status shows;
+ *   <li>no stuck finalizer: no Service is left being deleted, and every Service the scenario
+ *       deleted is gone;
+ *   <li>no lost update: each load balancer serves exactly the ports of its Service's final spec;
+ *   <li>every bad input answered: each malformed Service has a Warning Event naming what is wrong,
+ *       and no load balancer;
+ *   <li>no foreign DNS record touched (where the scenario has DNS): the zone's records without
+ *       Pier's ownership comment are as they were before Pier started.
+ * </ul>
+ */
+final class Invariants {
+  private final KubernetesClient client;
+  private final String namespace;
+  private final Cloud cloud;
+  private final Set<String> deleted = new HashSet<>();
+  private final Map<String, String> badInputs = new LinkedHashMap<>();
+  private ForeignRecords foreignRecords;
+
+  Invariants(KubernetesClient client, String namespace, Cloud cloud) {
+    this.client = client;
+    this.namespace = namespace;
+    this.cloud = cloud;
+  }
+
+  /** The scenario deleted this Service: it must be gone. */
+  Invariants deleted(String name) {
+    deleted.add(name);
+    return this;
+  }
+
+  /** A malformed Service: a Warning Event on it must contain {@code answer}. */
+  Invariants badInput(String name, String answer) {
+    badInputs.put(name, answer);
+    return this;
+  }
+
+  /** Records the zone's records Pier did not write, as they are now: they must stay so. */
+  Invariants foreignDnsRecords(PowerDnsServer pdns, String zone) {
+    foreignRecords = new ForeignRecords(pdns, zone, ForeignRecords.read(pdns, zone));
+    return this;
+  }
+
+  /** Waits at most {@code atMost} until every invariant holds; fails listing what does not. */
+  void awaitHeld(Duration atMost) {
+    try {
+      await()
+          .atMost(atMost)
+          .pollInterval(Duration.ofMillis(500))
+          .ignoreExceptions()
+          .until(() -> violations().isEmpty());
+    } catch (ConditionTimeoutException e) {
+      throw new AssertionError(
+          "invariants still violated after " + atMost + ":\n  " + String.join("\n  ", violations()),
+          e);
+    }
+  }
+
+  /** What does not hold now; empty when everything does. */
+  List<String> violations() {
+    List<String> out = new ArrayList<>();
+    List<Service> services = client.services().inNamespace(namespace).list().getItems();
+    Map<String, Set<String>> lbs = new HashMap<>(cloud.loadBalancers());
+    Map<String, Service> byName =
+        services.stream().collect(Collectors.toMap(s -> s.getMetadata().getName(), s -> s));
+    for (String name : deleted) {
+      if (byName.containsKey(name)) {
+        out.add(
+            "stuck finalizer: deleted Service "
+                + name
+                + " still exists "
+                + finalizers(byName.get(name)));
+      }
+    }
+    for (Service s : services) {
+      String name = s.getMetadata().getName();
+      if (s.getMetadata().getDeletionTimestamp() != null) {
+        if (!deleted.contains(name)) {
+          out.add("stuck finalizer: Service " + name + " is being deleted " + finalizers(s));
+        }
+        continue;
+      }
+      if (!"LoadBalancer".equals(s.getSpec().getType())) {
+        continue;
+      }
+      String ip = ingressIp(s);
+      if (badInputs.containsKey(name)) {
+        checkAnswered(s, badInputs.get(name), out);
+        if (ip != null) {
+          out.add("bad input " + name + " has an ingress " + ip);
+        }
+        continue;
+      }
+      if (ip == null) {
+        out.add("lost update: Service " + name + " has no ingress");
+        continue;
+      }
+      Set<String> served = lbs.remove(ip);
+      Set<String> wanted =
+          s.getSpec().getPorts().stream()
+              .map(cloud::port)
+              .collect(Collectors.toCollection(TreeSet::new));
+      if (served == null) {
+        out.add("lost update: no load balancer at " + ip + " for Service " + name);
+      } else if (!served.equals(wanted)) {
+        out.add(
+            "lost update: the load balancer of "
+                + name
+                + " serves "
+                + served
+                + ", its spec "
+                + wanted);
+      }
+    }
+    lbs.forEach((ip, ports) -> out.add("leaked load balancer at " + ip + " serving " + ports));
+    if (foreignRecords != null) {
+      Map<String, String> now = ForeignRecords.read(foreignRecords.pdns(), foreignRecords.zone());
+      if (!now.equals(foreignRecords.before())) {
+        out.add("foreign DNS records touched: were " + foreignRecords.before() + ", are " + now);
+      }
+    }
+    return out;
+  }
+
+  private void checkAnswered(Service s, String answer, List<String> out) {
+    String name = s.getMetadata().getName();
+    List<Event> events =
+        client.v1().events().inNamespace(namespace).list().getItems().stream()
+            .filter(e -> name.equals(e.getInvolvedObject().getName()))
+            .filter(e -> s.getMetadata().getUid().equals(e.getInvolvedObject().getUid()))
+            .filter(e -> "Warning".equals(e.getType()))
+            .toList();
+    if (events.stream().noneMatch(e -> e.getMessage() != null && e.getMessage().contains(answer))) {
+      out.add(
+          "bad input not answered: no Warning Event on "
+              + name
+              + " contains '"
+              + answer
+              + "'; its Warnings: "
+              + events.stream().map(Event::getMessage).toList());
+    }
+  }
+
+  /** The rrsets of a zone that carry no comment of Pier's: name/type -> records. */
+  private record ForeignRecords(PowerDnsServer pdns, String zone, Map<String, String> before) {
+    static Map<String, String> read(PowerDnsServer pdns, String zone) {
+      Map<String, String> out = new TreeMap<>();
+      JsonArray rrsets = new JsonObject(pdns.zoneJson(zone)).getJsonArray("rrsets");
+      for (int i = 0; i < rrsets.size(); i++) {
+        JsonObject rrset = rrsets.getJsonObject(i);
+        boolean piers =
+            rrset.getJsonArray("comments", new JsonArray()).encode().contains("pier-owner=");
+        if (!piers && !rrset.getString("type").equals("SOA")) {
+          out.put(
+              rrset.getString("name") + "/" + rrset.getString("type"),
+              rrset.getJsonArray("records").encode());
+        }
+      }
+      return out;
+    }
+  }
+
+  private static String ingressIp(Service s) {
+    if (s.getStatus() == null || s.getStatus().getLoadBalancer() == null) {
+      return null;
+    }
+    List<LoadBalancerIngress> ingress = s.getStatus().getLoadBalancer().getIngress();
+    return ingress == null || ingress.isEmpty() ? null : ingress.get(0).getIp();
+  }
+
+  private static String finalizers(Service s) {
+    return "(finalizers " + s.getMetadata().getFinalizers() + ")";
+  }
+}

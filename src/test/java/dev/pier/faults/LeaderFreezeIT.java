@@ -1,0 +1,186 @@
+package dev.pier.faults;
+
+import static dev.pier.faults.FaultSuite.CONVERGE;
+import static dev.pier.faults.FaultSuite.loadBalancer;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.pier.boot.PierOptions;
+import dev.pier.cloud.webhook.ReferenceWebhook;
+import dev.pier.testkit.KubeApiServer;
+import dev.pier.testkit.PierProcess;
+import dev.pier.testkit.RealKubeApiServer;
+import dev.pier.testkit.Services;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Fault suite: the leader is stopped (SIGSTOP) for 20 s in the middle of a run, right after the
+ * cloud answered its call, while Services keep changing; a standby runs beside it. The standby
+ * takes over and converges everything, and the old leader writes nothing to the API after the new
+ * leader's first write: each process authenticates as its own user, and the API server's audit log
+ * tells their writes apart.
+ */
+@RealKubeApiServer(
+    auditLog = true,
+    users = {
+      @RealKubeApiServer.User(
+          token = "pier-one-token",
+          name = "pier-one",
+          groups = "system:masters"),
+      @RealKubeApiServer.User(
+          token = "pier-two-token",
+          name = "pier-two",
+          groups = "system:masters")
+    })
+class LeaderFreezeIT {
+  private static final Duration FROZEN = Duration.ofSeconds(20);
+  private static final Set<String> WRITES =
+      Set.of("create", "update", "patch", "delete", "deletecollection");
+
+  @Test
+  void theStandbyTakesOverAndTheFrozenLeaderWritesNothingAfterTheNewLeadersFirstWrite(
+      KubeApiServer kube) throws InterruptedException, IOException {
+    KubernetesClient client = kube.client();
+    kube.createReadyNode(FaultSuite.NODE, "127.0.0.1", Map.of());
+    String leaseNs = kube.createNamespace("freeze-lease");
+    String ns = kube.createNamespace("freeze");
+    try (ReferenceWebhook webhook = ReferenceWebhook.start("");
+        FaultProxy proxy = FaultProxy.start(webhook.url());
+        PierProcess one =
+            FaultSuite.startJar(kube, "one", env(kube, proxy, leaseNs, "pier-one-token"));
+        PierProcess two =
+            FaultSuite.startJar(kube, "two", env(kube, proxy, leaseNs, "pier-two-token"))) {
+      Invariants invariants = new Invariants(client, ns, new WebhookCloud(webhook));
+      for (int i = 0; i < 4; i++) {
+        create(kube, ns, "svc-" + i);
+      }
+      await()
+          .atMost(PierProcess.STARTUP)
+          .until(() -> one.status("/readyz") == 200 && two.status("/readyz") == 200);
+      invariants.awaitHeld(CONVERGE);
+      await().atMost(CONVERGE).until(() -> leads(one) ^ leads(two));
+      PierProcess leader = leads(one) ? one : two;
+      PierProcess standby = leader == one ? two : one;
+      String oldUser = leader == one ? "pier-one" : "pier-two";
+      String newUser = leader == one ? "pier-two" : "pier-one";
+
+      // The leader stops right after the cloud answered its ensure, before it writes the status.
+      AtomicReference<Instant> frozenAt = new AtomicReference<>();
+      proxy.once(
+          (path, body) -> path.endsWith("/ensure") && body.contains("\"name\":\"svc-4\""),
+          () -> {
+            leader.freeze();
+            frozenAt.set(Instant.now());
+          });
+      create(kube, ns, "svc-4");
+      await().atMost(CONVERGE).until(() -> frozenAt.get() != null);
+      // Services keep changing while it is stopped.
+      Services.edit(
+          client,
+          ns,
+          "svc-0",
+          s -> {
+            s.getSpec().getPorts().get(0).setPort(8080);
+            return s;
+          });
+      client.services().inNamespace(ns).withName("svc-1").delete();
+      invariants.deleted("svc-1");
+      create(kube, ns, "svc-5");
+      await().atMost(FROZEN).until(() -> leads(standby));
+      long left = FROZEN.toMillis() - Duration.between(frozenAt.get(), Instant.now()).toMillis();
+      Thread.sleep(Math.max(0, left));
+      leader.thaw();
+
+      invariants.awaitHeld(CONVERGE);
+      // Give the old leader time to finish whatever it had in flight.
+      Thread.sleep(Duration.ofSeconds(5).toMillis());
+      List<JsonObject> writes = successfulWrites(kube);
+      Instant takeover =
+          writes.stream()
+              .filter(w -> newUser.equals(user(w)))
+              .map(LeaderFreezeIT::received)
+              .min(Instant::compareTo)
+              .orElseThrow(() -> new AssertionError("the standby never wrote"));
+      List<String> late =
+          writes.stream()
+              .filter(w -> oldUser.equals(user(w)) && received(w).isAfter(takeover))
+              .map(LeaderFreezeIT::describe)
+              .toList();
+      assertThat(late)
+          .as("writes of the old leader after the new leader's first write at " + takeover)
+          .isEmpty();
+      invariants.awaitHeld(CONVERGE);
+    }
+  }
+
+  private static Map<String, String> env(
+      KubeApiServer kube, FaultProxy proxy, String leaseNs, String token) {
+    Map<String, String> env = FaultSuite.webhook(proxy.url());
+    env.put(PierOptions.CLUSTER_KUBECONFIG.envName(), kube.kubeconfigFor(token).toString());
+    env.put(PierOptions.LEADER_ELECTION_ENABLED.envName(), "true");
+    env.put(PierOptions.LEADER_ELECTION_NAMESPACE.envName(), leaseNs);
+    env.put(PierOptions.LEADER_ELECTION_LEASE_DURATION.envName(), "4s");
+    env.put(PierOptions.LEADER_ELECTION_RENEW_DEADLINE.envName(), "3s");
+    env.put(PierOptions.LEADER_ELECTION_RETRY_PERIOD.envName(), "500ms");
+    return env;
+  }
+
+  private static boolean leads(PierProcess p) {
+    return p.metric("pier_leader").orElse(0) == 1.0;
+  }
+
+  /** The audit log's completed write requests that succeeded. */
+  private static List<JsonObject> successfulWrites(KubeApiServer kube) throws IOException {
+    return Files.readAllLines(kube.auditLogPath()).stream()
+        .filter(l -> !l.isBlank())
+        .map(JsonObject::new)
+        .filter(e -> "ResponseComplete".equals(e.getString("stage")))
+        .filter(e -> WRITES.contains(e.getString("verb")))
+        .filter(
+            e -> {
+              int code = e.getJsonObject("responseStatus", new JsonObject()).getInteger("code", 0);
+              return code >= 200 && code < 300;
+            })
+        .toList();
+  }
+
+  private static String user(JsonObject event) {
+    return event.getJsonObject("user", new JsonObject()).getString("username");
+  }
+
+  private static Instant received(JsonObject event) {
+    return Instant.parse(event.getString("requestReceivedTimestamp"));
+  }
+
+  private static String describe(JsonObject event) {
+    JsonObject ref = event.getJsonObject("objectRef", new JsonObject());
+    return event.getString("requestReceivedTimestamp")
+        + " "
+        + event.getString("verb")
+        + " "
+        + ref.getString("resource")
+        + (ref.getString("subresource") == null ? "" : "/" + ref.getString("subresource"))
+        + " "
+        + ref.getString("namespace")
+        + "/"
+        + ref.getString("name");
+  }
+
+  private static void create(KubeApiServer kube, String ns, String name) {
+    kube.client()
+        .services()
+        .inNamespace(ns)
+        .resource(loadBalancer(ns, name, 80, kube.freeNodePort()))
+        .create();
+  }
+}
