@@ -65,12 +65,12 @@ public final class Pier {
    * that inject delays or faults into Pier's own provider.
    */
   public static Future<Pier> start(ConfigValues config, UnaryOperator<LoadBalancerProvider> wrap) {
-    return start(config, wrap, Pier::exitAfterLosingLease);
+    return start(config, wrap, () -> {});
   }
 
   /**
    * Starts Pier; {@code onLeaseLost} runs after a leader lost its Lease and stopped reconciling (in
-   * production: exit, so that the pod restarts and campaigns again).
+   * production: nothing more; the election campaigns again and the load balancers keep serving).
    */
   public static Future<Pier> start(
       ConfigValues config, UnaryOperator<LoadBalancerProvider> wrap, Runnable onLeaseLost) {
@@ -239,19 +239,40 @@ public final class Pier {
         startReconciling()
             .onFailure(
                 e -> {
-                  log.error("Could not start reconciling as the leader: {}", e.getMessage());
-                  loseLease(onLeaseLost);
+                  log.error(
+                      "Could not start reconciling as the leader: {}; giving up the Lease and"
+                          + " campaigning again",
+                      e.getMessage());
+                  election.resign();
                 });
       }
 
       @Override
       public void onStopLeading() {
-        log.error(
-            "Lost the Lease {}/{} as {}: stopped reconciling; exiting so that the pod restarts",
+        if (stopping) {
+          return;
+        }
+        log.warn(
+            "Lost the Lease {}/{} as {}: stopped reconciling; load balancers keep serving;"
+                + " campaigning again",
             election.namespace(),
             election.leaseName(),
             election.identity());
         loseLease(onLeaseLost);
+      }
+
+      @Override
+      public void onCannotCampaign(Throwable cause) {
+        if (stopping) {
+          return;
+        }
+        log.error(
+            "Leader election for Lease {}/{} cannot go on: {}; exiting so that the pod restarts",
+            election.namespace(),
+            election.leaseName(),
+            cause.toString());
+        loseLease(() -> {});
+        exitCannotCampaign();
       }
 
       @Override
@@ -275,7 +296,7 @@ public final class Pier {
   }
 
   // Exits from a thread of its own: the shutdown hook needs the event loop this may be called on.
-  private static void exitAfterLosingLease() {
+  private static void exitCannotCampaign() {
     Thread exit = new Thread(() -> System.exit(1), "pier-exit");
     exit.start();
   }

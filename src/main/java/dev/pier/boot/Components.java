@@ -19,6 +19,7 @@ import dev.pier.kube.KubeEventRecorder;
 import dev.pier.kube.ServiceWriter;
 import dev.pier.leader.LeaderElection;
 import dev.pier.leader.LeaderElectionOptions;
+import dev.pier.leader.LeaderGate;
 import dev.pier.metrics.MeteredProvider;
 import dev.pier.metrics.PierMetrics;
 import dev.pier.model.ClusterSpec;
@@ -181,6 +182,11 @@ public record Components(
             host == null ? "" : host.name());
     PushedNodeSets pushed = new PushedNodeSets();
     DeletedServices deleted = new DeletedServices();
+    // Runs check it before each write and provider call: open while this process holds the Lease.
+    LeaderGate gate =
+        electionOptions == null
+            ? LeaderGate.alwaysOpen()
+            : LeaderGate.forLease(electionOptions.getRenewDeadline());
     ReconcileVerticle reconciler =
         new ReconcileVerticle(
             clusters,
@@ -191,7 +197,8 @@ public record Components(
             pushed,
             deleted,
             metrics,
-            dns);
+            dns,
+            gate);
     metrics.bindQueue(reconciler::queueStats);
     metrics.bindWaitingRequests(reconciler::waitingRequestsSeen);
     List<Deployable> watchers = new ArrayList<>();
@@ -228,7 +235,8 @@ public record Components(
             : new LeaderElection(
                 (host != null ? host : connected.get(0)).client(),
                 electionOptions,
-                vertx.getOrCreateContext());
+                vertx.getOrCreateContext(),
+                gate);
     DeletionGuard guard = deletionGuard(config);
     Gauge.builder("pier.deletion.guard.held", guard, DeletionGuard::held)
         .description(
@@ -236,7 +244,8 @@ public record Components(
         .register(registry);
     OrphanSweeper sweeper =
         orphanCleanup(config)
-            ? OrphanSweeper.forProvider(clusters, provider, orphanPeriod(config), guard, registry)
+            ? OrphanSweeper.forProvider(
+                clusters, provider, orphanPeriod(config), guard, registry, gate)
             : null;
     return new Components(
         vertx,

@@ -602,7 +602,7 @@ public final class PierOptions {
           LeaderElectionOptions.DEFAULT_RENEW_DEADLINE,
           MS,
           DAY,
-          "How long the leader tries to renew before it stops reconciling and exits.");
+          "How long the leader tries to renew before it stops reconciling (and campaigns again).");
   public static final Option<Duration> LEADER_ELECTION_RETRY_PERIOD =
       Option.duration(
           "leaderElection.retryPeriod",

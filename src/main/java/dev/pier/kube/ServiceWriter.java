@@ -19,21 +19,48 @@ public final class ServiceWriter implements ServiceWrites {
   }
 
   @Override
-  public Future<Void> addFinalizer(Context ctx, ServiceKey key) {
+  public Future<String> addFinalizer(Context ctx, ServiceKey key, String resourceVersion) {
     return api.patch(
             ctx,
             path(key),
             AsyncKubeApi.STRATEGIC_MERGE_PATCH,
-            addFinalizerPatch(ServiceFilter.LB_CLEANUP_FINALIZER))
-        .mapEmpty();
+            precondition(addFinalizerPatch(ServiceFilter.LB_CLEANUP_FINALIZER), resourceVersion))
+        .map(ServiceWriter::resourceVersion);
   }
 
   @Override
-  public Future<Void> removeFinalizer(Context ctx, ServiceKey key) {
+  public Future<String> removeFinalizer(Context ctx, ServiceKey key, String resourceVersion) {
     JsonObject body =
         new JsonObject().put("metadata", removeFinalizer(ServiceFilter.LB_CLEANUP_FINALIZER));
-    return ignoreNotFound(api.patch(ctx, path(key), AsyncKubeApi.STRATEGIC_MERGE_PATCH, body))
-        .mapEmpty();
+    return ignoreNotFound(
+        api.patch(
+                ctx,
+                path(key),
+                AsyncKubeApi.STRATEGIC_MERGE_PATCH,
+                precondition(body, resourceVersion))
+            .map(ServiceWriter::resourceVersion));
+  }
+
+  /**
+   * Adds {@code metadata.resourceVersion} to a patch: the API server then applies it only to that
+   * version of the object and answers 409 Conflict otherwise (merge and strategic merge patches).
+   */
+  public static JsonObject precondition(JsonObject patch, String resourceVersion) {
+    if (resourceVersion == null || resourceVersion.isEmpty()) {
+      return patch;
+    }
+    JsonObject metadata = patch.getJsonObject("metadata");
+    if (metadata == null) {
+      metadata = new JsonObject();
+      patch.put("metadata", metadata);
+    }
+    metadata.put("resourceVersion", resourceVersion);
+    return patch;
+  }
+
+  private static String resourceVersion(JsonObject service) {
+    JsonObject metadata = service.getJsonObject("metadata");
+    return metadata == null ? null : metadata.getString("resourceVersion");
   }
 
   /** A strategic merge patch that adds {@code finalizer} to an object's finalizers. */
@@ -49,17 +76,23 @@ public final class ServiceWriter implements ServiceWrites {
   }
 
   @Override
-  public Future<LbStatus> patchStatus(Context ctx, ServiceKey key, LbStatus status) {
+  public Future<StatusWritten> patchStatus(
+      Context ctx, ServiceKey key, LbStatus status, String resourceVersion) {
     JsonObject body =
         new JsonObject()
             .put("status", new JsonObject().put("loadBalancer", Views.statusJson(status)));
-    return api.patch(ctx, path(key) + "/status", AsyncKubeApi.MERGE_PATCH, body)
-        .map(Views::statusFromServiceJson);
+    return api.patch(
+            ctx,
+            path(key) + "/status",
+            AsyncKubeApi.MERGE_PATCH,
+            precondition(body, resourceVersion))
+        .map(json -> new StatusWritten(Views.statusFromServiceJson(json), resourceVersion(json)));
   }
 
   @Override
-  public Future<Void> clearStatus(Context ctx, ServiceKey key) {
-    return ignoreNotFound(patchStatus(ctx, key, LbStatus.EMPTY).mapEmpty()).mapEmpty();
+  public Future<String> clearStatus(Context ctx, ServiceKey key, String resourceVersion) {
+    return ignoreNotFound(
+        patchStatus(ctx, key, LbStatus.EMPTY, resourceVersion).map(StatusWritten::resourceVersion));
   }
 
   private static <T> Future<T> ignoreNotFound(Future<T> f) {

@@ -116,7 +116,7 @@ public final class PierMetrics implements WorkQueue.Listener<ServiceKey> {
       hostUpdateLatency.record(nanos, TimeUnit.NANOSECONDS);
       if (result.outcome() == WorkResult.Outcome.SUCCESS) {
         loadBalancerSyncs.increment();
-      } else {
+      } else if (result.outcome() != WorkResult.Outcome.FENCED) {
         nodeSyncErrors.increment();
       }
     }

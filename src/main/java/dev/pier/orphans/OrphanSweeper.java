@@ -7,6 +7,7 @@ import dev.pier.events.EventReasons;
 import dev.pier.events.ObjectRef;
 import dev.pier.kube.Cluster;
 import dev.pier.kube.Clusters;
+import dev.pier.leader.LeaderGate;
 import dev.pier.log.ServiceLog;
 import dev.pier.model.ServiceRef;
 import dev.pier.policy.DeletionGuard;
@@ -27,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * Deletes load balancers the provider owns whose Service no longer exists: Services deleted while
  * Pier was down leave them behind (upstream leaves them for good, kubernetes#53451). Runs right
  * after start and then every period, only on synced clusters, and never on a load balancer whose
- * Service (by uid) is still in the cache, even while it is being deleted.
+ * Service (by uid) is still in the cache, even while it is being deleted. Sweeps, and deletes, only
+ * while this process leads (the {@link LeaderGate}); it is deployed once and idles on a standby.
  */
 public final class OrphanSweeper extends AbstractVerticle {
   private static final Logger log = LoggerFactory.getLogger(OrphanSweeper.class);
@@ -39,6 +41,7 @@ public final class OrphanSweeper extends AbstractVerticle {
   private final Counter deleted;
   private final Counter failures;
   private final DeletionGuard guard;
+  private final LeaderGate gate;
   private boolean running;
 
   public OrphanSweeper(
@@ -46,8 +49,10 @@ public final class OrphanSweeper extends AbstractVerticle {
       OwnedLoadBalancers owned,
       Duration period,
       DeletionGuard guard,
-      MeterRegistry registry) {
+      MeterRegistry registry,
+      LeaderGate gate) {
     this.clusters = clusters;
+    this.gate = gate;
     this.owned = owned;
     this.period = period;
     this.guard = guard;
@@ -67,10 +72,11 @@ public final class OrphanSweeper extends AbstractVerticle {
       LoadBalancerProvider provider,
       Duration period,
       DeletionGuard guard,
-      MeterRegistry registry) {
+      MeterRegistry registry,
+      LeaderGate gate) {
     return provider
         .ownedLoadBalancers()
-        .map(o -> new OrphanSweeper(clusters, o, period, guard, registry))
+        .map(o -> new OrphanSweeper(clusters, o, period, guard, registry, gate))
         .orElse(null);
   }
 
@@ -82,7 +88,7 @@ public final class OrphanSweeper extends AbstractVerticle {
 
   /** One sweep over every synced cluster; completes when every deletion was tried. */
   public Future<Integer> sweep() {
-    if (running) {
+    if (running || !gate.isOpen()) {
       return Future.succeededFuture(0);
     }
     running = true;
@@ -132,8 +138,9 @@ public final class OrphanSweeper extends AbstractVerticle {
                   continue;
                 }
                 deletions.add(
-                    owned
-                        .delete(cluster.name(), lb)
+                    gate.guard(
+                            "deleting orphaned load balancer " + lb.name(),
+                            () -> owned.delete(cluster.name(), lb))
                         .map(
                             v -> {
                               deleted.increment();

@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  *   <li>a key is never run twice at the same time; a key added while it runs runs again after;
  *   <li>at most {@code maxInFlight} keys run at once;
  *   <li>a failed run is retried after the key's exponential backoff, or a delay the run asks for; a
- *       success resets the backoff;
+ *       success resets the backoff; a fenced run (its process stopped leading) is looked at again
+ *       after the delay it asks for, its backoff unchanged;
  *   <li>a direct add of a key waiting for a retry runs it now;
  *   <li>a gate may defer work that is about to run: it waits (with later work of the key merged
  *       into it) and is asked about again when the wait ends;
@@ -373,6 +374,7 @@ public final class WorkQueue<K> {
         listener.onRetryScheduled(key, result.delay());
         addAfter(key, retryKinds(item, result), result.delay());
       }
+      case FENCED -> addAfter(key, retryKinds(item, result), result.delay());
     }
     EnumSet<WorkKind> again = addedWhileRunning.remove(key);
     if (again != null && !closed) {

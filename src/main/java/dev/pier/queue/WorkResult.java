@@ -14,7 +14,12 @@ public record WorkResult(Outcome outcome, Duration delay, Set<WorkKind> retryKin
     /** Failed; retried after the given delay, backoff unchanged. */
     RETRY_AFTER,
     /** Failed for good (bad input); not retried until the key is added again. */
-    PERMANENT
+    PERMANENT,
+    /**
+     * Not done: this process stopped leading during the run. Not a failure: the backoff is
+     * unchanged and the key runs again after the given delay (once the queue runs again).
+     */
+    FENCED
   }
 
   private static final WorkResult SUCCESS =
@@ -32,6 +37,11 @@ public record WorkResult(Outcome outcome, Duration delay, Set<WorkKind> retryKin
 
   public static WorkResult retry(Set<WorkKind> kinds) {
     return new WorkResult(Outcome.RETRY, Duration.ZERO, kinds);
+  }
+
+  /** The run stopped because this process no longer leads; the key is looked at again later. */
+  public static WorkResult fenced(Duration recheck, Set<WorkKind> kinds) {
+    return new WorkResult(Outcome.FENCED, recheck, kinds);
   }
 
   public static WorkResult retryAfter(Duration delay, Set<WorkKind> kinds) {

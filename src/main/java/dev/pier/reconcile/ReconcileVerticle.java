@@ -5,6 +5,7 @@ import dev.pier.config.Durations;
 import dev.pier.dns.publish.DnsSync;
 import dev.pier.kube.Cluster;
 import dev.pier.kube.Clusters;
+import dev.pier.leader.LeaderGate;
 import dev.pier.log.ServiceLog;
 import dev.pier.model.Addresses;
 import dev.pier.model.LbService;
@@ -48,6 +49,7 @@ import org.slf4j.LoggerFactory;
 public final class ReconcileVerticle extends VerticleBase {
   private static final Logger log = LoggerFactory.getLogger(ReconcileVerticle.class);
   private static final ServiceLog serviceLog = ServiceLog.of(ReconcileVerticle.class);
+  private static final String NOT_LEADING = "not_leading";
 
   private final Clusters clusters;
   private final LoadBalancerProvider provider;
@@ -58,6 +60,7 @@ public final class ReconcileVerticle extends VerticleBase {
   private final DeletedServices deleted;
   private final WorkQueue.Listener<ServiceKey> listener;
   private final DnsSync dns;
+  private final LeaderGate gate;
   private WorkQueue<ServiceKey> queue;
   private DriftVerifier verifier;
   private boolean initialized;
@@ -70,6 +73,7 @@ public final class ReconcileVerticle extends VerticleBase {
 
   /**
    * @param dns publishes DNS names in the same runs as the load balancer work, or null for none
+   * @param gate open while this process may write: runs check it before each write
    */
   public ReconcileVerticle(
       Clusters clusters,
@@ -80,8 +84,10 @@ public final class ReconcileVerticle extends VerticleBase {
       PushedNodeSets pushed,
       DeletedServices deleted,
       WorkQueue.Listener<ServiceKey> listener,
-      DnsSync dns) {
+      DnsSync dns,
+      LeaderGate gate) {
     this.clusters = clusters;
+    this.gate = gate;
     this.provider = provider;
     this.options = options;
     this.filter = filter;
@@ -96,7 +102,7 @@ public final class ReconcileVerticle extends VerticleBase {
   public Future<?> start() {
     ServiceReconciler reconciler =
         new ServiceReconciler(
-            context, clusters::get, provider, filter, eligibility, pushed, deleted, dns);
+            context, clusters::get, provider, filter, eligibility, pushed, deleted, dns, gate);
     throttle =
         new ReconcileThrottle(
             options.getRateLimit() > 0
@@ -152,12 +158,17 @@ public final class ReconcileVerticle extends VerticleBase {
 
               @Override
               public void onDeferred(ServiceKey key, Deferral deferral) {
-                if (listener != null) {
+                if (listener != null && !NOT_LEADING.equals(deferral.reason())) {
                   listener.onDeferred(key, deferral);
                 }
               }
             },
-            throttle);
+            // Between the gate closing and the loss being handled, no run starts: none would get
+            // far, and a fenced one would use up a rate-limit token or a spec change's pass.
+            item ->
+                gate.isOpen()
+                    ? throttle.check(item)
+                    : Deferral.of(Outcomes.FENCED_RECHECK, NOT_LEADING));
     queue.pause();
     verifier =
         new DriftVerifier(

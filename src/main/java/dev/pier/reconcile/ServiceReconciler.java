@@ -8,6 +8,9 @@ import dev.pier.events.EventReasons;
 import dev.pier.events.EventSink;
 import dev.pier.events.ObjectRef;
 import dev.pier.kube.ClusterAccess;
+import dev.pier.kube.ServiceWrites.StatusWritten;
+import dev.pier.leader.LeaderGate;
+import dev.pier.leader.NotLeadingException;
 import dev.pier.log.ServiceLog;
 import dev.pier.model.LbNode;
 import dev.pier.model.LbService;
@@ -33,6 +36,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -42,14 +46,58 @@ import java.util.stream.Collectors;
  * delete it, clear the status and remove the finalizer. {@link ReconcileDecision} decides; this
  * class carries the decision out as a flat list of named steps. Runs on the reconcile verticle's
  * context; the work queue guarantees that a key is never reconciled twice at once.
+ *
+ * <p>Fencing: a run checks the {@link LeaderGate} before each Service write and each provider call,
+ * and stops with a {@link WorkResult.Outcome#FENCED} result (no Event, no backoff) once this
+ * process no longer leads. Each Service write carries the resourceVersion of the Service the run
+ * read (or of its own previous write), so a write based on a stale view gets a 409 and the key is
+ * reconciled again from the newer Service.
  */
 public final class ServiceReconciler {
   private static final ServiceLog log = ServiceLog.of(ServiceReconciler.class);
   static final int MAX_NODE_NAMES_TO_LOG = 20;
 
-  /** One run of one key: what every step needs. */
-  private record Run(
-      ServiceRef ref, ClusterAccess cluster, Service svc, LbService view, Set<WorkKind> kinds) {
+  /**
+   * One run of one key: what every step needs, and the resourceVersion its next write is based on
+   * (the read Service's, then each write's answer).
+   */
+  private static final class Run {
+    final ServiceRef ref;
+    final ClusterAccess cluster;
+    final Service svc;
+    final LbService view;
+    final Set<WorkKind> kinds;
+    String resourceVersion;
+
+    Run(ServiceRef ref, ClusterAccess cluster, Service svc, LbService view, Set<WorkKind> kinds) {
+      this.ref = ref;
+      this.cluster = cluster;
+      this.svc = svc;
+      this.view = view;
+      this.kinds = kinds;
+      this.resourceVersion = svc.getMetadata().getResourceVersion();
+    }
+
+    ServiceRef ref() {
+      return ref;
+    }
+
+    ClusterAccess cluster() {
+      return cluster;
+    }
+
+    Service svc() {
+      return svc;
+    }
+
+    LbService view() {
+      return view;
+    }
+
+    Set<WorkKind> kinds() {
+      return kinds;
+    }
+
     ServiceKey key() {
       return view.key();
     }
@@ -61,6 +109,14 @@ public final class ServiceReconciler {
     EventSink events() {
       return cluster.events();
     }
+
+    /** Keeps the resourceVersion a write answered with, for the next write of the run. */
+    <T> T wrote(String newVersion, T value) {
+      if (newVersion != null) {
+        resourceVersion = newVersion;
+      }
+      return value;
+    }
   }
 
   private final Context ctx;
@@ -71,6 +127,7 @@ public final class ServiceReconciler {
   private final PushedNodeSets pushed;
   private final DeletedServices deleted;
   private final DnsSync dns;
+  private final LeaderGate gate;
   private final Map<ServiceKey, StatusWrite> statusWrites = new HashMap<>();
   // The status of each load balancer ensured by this process: what DNS-only runs publish.
   private final Map<ServiceKey, LbStatus> ensured = new HashMap<>();
@@ -80,6 +137,7 @@ public final class ServiceReconciler {
   /**
    * @param clusters the cluster of a name, or null for an unknown one
    * @param dns publishes DNS names after the load balancer work of a run, or null for none
+   * @param gate open while this process may write (it leads)
    */
   public ServiceReconciler(
       Context ctx,
@@ -89,8 +147,10 @@ public final class ServiceReconciler {
       NodeEligibility eligibility,
       PushedNodeSets pushed,
       DeletedServices deleted,
-      DnsSync dns) {
+      DnsSync dns,
+      LeaderGate gate) {
     this.ctx = ctx;
+    this.gate = gate;
     this.clusters = clusters;
     this.provider = provider;
     this.filter = filter;
@@ -102,6 +162,9 @@ public final class ServiceReconciler {
 
   public Future<WorkResult> reconcile(WorkItem<ServiceKey> item) {
     ServiceKey key = item.key();
+    if (!gate.isOpen()) {
+      return Future.succeededFuture(Outcomes.fenced(item.kinds()));
+    }
     ClusterAccess cluster = clusters.apply(key.cluster());
     if (cluster == null) {
       log.warn(ServiceRef.of(key, null), "unknown cluster {}, dropped", key.cluster());
@@ -170,14 +233,23 @@ public final class ServiceReconciler {
   private Future<Void> addFinalizer(Run run) {
     return ServiceFilter.hasFinalizer(run.svc())
         ? Future.succeededFuture()
-        : run.cluster().writer().addFinalizer(ctx, run.key());
+        : fenced(
+                "adding the finalizer",
+                () -> run.cluster().writer().addFinalizer(ctx, run.key(), run.resourceVersion))
+            .map(version -> run.wrote(version, null));
+  }
+
+  /** Makes a write or provider call only while this process leads; else fails, fenced. */
+  private <T> Future<T> fenced(String what, Supplier<Future<T>> call) {
+    return gate.guard(what, call);
   }
 
   private Future<EnsureResult> ensureLoadBalancer(Run run, List<LbNode> nodes) {
     warnIfNoNodes(run, nodes);
     pushed.record(run.key(), NodeSet.of(nodes));
-    return provider
-        .ensureLoadBalancer(run.ref().cluster(), run.view(), nodes)
+    return fenced(
+            "ensuring the load balancer",
+            () -> provider.ensureLoadBalancer(run.ref().cluster(), run.view(), nodes))
         .compose(result -> publishable(run, result));
   }
 
@@ -204,13 +276,13 @@ public final class ServiceReconciler {
       run.events().warning(run.object(), EventReasons.INGRESS_REPLACED, message);
       log.warn(run.ref(), "{}", message);
     }
-    return run.cluster()
-        .writer()
-        .patchStatus(ctx, run.key(), desired)
+    return fenced(
+            "writing the status",
+            () -> run.cluster().writer().patchStatus(ctx, run.key(), desired, run.resourceVersion))
         .map(
-            stored -> {
-              statusWrites.put(run.key(), new StatusWrite(desired, stored));
-              return null;
+            (StatusWritten written) -> {
+              statusWrites.put(run.key(), new StatusWrite(desired, written.status()));
+              return run.wrote(written.resourceVersion(), null);
             });
   }
 
@@ -227,6 +299,9 @@ public final class ServiceReconciler {
   }
 
   private Future<WorkResult> ensureFailed(Run run, Throwable e) {
+    if (Outcomes.quiet(e)) {
+      return quietly(run, e);
+    }
     if (e instanceof ProviderException.ImplementedElsewhere) {
       ensured.remove(run.key());
       log.info(run.ref(), "load balancer implemented elsewhere: {}", e.getMessage());
@@ -240,8 +315,9 @@ public final class ServiceReconciler {
   private Future<WorkResult> verify(Run run) {
     List<LbNode> nodes = eligibility.select(run.cluster().nodes());
     pushed.record(run.key(), NodeSet.of(nodes));
-    return provider
-        .verifyLoadBalancer(run.ref().cluster(), run.view(), nodes)
+    return fenced(
+            "verifying the load balancer",
+            () -> provider.verifyLoadBalancer(run.ref().cluster(), run.view(), nodes))
         .compose(
             verified ->
                 publishable(run, verified.result())
@@ -277,8 +353,9 @@ public final class ServiceReconciler {
     }
     warnIfNoNodes(run, nodes);
     pushed.record(run.key(), next);
-    return provider
-        .updateLoadBalancerHosts(run.ref().cluster(), run.view(), nodes)
+    return fenced(
+            "updating the load balancer's hosts",
+            () -> provider.updateLoadBalancerHosts(run.ref().cluster(), run.view(), nodes))
         .map(v -> hostsUpdated(run, nodes))
         .recover(e -> updateHostsFailed(run, nodes, e));
   }
@@ -295,8 +372,15 @@ public final class ServiceReconciler {
 
   /** A failed host update of a load balancer that still exists falls back to a full ensure. */
   private Future<WorkResult> updateHostsFailed(Run run, List<LbNode> nodes, Throwable e) {
+    if (Outcomes.quiet(e)) {
+      return quietly(run, e);
+    }
     if (e instanceof ProviderException.ImplementedElsewhere) {
       return Future.succeededFuture(WorkResult.success());
+    }
+    if (!gate.isOpen()) {
+      pushed.forget(run.key());
+      return Future.succeededFuture(Outcomes.fenced(run.kinds()));
     }
     return provider
         .getLoadBalancer(run.ref().cluster(), run.view())
@@ -328,13 +412,23 @@ public final class ServiceReconciler {
   private Future<WorkResult> cleanup(Run run) {
     boolean deleting = run.svc().getMetadata().getDeletionTimestamp() != null;
     return deleteAndClearStatus(run)
-        .compose(v -> run.cluster().writer().removeFinalizer(ctx, run.key()))
+        .compose(
+            v ->
+                fenced(
+                    "removing the finalizer",
+                    () ->
+                        run.cluster()
+                            .writer()
+                            .removeFinalizer(ctx, run.key(), run.resourceVersion)))
         .map(v -> deleted(run, deleting ? "Service deleted" : "no longer type LoadBalancer"))
         .recover(e -> deleteFailed(run, e));
   }
 
   /** The load balancer goes (unless abandoned), then the status of a Service that lives on. */
   private Future<Void> deleteAndClearStatus(Run run) {
+    if (!gate.isOpen()) {
+      return Future.failedFuture(new NotLeadingException("deleting"));
+    }
     run.events()
         .normal(run.object(), EventReasons.DELETING_LOAD_BALANCER, "Deleting load balancer");
     return deleteLoadBalancer(run).compose(v -> clearStatus(run));
@@ -350,8 +444,9 @@ public final class ServiceReconciler {
   /** Deletes the load balancer of a Service without the finalizer, if the provider has one. */
   private Future<WorkResult> cleanupIfPresent(Run run) {
     ensured.remove(run.key());
-    return provider
-        .getLoadBalancer(run.ref().cluster(), run.view())
+    return fenced(
+            "looking up the load balancer",
+            () -> provider.getLoadBalancer(run.ref().cluster(), run.view()))
         .compose(
             existing -> {
               if (existing.isEmpty()) {
@@ -367,7 +462,9 @@ public final class ServiceReconciler {
   /** Deletes the load balancer, unless the operator abandoned it. */
   private Future<Void> deleteLoadBalancer(Run run) {
     if (!ReconcileDecision.abandoned(run.svc())) {
-      return provider.ensureLoadBalancerDeleted(run.ref().cluster(), run.view());
+      return fenced(
+          "deleting the load balancer",
+          () -> provider.ensureLoadBalancerDeleted(run.ref().cluster(), run.view()));
     }
     String message =
         "Not deleting the load balancer: abandoned by the annotation "
@@ -380,6 +477,9 @@ public final class ServiceReconciler {
 
   /** A failed deletion keeps the finalizer and is retried, whatever the provider said. */
   private Future<WorkResult> deleteFailed(Run run, Throwable e) {
+    if (Outcomes.quiet(e)) {
+      return quietly(run, e);
+    }
     WorkResult r = ReconcileDecision.afterDeleteFailure(e, run.kinds());
     if (r.outcome() == WorkResult.Outcome.SUCCESS) {
       return Future.succeededFuture(r);
@@ -417,7 +517,10 @@ public final class ServiceReconciler {
 
   private Future<Void> clearStatus(Run run) {
     return ReconcileDecision.clearStatusOnCleanup(run.svc(), run.view().status())
-        ? run.cluster().writer().clearStatus(ctx, run.key())
+        ? fenced(
+                "clearing the status",
+                () -> run.cluster().writer().clearStatus(ctx, run.key(), run.resourceVersion))
+            .map(version -> run.wrote(version, null))
         : Future.succeededFuture();
   }
 
@@ -450,6 +553,9 @@ public final class ServiceReconciler {
     return deleteLastSeen(cluster, key, lastSeen)
         .compose(
             r -> {
+              if (r.outcome() == WorkResult.Outcome.FENCED) {
+                return Future.failedFuture(new NotLeadingException("deleting the predecessor"));
+              }
               if (r.outcome() != WorkResult.Outcome.SUCCESS) {
                 return Future.failedFuture(
                     new ProviderException.Retry("load balancer of the deleted Service remains"));
@@ -463,9 +569,15 @@ public final class ServiceReconciler {
     ServiceRef ref = Views.ref(cluster.name(), last);
     ObjectRef object = ObjectRef.of(ref);
     EventSink events = cluster.events();
+    if (!gate.isOpen()) {
+      return Future.succeededFuture(Outcomes.fenced(Set.of(WorkKind.RECONCILE)));
+    }
     events.normal(object, EventReasons.DELETING_LOAD_BALANCER, "Deleting load balancer");
-    return provider
-        .ensureLoadBalancerDeleted(cluster.name(), Views.service(cluster.name(), last))
+    return fenced(
+            "deleting the load balancer",
+            () ->
+                provider.ensureLoadBalancerDeleted(
+                    cluster.name(), Views.service(cluster.name(), last)))
         .map(
             v -> {
               events.normal(object, EventReasons.DELETED_LOAD_BALANCER, "Deleted load balancer");
@@ -474,6 +586,9 @@ public final class ServiceReconciler {
             })
         .recover(
             e -> {
+              if (e instanceof NotLeadingException) {
+                return Future.succeededFuture(Outcomes.fenced(Set.of(WorkKind.RECONCILE)));
+              }
               events.warning(
                   object,
                   EventReasons.DELETE_LOAD_BALANCER_FAILED,
@@ -497,12 +612,37 @@ public final class ServiceReconciler {
     if (!asked || lb.outcome() != WorkResult.Outcome.SUCCESS) {
       return Future.succeededFuture(lb);
     }
+    if (!gate.isOpen()) {
+      return Future.succeededFuture(Outcomes.fenced(item.kinds()));
+    }
     Service svc = cluster.service(key.namespace(), key.name());
     LbStatus status = svc == null ? null : ensured.get(key);
     return dns.sync(cluster, key, svc, status == null ? LbStatus.EMPTY : status);
   }
 
+  /**
+   * A run that stopped for a reason that is no error to report: this process stopped leading
+   * (fenced), or the Service changed since it was read (409, reconciled again from the newer one).
+   */
+  private Future<WorkResult> quietly(Run run, Throwable e) {
+    WorkResult r = Outcomes.forFailure(e, run.kinds());
+    if (r.outcome() == WorkResult.Outcome.FENCED) {
+      // What the run recorded as pushed may not have been: the next leader's run pushes again.
+      pushed.forget(run.key());
+      log.info(run.ref(), "stopped: {}", Outcomes.describe(e));
+    } else {
+      log.info(
+          run.ref(),
+          "the Service changed since it was read, reconciling again: {}",
+          Outcomes.describe(e));
+    }
+    return Future.succeededFuture(r);
+  }
+
   private Future<WorkResult> failed(Run run, Throwable e) {
+    if (Outcomes.quiet(e)) {
+      return quietly(run, e);
+    }
     WorkResult r = ReconcileDecision.afterFailure(e, run.kinds());
     String why = Outcomes.describe(e);
     run.events()

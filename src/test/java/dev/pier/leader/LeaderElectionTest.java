@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Two Pier processes against one API server: exactly one reconciles; when it is killed the other
  * takes over within the lease duration and converges Services created afterwards; a leader that
- * loses its Lease stops and exits.
+ * loses its Lease stands by in the same process and leads again once the Lease is free.
  */
 @RealKubeApiServer
 class LeaderElectionTest {
@@ -40,13 +40,14 @@ class LeaderElectionTest {
   }
 
   @Test
-  void aLeaderThatLosesItsLeaseStopsReconcilingAndExits() {
+  void aLeaderThatLosesItsLeaseStandsByWithoutExitingAndLeadsAgain() {
     String leaseNs = kube.createNamespace("lease");
+    String ns = kube.createNamespace("lease-svc");
     try (PierProcess pier = PierProcess.start(kube, "lone", Failover.electing(leaseNs))) {
       await()
           .atMost(PierProcess.STARTUP)
           .untilAsserted(() -> assertThat(Failover.leads(pier)).as(pier.log()).isTrue());
-      // Another holder takes the Lease for a long time (as after a partition): Pier cannot renew.
+      // Another holder takes the Lease for a while (as after a partition): Pier cannot renew.
       // Pier renews every retryPeriod, so the take-over retries on a conflict as a real contender
       // would.
       for (int attempt = 1; ; attempt++) {
@@ -60,7 +61,7 @@ class LeaderElectionTest {
                       new LeaseBuilder(l)
                           .editSpec()
                           .withHolderIdentity("someone-else")
-                          .withLeaseDurationSeconds(3600)
+                          .withLeaseDurationSeconds(8)
                           .withRenewTime(ZonedDateTime.now())
                           .endSpec()
                           .build());
@@ -71,10 +72,32 @@ class LeaderElectionTest {
           }
         }
       }
-      int exit = pier.waitForExit(InProcessPier.CONVERGE);
-      assertThat(exit).as(pier.log()).isEqualTo(1);
+      // It stands by: not leading, still ready, still running.
+      await()
+          .atMost(InProcessPier.CONVERGE)
+          .untilAsserted(() -> assertThat(Failover.leads(pier)).as(pier.log()).isFalse());
+      assertThat(pier.status("/readyz")).isEqualTo(200);
       assertThat(pier.log()).contains("Lost the Lease " + leaseNs + "/pier");
       assertThat(failover.holder(leaseNs)).isEqualTo("someone-else");
+
+      // The other holder stops renewing: Pier takes the Lease again and reconciles.
+      await()
+          .atMost(InProcessPier.CONVERGE)
+          .untilAsserted(
+              () ->
+                  assertThat(
+                          failover.holder(leaseNs).equals(pier.identity("lone"))
+                              && Failover.leads(pier))
+                      .as(pier.log())
+                      .isTrue());
+      assertThat(pier.alive()).as("the process never exited").isTrue();
+      client
+          .services()
+          .inNamespace(ns)
+          .resource(Failover.lbService(ns, "after", 8087, kube.freeNodePort()))
+          .create();
+      assertThat(failover.awaitIngress(ns, "after")).isNotNull();
+      assertThat(pier.alive()).isTrue();
     }
   }
 }

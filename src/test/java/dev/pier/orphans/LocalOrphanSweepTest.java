@@ -11,6 +11,7 @@ import dev.pier.kube.AsyncKubeApi;
 import dev.pier.kube.Cluster;
 import dev.pier.kube.Clusters;
 import dev.pier.kube.ServiceWriter;
+import dev.pier.leader.LeaderGate;
 import dev.pier.model.ClusterIdentity;
 import dev.pier.model.LbNode;
 import dev.pier.model.LbPort;
@@ -108,7 +109,8 @@ class LocalOrphanSweepTest {
                   DeletionGuard.DEFAULT_WINDOW,
                   false,
                   System::currentTimeMillis),
-              new SimpleMeterRegistry());
+              new SimpleMeterRegistry(),
+              LeaderGate.alwaysOpen());
       assertThat(sweeper).as("the local provider can list what it owns").isNotNull();
 
       assertThat(sweeper.sweep().await(30, TimeUnit.SECONDS)).isEqualTo(1);

@@ -7,6 +7,7 @@ import dev.pier.events.EventSink;
 import dev.pier.events.ObjectRef;
 import dev.pier.kube.ClusterAccess;
 import dev.pier.kube.ServiceWrites;
+import dev.pier.kube.ServiceWrites.StatusWritten;
 import dev.pier.model.ClusterIdentity;
 import dev.pier.model.LbNode;
 import dev.pier.model.LbService;
@@ -97,36 +98,48 @@ final class ReconcileFakes {
     }
   }
 
-  /** Records every write as "op ns/name"; a failure can be set per operation. */
+  /**
+   * Records every write as "op ns/name" and the resourceVersion it was based on; each write answers
+   * with the next version. A failure can be set per operation.
+   */
   static final class FakeWrites implements ServiceWrites {
     final List<String> calls = new ArrayList<>();
+    final List<String> preconditions = new ArrayList<>();
     final Map<String, Throwable> failures = new HashMap<>();
     Function<LbStatus, LbStatus> stored = s -> s;
+    private int version = 1000;
 
-    private <T> Future<T> call(String op, ServiceKey key, T value) {
+    private <T> Future<T> call(String op, ServiceKey key, String resourceVersion, T value) {
       calls.add(op + " " + key.objectKey());
+      preconditions.add(op + " " + resourceVersion);
       Throwable f = failures.get(op);
       return f == null ? Future.succeededFuture(value) : Future.failedFuture(f);
     }
 
-    @Override
-    public Future<Void> addFinalizer(Context ctx, ServiceKey key) {
-      return call("addFinalizer", key, null);
+    private String next() {
+      return Integer.toString(++version);
     }
 
     @Override
-    public Future<Void> removeFinalizer(Context ctx, ServiceKey key) {
-      return call("removeFinalizer", key, null);
+    public Future<String> addFinalizer(Context ctx, ServiceKey key, String resourceVersion) {
+      return call("addFinalizer", key, resourceVersion, next());
     }
 
     @Override
-    public Future<LbStatus> patchStatus(Context ctx, ServiceKey key, LbStatus status) {
-      return call("patchStatus", key, stored.apply(status));
+    public Future<String> removeFinalizer(Context ctx, ServiceKey key, String resourceVersion) {
+      return call("removeFinalizer", key, resourceVersion, next());
     }
 
     @Override
-    public Future<Void> clearStatus(Context ctx, ServiceKey key) {
-      return call("clearStatus", key, null);
+    public Future<StatusWritten> patchStatus(
+        Context ctx, ServiceKey key, LbStatus status, String resourceVersion) {
+      return call(
+          "patchStatus", key, resourceVersion, new StatusWritten(stored.apply(status), next()));
+    }
+
+    @Override
+    public Future<String> clearStatus(Context ctx, ServiceKey key, String resourceVersion) {
+      return call("clearStatus", key, resourceVersion, next());
     }
   }
 

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pier.cloud.EnsureResult;
 import dev.pier.cloud.ProviderException;
+import dev.pier.kube.KubeApiException;
+import dev.pier.leader.LeaderGate;
 import dev.pier.model.LbIngress;
 import dev.pier.model.LbStatus;
 import dev.pier.model.ServiceKey;
@@ -21,6 +23,8 @@ import io.fabric8.kubernetes.api.model.LoadBalancerIngressBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
@@ -39,9 +43,13 @@ class ServiceReconcilerTest {
   private PushedNodeSets pushed;
   private DeletedServices deleted;
   private ServiceReconciler reconciler;
+  private LeaderGate gate;
 
   @BeforeEach
   void setUp() {
+    gate = LeaderGate.forLease(Duration.ofHours(1));
+    gate.renewed(System.nanoTime());
+    gate.lead();
     cluster = new FakeCluster();
     cluster.nodes.add(ReconcileFakes.node("n1", "192.0.2.1"));
     provider = new FakeProvider();
@@ -56,7 +64,8 @@ class ServiceReconcilerTest {
             NodeEligibility.STABLE,
             pushed,
             deleted,
-            null);
+            null,
+            gate);
   }
 
   private static Service service(String uid) {
@@ -415,5 +424,88 @@ class ServiceReconcilerTest {
     run(WorkKind.VERIFY);
 
     assertThat(cluster.events.recorded).containsExactly("Warning RepairedLoadBalancer");
+  }
+
+  @Test
+  void eachWriteIsBasedOnTheVersionReadOrOnTheRunsPreviousWrite() {
+    Service svc = service("u1");
+    svc.getMetadata().setResourceVersion("41");
+    cluster.put(svc);
+
+    run(WorkKind.RECONCILE);
+
+    // The finalizer on the version read; the status on the version the finalizer write answered.
+    assertThat(cluster.writes.preconditions).containsExactly("addFinalizer 41", "patchStatus 1001");
+  }
+
+  @Test
+  void aConflictIsReconciledAgainWithoutAnErrorEvent() {
+    cluster.put(withFinalizer(service("u1")));
+    cluster.writes.failures.put(
+        "patchStatus", new KubeApiException(409, "PATCH ...: 409 the object has been modified"));
+
+    WorkResult r = run(WorkKind.RECONCILE);
+
+    assertThat(r.outcome()).isEqualTo(Outcome.RETRY);
+    assertThat(cluster.events.recorded).containsExactly("Normal EnsuringLoadBalancer");
+  }
+
+  @Test
+  void aRunWithoutLeadershipMakesNoCallAndKeepsTheKey() {
+    cluster.put(service("u1"));
+    gate.close();
+
+    WorkResult r = run(WorkKind.RECONCILE);
+
+    assertThat(r.outcome()).isEqualTo(Outcome.FENCED);
+    assertThat(r.retryKinds()).containsExactly(WorkKind.RECONCILE);
+    assertThat(provider.calls).isEmpty();
+    assertThat(cluster.writes.calls).isEmpty();
+    assertThat(cluster.events.recorded).isEmpty();
+  }
+
+  @Test
+  void aRunWhoseLeadershipEndsWhileTheProviderWorksWritesNothingAfter() {
+    cluster.put(service("u1"));
+    Promise<EnsureResult> ensuring = Promise.promise();
+    provider.ensureAnswer = ensuring.future();
+
+    Future<WorkResult> f = reconciler.reconcile(new WorkItem<>(KEY, Set.of(WorkKind.RECONCILE), 0));
+    assertThat(provider.calls).containsExactly("ensure ns/web");
+    assertThat(f.isComplete()).as("blocked in ensure").isFalse();
+    gate.close();
+    ensuring.complete(EnsureResult.of(new LbStatus(List.of(LbIngress.ip("10.0.0.1")))));
+
+    assertThat(f.result().outcome()).isEqualTo(Outcome.FENCED);
+    assertThat(provider.calls).containsExactly("ensure ns/web");
+    assertThat(cluster.writes.calls).containsExactly("addFinalizer ns/web");
+    assertThat(cluster.events.recorded)
+        .containsExactly("Normal EnsuringLoadBalancer")
+        .doesNotContain("Warning SyncLoadBalancerFailed");
+
+    // Leading again, the key's next run ensures and writes the status.
+    gate.renewed(System.nanoTime());
+    gate.lead();
+    provider.ensureAnswer =
+        Future.succeededFuture(EnsureResult.of(new LbStatus(List.of(LbIngress.ip("10.0.0.1")))));
+    assertThat(run(WorkKind.RECONCILE).outcome()).isEqualTo(Outcome.SUCCESS);
+    assertThat(cluster.writes.calls).endsWith("patchStatus ns/web");
+  }
+
+  @Test
+  void aDeletionWhoseLeadershipEndsKeepsTheFinalizerWithoutAnErrorEvent() {
+    Service svc = withFinalizer(service("u1"));
+    svc.getMetadata().setDeletionTimestamp("2026-12-03T12:00:00Z");
+    cluster.put(svc);
+    Promise<Void> deleting = Promise.promise();
+    provider.deleteAnswer = deleting.future();
+
+    Future<WorkResult> f = reconciler.reconcile(new WorkItem<>(KEY, Set.of(WorkKind.RECONCILE), 0));
+    gate.close();
+    deleting.complete();
+
+    assertThat(f.result().outcome()).isEqualTo(Outcome.FENCED);
+    assertThat(cluster.writes.calls).isEmpty();
+    assertThat(cluster.events.recorded).containsExactly("Normal DeletingLoadBalancer");
   }
 }

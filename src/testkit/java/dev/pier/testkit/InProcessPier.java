@@ -72,7 +72,7 @@ public final class InProcessPier implements AutoCloseable {
           Pier.start(
                   config,
                   wrap,
-                  () -> LoggerFactory.getLogger(InProcessPier.class).error("Pier lost its Lease"))
+                  () -> LoggerFactory.getLogger(InProcessPier.class).info("Pier lost its Lease"))
               .toCompletionStage()
               .toCompletableFuture()
               .get(60, TimeUnit.SECONDS));
