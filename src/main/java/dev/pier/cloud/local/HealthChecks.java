@@ -127,16 +127,21 @@ final class HealthChecks {
               .setURI(HEALTHZ_PATH)
               .setConnectTimeout(timeout)
               .setIdleTimeout(timeout);
+      // The body is asked for in the callback that delivers the response, not one hop later,
+      // where the end of a short answer can already have passed.
       return http.request(request)
-          .compose(req -> req.send())
           .compose(
-              resp ->
-                  resp.body()
+              req ->
+                  req.send()
                       .compose(
-                          body ->
-                              resp.statusCode() / 100 == 2
-                                  ? Future.<Void>succeededFuture()
-                                  : Future.<Void>failedFuture("HTTP status " + resp.statusCode())));
+                          resp ->
+                              resp.body()
+                                  .compose(
+                                      body ->
+                                          resp.statusCode() / 100 == 2
+                                              ? Future.<Void>succeededFuture()
+                                              : Future.<Void>failedFuture(
+                                                  "HTTP status " + resp.statusCode()))));
     } catch (RuntimeException e) {
       return Future.failedFuture(e);
     }

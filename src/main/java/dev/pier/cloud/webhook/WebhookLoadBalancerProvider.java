@@ -433,9 +433,17 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
                 r.reset();
                 return Future.failedFuture("abandoned at the timeout");
               }
-              return r.send(payload);
+              // The body is asked for in the callback that delivers the response: a body handler
+              // set one hop later can miss the end of a short answer (a 204) and wait forever.
+              return r.send(payload)
+                  .compose(
+                      resp ->
+                          resp.body()
+                              .map(
+                                  b ->
+                                      new Reply(
+                                          resp.statusCode(), resp.getHeader("Retry-After"), b)));
             })
-        .compose(r -> r.body().map(b -> new Reply(r.statusCode(), r.getHeader("Retry-After"), b)))
         .onComplete(
             ar -> {
               vertx.cancelTimer(timer);

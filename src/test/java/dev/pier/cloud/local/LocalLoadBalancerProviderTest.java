@@ -107,8 +107,7 @@ class LocalLoadBalancerProviderTest {
     HttpClient http = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(false));
     String body =
         http.request(HttpMethod.GET, port, FIRST, "/index.html")
-            .compose(req -> req.send())
-            .compose(resp -> resp.body())
+            .compose(req -> req.send().compose(resp -> resp.body()))
             .map(Buffer::toString)
             .await(10, TimeUnit.SECONDS);
     assertThat(body).isEqualTo("hello from n1 /index.html");
