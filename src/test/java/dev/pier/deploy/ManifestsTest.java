@@ -102,19 +102,17 @@ class ManifestsTest {
     assertThat(config.get(PierOptions.LEADER_ELECTION_ENABLED)).isTrue();
     assertThat(config.get(PierOptions.LOG_FORMAT)).isEqualTo("json");
     assertThat(config.get(PierOptions.ADMIN_PORT)).isEqualTo(9080);
-    // The chart's default: the local provider, which deployment.yaml runs on the node's network.
-    assertThat(config.get(PierOptions.PROVIDER)).isEqualTo("local");
+    // Two replicas go with a cloud provider; the local provider would need host networking. Kept
+    // as shipped before the chart, so that re-applying the files never switches a provider.
+    assertThat(config.get(PierOptions.PROVIDER)).isEqualTo("hetzner");
   }
 
   @Test
-  void deploymentRunsOneLockedDownReplicaOnTheNodesNetworkProbedOnTheAdminEndpoints() {
+  void deploymentRunsTwoLockedDownReplicasProbedOnTheAdminEndpoints() {
     Deployment d = Manifests.one(Manifests.DIR.resolve("deployment.yaml"), Deployment.class);
-    // The local provider serves from one process, on the node's network.
-    assertThat(d.getSpec().getReplicas()).isEqualTo(1);
-    assertThat(d.getSpec().getStrategy().getRollingUpdate().getMaxSurge().getIntVal()).isZero();
+    assertThat(d.getSpec().getReplicas()).isEqualTo(2);
     PodSpec pod = d.getSpec().getTemplate().getSpec();
-    assertThat(pod.getHostNetwork()).isTrue();
-    assertThat(pod.getDnsPolicy()).isEqualTo("ClusterFirstWithHostNet");
+    assertThat(pod.getHostNetwork()).isNotEqualTo(Boolean.TRUE);
     assertThat(pod.getServiceAccountName()).isEqualTo("pier");
     // No PIER_SERVICE_HOST and the like from Services named pier-*: Pier would warn about them.
     assertThat(pod.getEnableServiceLinks()).isFalse();
@@ -127,7 +125,9 @@ class ManifestsTest {
     assertThat(c.getPorts().get(0).getContainerPort()).isEqualTo(9080);
     assertThat(c.getResources().getRequests()).containsKeys("cpu", "memory");
     assertThat(c.getResources().getLimits()).containsKey("memory");
-    assertThat(c.getEnv()).extracting(EnvVar::getName).contains("POD_NAME", "JAVA_TOOL_OPTIONS");
+    assertThat(c.getEnv())
+        .extracting(EnvVar::getName)
+        .contains("POD_NAME", "JAVA_TOOL_OPTIONS", "HCLOUD_TOKEN");
     assertThat(c.getVolumeMounts()).anySatisfy(m -> assertThat(m.getMountPath()).isEqualTo("/tmp"));
   }
 }
