@@ -133,25 +133,60 @@ public final class AddressPool {
   }
 
   /**
-   * Same as {@link #allocate(String, String, String, String, String)} without a preferred address
-   * or a namespace (only pools open to every namespace).
+   * What a Service asks of the pools besides an address its namespace may use.
+   *
+   * @param pool the pool chosen with {@code pier.dev/address-pool}, or null for any
+   * @param ip the requested address, or null
+   * @param ipField the field that requested it, for errors: {@code spec.loadBalancerIP} or an
+   *     annotation's {@code metadata.annotations[...]}
+   * @param ipValue that field's whole value, for errors
    */
-  public String allocate(String key, String uid, String requestedIp) {
-    return allocate(key, null, uid, requestedIp, null);
+  public record Request(String pool, String ip, String ipField, String ipValue) {
+
+    static final String SPEC_FIELD = "spec.loadBalancerIP";
+
+    /** A request through {@code spec.loadBalancerIP} (null: none), from any pool. */
+    public static Request loadBalancerIp(String ip) {
+      return new Request(null, ip, SPEC_FIELD, ip);
+    }
+
+    /** The requested address as messages name it. */
+    String subject(String address) {
+      return SPEC_FIELD.equals(ipField)
+          ? SPEC_FIELD + " " + address
+          : ipField + "=" + ipValue + ": address " + address;
+    }
+
+    ProviderException.InvalidInput invalid(String address, String why) {
+      return new ProviderException.InvalidInput(ipField, ipValue, subject(address) + why);
+    }
   }
 
-  /** Same as {@link #allocate(String, String, String, String, String)} without a namespace. */
+  /**
+   * Same as {@link #allocateFor(String, String, String, Request, String)} without a preferred
+   * address or a namespace (only pools open to every namespace).
+   */
+  public String allocate(String key, String uid, String requestedIp) {
+    return allocateFor(key, null, uid, Request.loadBalancerIp(requestedIp), null);
+  }
+
+  /** Same as {@link #allocateFor(String, String, String, Request, String)} without a namespace. */
   public String allocate(String key, String uid, String requestedIp, String preferredIp) {
-    return allocate(key, null, uid, requestedIp, preferredIp);
+    return allocateFor(key, null, uid, Request.loadBalancerIp(requestedIp), preferredIp);
+  }
+
+  /** Same as {@link #allocateFor(String, String, String, Request, String)} from any pool. */
+  public String allocate(
+      String key, String namespace, String uid, String requestedIp, String preferredIp) {
+    return allocateFor(key, namespace, uid, Request.loadBalancerIp(requestedIp), preferredIp);
   }
 
   /**
    * Allocates (or keeps) the address of a Service and returns it, from the pools its namespace may
-   * use.
+   * use (and only from the pool the request names, if any).
    *
    * <ol>
-   *   <li>A requested address ({@code spec.loadBalancerIP}) wins: the Service moves to it when it
-   *       held another.
+   *   <li>A requested address wins: the Service moves to it when it held another.
    *   <li>Otherwise the Service keeps the address it holds.
    *   <li>Otherwise it gets {@code preferredIp} (the address in its status, say) when that is in
    *       the pools and free.
@@ -159,48 +194,30 @@ public final class AddressPool {
    * </ol>
    *
    * @param namespace the Service's namespace; null: only pools open to every namespace
-   * @throws ProviderException.InvalidInput when the requested address is no address, lies outside
-   *     every pool or in a pool the namespace may not use, or no pool admits the namespace
+   * @throws ProviderException.InvalidInput when the requested pool does not exist or the namespace
+   *     may not use it, the requested address is no address, lies outside every pool, in a pool the
+   *     namespace may not use or outside the requested pool, or no pool admits the namespace
    * @throws ProviderException.Retry when the requested address is held by another Service, or the
    *     pools the namespace may use are exhausted
    */
-  public String allocate(
-      String key, String namespace, String uid, String requestedIp, String preferredIp) {
+  public String allocateFor(
+      String key, String namespace, String uid, Request request, String preferredIp) {
+    String poolName = request.pool();
+    if (poolName != null) {
+      requirePool(poolName, namespace);
+    }
     Allocation current = byKey.get(key);
-    if (current != null && !ranges.get(current.range).pool.admits(namespace)) {
-      // Not reachable through the checks below; kept so that no path hands out such an address.
+    if (current != null && !fits(ranges.get(current.range), namespace, poolName)) {
       release(key);
       current = null;
     }
+    String requestedIp = request.ip();
     if (requestedIp != null && !requestedIp.isEmpty()) {
       Ip ip = Ip.parse(requestedIp.trim());
       if (ip == null) {
-        throw new ProviderException.InvalidInput(
-            "spec.loadBalancerIP",
-            requestedIp,
-            "spec.loadBalancerIP " + requestedIp + " is not an IP address");
+        throw request.invalid(requestedIp, " is not an IP address");
       }
-      int r = rangeOf(ip);
-      if (r < 0) {
-        throw new ProviderException.InvalidInput(
-            "spec.loadBalancerIP",
-            requestedIp,
-            "spec.loadBalancerIP " + requestedIp + " is outside the address pools " + description);
-      }
-      PoolSpec owner = ranges.get(r).pool;
-      if (!owner.admits(namespace)) {
-        throw new ProviderException.InvalidInput(
-            "spec.loadBalancerIP",
-            requestedIp,
-            "spec.loadBalancerIP "
-                + requestedIp
-                + " is in address pool "
-                + owner.label()
-                + ", which namespace "
-                + namespace
-                + " may not use"
-                + usable(namespace));
-      }
+      int r = usableRange(ip, namespace, request);
       long offset = ranges.get(r).offsetOf(ip);
       if (current != null && current.range == r && current.offset == offset) {
         current.uid = uid;
@@ -208,8 +225,7 @@ public final class AddressPool {
       }
       if (ranges.get(r).slots.taken(offset)) {
         throw new ProviderException.Retry(
-            "spec.loadBalancerIP "
-                + requestedIp
+            request.subject(requestedIp)
                 + " is allocated to Service "
                 + holderKey(r, offset)
                 + "; waiting for it to be released");
@@ -225,7 +241,7 @@ public final class AddressPool {
     Ip preferred = preferredIp == null ? null : Ip.parse(preferredIp);
     if (preferred != null) {
       int r = rangeOf(preferred);
-      if (r >= 0 && ranges.get(r).pool.admits(namespace)) {
+      if (r >= 0 && fits(ranges.get(r), namespace, poolName)) {
         long offset = ranges.get(r).offsetOf(preferred);
         if (!ranges.get(r).slots.taken(offset)) {
           take(key, uid, r, offset);
@@ -236,7 +252,7 @@ public final class AddressPool {
     List<PoolSpec> allowed = new ArrayList<>();
     for (int r = 0; r < ranges.size(); r++) {
       Range range = ranges.get(r);
-      if (!range.pool.admits(namespace)) {
+      if (!fits(range, namespace, poolName)) {
         continue;
       }
       if (!allowed.contains(range.pool)) {
@@ -265,6 +281,94 @@ public final class AddressPool {
             + " are exhausted ("
             + byKey.size()
             + " addresses allocated); waiting for an address to be released");
+  }
+
+  /**
+   * Checks that {@code address} could be requested: an address in a pool the namespace may use, and
+   * in the requested pool if any.
+   *
+   * @throws ProviderException.InvalidInput naming the request's field and value otherwise
+   */
+  public void checkRequestable(String address, String namespace, Request request) {
+    if (request.pool() != null) {
+      requirePool(request.pool(), namespace);
+    }
+    Ip ip = Ip.parse(address);
+    if (ip == null) {
+      throw request.invalid(address, " is not an IP address");
+    }
+    usableRange(ip, namespace, request);
+  }
+
+  /** The range of a requested address, or an invalid-input error saying why it cannot be had. */
+  private int usableRange(Ip ip, String namespace, Request request) {
+    String text = ip.toString();
+    int r = rangeOf(ip);
+    if (r < 0) {
+      throw request.invalid(text, " is outside the address pools " + description);
+    }
+    PoolSpec owner = ranges.get(r).pool;
+    if (!owner.admits(namespace)) {
+      throw request.invalid(
+          text,
+          " is in address pool "
+              + owner.label()
+              + ", which namespace "
+              + namespace
+              + " may not use"
+              + usable(namespace));
+    }
+    if (request.pool() != null && !request.pool().equals(owner.name())) {
+      throw request.invalid(
+          text,
+          " is in address pool "
+              + owner.label()
+              + ", not in pool "
+              + request.pool()
+              + " chosen with "
+              + LocalAnnotations.ADDRESS_POOL);
+    }
+    return r;
+  }
+
+  /** Throws unless a pool is named {@code name} and the namespace may use it. */
+  private void requirePool(String name, String namespace) {
+    String field = LocalAnnotations.field(LocalAnnotations.ADDRESS_POOL);
+    List<String> names = new ArrayList<>();
+    for (PoolSpec p : pools()) {
+      if (p.name() != null) {
+        names.add(p.name());
+      }
+      if (name.equals(p.name())) {
+        if (!p.admits(namespace)) {
+          throw new ProviderException.InvalidInput(
+              field,
+              name,
+              field
+                  + "="
+                  + name
+                  + ": namespace "
+                  + namespace
+                  + " may not use address pool "
+                  + name
+                  + usable(namespace));
+        }
+        return;
+      }
+    }
+    throw new ProviderException.InvalidInput(
+        field,
+        name,
+        field
+            + "="
+            + name
+            + ": no address pool is named "
+            + name
+            + (names.isEmpty() ? "; no pool has a name" : "; the named pools are " + names));
+  }
+
+  private static boolean fits(Range range, String namespace, String poolName) {
+    return range.pool.admits(namespace) && (poolName == null || poolName.equals(range.pool.name()));
   }
 
   /** The distinct configured pools, in order. */

@@ -360,8 +360,8 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
     String key = svc.key().toString();
     Balancer b = balancers.get(key);
     String ip =
-        pool.allocate(
-            key, svc.key().namespace(), svc.uid(), svc.loadBalancerIp(), statusAddressInPools(svc));
+        pool.allocateFor(
+            key, svc.key().namespace(), svc.uid(), addressRequest(svc), statusAddressInPools(svc));
 
     List<Future<Void>> closing = new ArrayList<>();
     if (b == null) {
@@ -418,6 +418,19 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
               return Future.join(binding);
             })
         .transform(ignored -> Future.succeededFuture(result(balancer)));
+  }
+
+  /** What the Service asks of the pools: its annotations, else {@code spec.loadBalancerIP}. */
+  private static AddressPool.Request addressRequest(LbService svc) {
+    String poolName = annotation(svc, LocalAnnotations.ADDRESS_POOL);
+    return new AddressPool.Request(
+        poolName, svc.loadBalancerIp(), AddressPool.Request.SPEC_FIELD, svc.loadBalancerIp());
+  }
+
+  /** A trimmed annotation value, null when absent or blank. */
+  private static String annotation(LbService svc, String name) {
+    String value = svc.annotations().get(name);
+    return value == null || value.isBlank() ? null : value.trim();
   }
 
   private PortListener newListener(Balancer b, String protocol, int port) {
