@@ -420,11 +420,57 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
         .transform(ignored -> Future.succeededFuture(result(balancer)));
   }
 
-  /** What the Service asks of the pools: its annotations, else {@code spec.loadBalancerIP}. */
-  private static AddressPool.Request addressRequest(LbService svc) {
+  /**
+   * What the Service asks of the pools: the named pool of {@code pier.dev/address-pool}, and the
+   * address of {@code pier.dev/load-balancer-ips}, else of the deprecated {@code
+   * spec.loadBalancerIP}.
+   *
+   * <p>{@code pier.dev/load-balancer-ips} holds at most one address per IP family; each must be one
+   * the Service could be given. This provider serves one address per Service: the one of the
+   * Service's first {@code ipFamilies} entry that has one (IPv4 first when it lists none); the
+   * other family's address is checked but not served (no dual-stack ingress).
+   */
+  private AddressPool.Request addressRequest(LbService svc) {
     String poolName = annotation(svc, LocalAnnotations.ADDRESS_POOL);
-    return new AddressPool.Request(
-        poolName, svc.loadBalancerIp(), AddressPool.Request.SPEC_FIELD, svc.loadBalancerIp());
+    String ips = annotation(svc, LocalAnnotations.LOAD_BALANCER_IPS);
+    if (ips == null) {
+      return new AddressPool.Request(
+          poolName, svc.loadBalancerIp(), AddressPool.Request.SPEC_FIELD, svc.loadBalancerIp());
+    }
+    String field = LocalAnnotations.field(LocalAnnotations.LOAD_BALANCER_IPS);
+    AddressPool.Request checking = new AddressPool.Request(poolName, null, field, ips);
+    Map<String, String> byFamily = new HashMap<>();
+    for (String part : ips.split(",", -1)) {
+      String text = part.trim();
+      Ip ip = Ip.parse(text);
+      if (ip == null) {
+        throw checking.invalid(text, " is not an IP address");
+      }
+      String family = ip.v6() ? "IPv6" : "IPv4";
+      if (byFamily.put(family, ip.toString()) != null) {
+        throw new ProviderException.InvalidInput(
+            field,
+            ips,
+            field + "=" + ips + ": two " + family + " addresses; give at most one per IP family");
+      }
+      pool.checkRequestable(text, svc.key().namespace(), checking);
+    }
+    List<String> families = svc.ipFamilies().isEmpty() ? List.of("IPv4", "IPv6") : svc.ipFamilies();
+    for (String family : families) {
+      String ip = byFamily.get(family);
+      if (ip != null) {
+        return new AddressPool.Request(poolName, ip, field, ips);
+      }
+    }
+    throw new ProviderException.InvalidInput(
+        field,
+        ips,
+        field
+            + "="
+            + ips
+            + ": no address of the Service's IP families "
+            + svc.ipFamilies()
+            + "; the local provider serves one address of those families");
   }
 
   /** A trimmed annotation value, null when absent or blank. */

@@ -165,4 +165,68 @@ class LocalProviderAnnotationsTest {
 
     assertThat(e.getMessage()).contains("127.250.0.9", "blue", "pier.dev/address-pool");
   }
+
+  // pier.dev/load-balancer-ips
+
+  @Test
+  void loadBalancerIpsAnnotationWinsOverSpecLoadBalancerIp() throws Exception {
+    int port = freePort();
+    String ip =
+        ensure(
+            service(
+                "team-a",
+                "web",
+                List.of(tcp(port, nodePort)),
+                "127.250.1.30",
+                Map.of("pier.dev/load-balancer-ips", "127.250.1.20"),
+                List.of("IPv4")));
+
+    assertThat(ip).isEqualTo("127.250.1.20");
+    assertThat(request(client, "127.250.1.20", port, "x")).isEqualTo("n1:x");
+  }
+
+  @Test
+  void anIpv4AndAnIpv6AddressServeTheFamilyTheServiceHas() throws Exception {
+    int port = freePort();
+    String ip =
+        ensure(
+            service(
+                "team-a",
+                "web",
+                List.of(tcp(port, nodePort)),
+                null,
+                Map.of("pier.dev/load-balancer-ips", "fd00:250::5, 127.250.1.21"),
+                List.of("IPv4")));
+
+    assertThat(ip).isEqualTo("127.250.1.21");
+    assertThat(request(client, "127.250.1.21", port, "y")).isEqualTo("n1:y");
+  }
+
+  @Test
+  void badLoadBalancerIpsAreInvalidInputNamingTheAnnotationAndValue() {
+    for (String value :
+        List.of(
+            "127.250.1.5,127.250.1.6",
+            "not-an-ip",
+            "10.9.9.9",
+            "127.250.1.24,fd00:999::1",
+            "127.250.0.5",
+            "fd00:250::7")) {
+      // 127.250.0.5 is in team-a's pool, which namespace other may not use; the Service is
+      // IPv4-only, so an IPv6 address alone gives it nothing.
+      ProviderException.InvalidInput e =
+          invalid(
+              service(
+                  "other",
+                  "web",
+                  List.of(tcp(freePort(), 30000)),
+                  null,
+                  Map.of("pier.dev/load-balancer-ips", value),
+                  List.of("IPv4")));
+
+      assertThat(e.field()).as(value).isEqualTo("metadata.annotations[pier.dev/load-balancer-ips]");
+      assertThat(e.value()).as(value).isEqualTo(value);
+      assertThat(e.getMessage()).as(value).contains("pier.dev/load-balancer-ips", value);
+    }
+  }
 }
