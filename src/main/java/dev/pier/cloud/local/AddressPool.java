@@ -6,8 +6,10 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
@@ -20,7 +22,12 @@ import java.util.TreeSet;
  * <p>A pool ({@link PoolSpec}) may be restricted to namespaces: a Service gets an address only from
  * pools its namespace may use, may request ({@code spec.loadBalancerIP}) only such an address, and
  * keeps one from its status only from such a pool. Calls without a namespace use only the pools
- * open to every namespace.
+ * open to every namespace. A named pool may be chosen per Service ({@link Request#pool()}).
+ *
+ * <p>Services of one namespace with the same sharing key ({@link Request#share()}) may hold one
+ * address together: a new sharer joins an address its group holds, and the address is free again
+ * when its last holder releases it. Whether the sharers are compatible (ports, traffic policy) is
+ * the caller's check.
  *
  * <p>CIDRs wider than /31 (IPv4) leave out their network and broadcast addresses; IPv6 CIDRs wider
  * than /127 leave out their first (subnet-router anycast) address. Allocation picks the lowest free
@@ -43,6 +50,9 @@ public final class AddressPool {
   private final List<Range> ranges;
   private final String description;
   private final Map<String, Allocation> byKey = new HashMap<>();
+
+  /** The keys of the Services of each sharing group (namespace and sharing key). */
+  private final Map<String, Set<String>> groups = new HashMap<>();
 
   /**
    * Builds a pool from CIDR and range strings, each open to every namespace.
@@ -140,14 +150,16 @@ public final class AddressPool {
    * @param ipField the field that requested it, for errors: {@code spec.loadBalancerIP} or an
    *     annotation's {@code metadata.annotations[...]}
    * @param ipValue that field's whole value, for errors
+   * @param share the {@code pier.dev/allow-shared-ip} key, or null: Services of one namespace with
+   *     the same key may hold the same address (the caller checks that they are compatible)
    */
-  public record Request(String pool, String ip, String ipField, String ipValue) {
+  public record Request(String pool, String ip, String ipField, String ipValue, String share) {
 
     static final String SPEC_FIELD = "spec.loadBalancerIP";
 
     /** A request through {@code spec.loadBalancerIP} (null: none), from any pool. */
     public static Request loadBalancerIp(String ip) {
-      return new Request(null, ip, SPEC_FIELD, ip);
+      return new Request(null, ip, SPEC_FIELD, ip, null);
     }
 
     /** The requested address as messages name it. */
@@ -206,10 +218,17 @@ public final class AddressPool {
     if (poolName != null) {
       requirePool(poolName, namespace);
     }
+    String group = group(namespace, request.share());
     Allocation current = byKey.get(key);
-    if (current != null && !fits(ranges.get(current.range), namespace, poolName)) {
+    if (current != null
+        && (!fits(ranges.get(current.range), namespace, poolName)
+            || (!Objects.equals(current.group, group) && sharedWithOthers(key, current)))) {
+      // Outside what the Service may use now, or shared under a key the Service no longer has.
       release(key);
       current = null;
+    }
+    if (current != null) {
+      regroup(key, current, group);
     }
     String requestedIp = request.ip();
     if (requestedIp != null && !requestedIp.isEmpty()) {
@@ -224,19 +243,34 @@ public final class AddressPool {
         return ip.toString();
       }
       if (ranges.get(r).slots.taken(offset)) {
+        String holder = holderKey(r, offset);
+        if (group != null && group.equals(byKey.get(holder).group)) {
+          release(key);
+          take(key, uid, r, offset, group);
+          return ip.toString();
+        }
         throw new ProviderException.Retry(
             request.subject(requestedIp)
                 + " is allocated to Service "
-                + holderKey(r, offset)
+                + holder
                 + "; waiting for it to be released");
       }
       release(key);
-      take(key, uid, r, offset);
+      take(key, uid, r, offset, group);
       return ip.toString();
     }
     if (current != null) {
       current.uid = uid;
       return ranges.get(current.range).format(current.offset);
+    }
+    if (group != null) {
+      for (String member : groups.getOrDefault(group, Set.of())) {
+        Allocation shared = byKey.get(member);
+        if (fits(ranges.get(shared.range), namespace, poolName)) {
+          take(key, uid, shared.range, shared.offset, group);
+          return ranges.get(shared.range).format(shared.offset);
+        }
+      }
     }
     Ip preferred = preferredIp == null ? null : Ip.parse(preferredIp);
     if (preferred != null) {
@@ -244,7 +278,7 @@ public final class AddressPool {
       if (r >= 0 && fits(ranges.get(r), namespace, poolName)) {
         long offset = ranges.get(r).offsetOf(preferred);
         if (!ranges.get(r).slots.taken(offset)) {
-          take(key, uid, r, offset);
+          take(key, uid, r, offset, group);
           return preferred.toString();
         }
       }
@@ -260,7 +294,7 @@ public final class AddressPool {
       }
       long offset = range.slots.lowestFree();
       if (offset != -1) {
-        take(key, uid, r, offset);
+        take(key, uid, r, offset, group);
         return range.format(offset);
       }
     }
@@ -395,9 +429,14 @@ public final class AddressPool {
         : "; the pools it may use are " + describe(allowed);
   }
 
-  /** Same as {@link #reserve(String, String, String, String)} without a namespace. */
+  /** Same as {@link #reserve(String, String, String, String, String)} without a namespace. */
   public void reserve(String key, String uid, String ip) {
-    reserve(key, null, uid, ip);
+    reserve(key, null, uid, ip, null);
+  }
+
+  /** Same as {@link #reserve(String, String, String, String, String)} without a sharing key. */
+  public void reserve(String key, String namespace, String uid, String ip) {
+    reserve(key, namespace, uid, ip, null);
   }
 
   /**
@@ -405,11 +444,13 @@ public final class AddressPool {
    * A Service that held another address moves to this one.
    *
    * @param namespace the Service's namespace; null: only pools open to every namespace
+   * @param share the Service's {@code pier.dev/allow-shared-ip} key, or null
    * @throws IllegalArgumentException when {@code ip} is no address, lies outside the pools or in a
    *     pool the namespace may not use
-   * @throws IllegalStateException when another Service holds {@code ip}
+   * @throws IllegalStateException when another Service holds {@code ip} and does not share it
    */
-  public void reserve(String key, String namespace, String uid, String ip) {
+  public void reserve(String key, String namespace, String uid, String ip, String share) {
+    String group = group(namespace, share);
     Ip parsed = Ip.parse(ip);
     int r = parsed == null ? -1 : rangeOf(parsed);
     if (r < 0) {
@@ -429,23 +470,35 @@ public final class AddressPool {
     Allocation current = byKey.get(key);
     if (current != null && current.range == r && current.offset == offset) {
       current.uid = uid;
+      regroup(key, current, group);
       return;
     }
     if (ranges.get(r).slots.taken(offset)) {
-      throw new IllegalStateException(ip + " is allocated to Service " + holderKey(r, offset));
+      String holder = holderKey(r, offset);
+      if (group == null || !group.equals(byKey.get(holder).group)) {
+        throw new IllegalStateException(ip + " is allocated to Service " + holder);
+      }
     }
     release(key);
-    take(key, uid, r, offset);
+    take(key, uid, r, offset, group);
   }
 
-  /** Frees the address of the Service {@code key}, returning it. */
+  /**
+   * Frees the address of the Service {@code key}, returning it; a shared address stays taken until
+   * its last holder releases it.
+   */
   public Optional<String> release(String key) {
-    Allocation a = byKey.remove(key);
+    Allocation a = byKey.get(key);
     if (a == null) {
       return Optional.empty();
     }
+    boolean shared = sharedWithOthers(key, a);
+    byKey.remove(key);
+    leaveGroup(key, a.group);
     Range range = ranges.get(a.range);
-    range.slots.clear(a.offset);
+    if (!shared) {
+      range.slots.clear(a.offset);
+    }
     return Optional.of(range.format(a.offset));
   }
 
@@ -465,9 +518,51 @@ public final class AddressPool {
     return "AddressPool" + description + " with " + byKey.size() + " allocated";
   }
 
-  private void take(String key, String uid, int range, long offset) {
+  private void take(String key, String uid, int range, long offset, String group) {
     ranges.get(range).slots.set(offset);
-    byKey.put(key, new Allocation(range, offset, uid));
+    byKey.put(key, new Allocation(range, offset, uid, group));
+    if (group != null) {
+      groups.computeIfAbsent(group, g -> new LinkedHashSet<>()).add(key);
+    }
+  }
+
+  private static String group(String namespace, String share) {
+    return share == null ? null : namespace + "/" + share;
+  }
+
+  /** Whether another Service (only one of the same sharing group can) holds the same address. */
+  private boolean sharedWithOthers(String key, Allocation a) {
+    if (a.group == null) {
+      return false;
+    }
+    for (String member : groups.getOrDefault(a.group, Set.of())) {
+      Allocation other = byKey.get(member);
+      if (!member.equals(key) && other.range == a.range && other.offset == a.offset) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Moves a Service that holds its address alone, or keeps it, into {@code group}. */
+  private void regroup(String key, Allocation a, String group) {
+    if (!Objects.equals(a.group, group)) {
+      leaveGroup(key, a.group);
+      a.group = group;
+      if (group != null) {
+        groups.computeIfAbsent(group, g -> new LinkedHashSet<>()).add(key);
+      }
+    }
+  }
+
+  private void leaveGroup(String key, String group) {
+    Set<String> members = group == null ? null : groups.get(group);
+    if (members != null) {
+      members.remove(key);
+      if (members.isEmpty()) {
+        groups.remove(group);
+      }
+    }
   }
 
   /** Finds the holder of a taken address; linear, used only for messages. */
@@ -597,10 +692,14 @@ public final class AddressPool {
     final long offset;
     String uid;
 
-    Allocation(int range, long offset, String uid) {
+    /** The sharing group (namespace and {@code pier.dev/allow-shared-ip} key), or null. */
+    String group;
+
+    Allocation(int range, long offset, String uid, String group) {
       this.range = range;
       this.offset = offset;
       this.uid = uid;
+      this.group = group;
     }
   }
 
