@@ -137,7 +137,7 @@ public final class AddressPool {
         : Optional.empty();
   }
 
-  /** How many addresses are allocated. */
+  /** How many Services hold an address; Services sharing one address count once each. */
   public int allocatedCount() {
     return byKey.size();
   }
