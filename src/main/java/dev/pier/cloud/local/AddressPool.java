@@ -6,8 +6,10 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
@@ -20,7 +22,12 @@ import java.util.TreeSet;
  * <p>A pool ({@link PoolSpec}) may be restricted to namespaces: a Service gets an address only from
  * pools its namespace may use, may request ({@code spec.loadBalancerIP}) only such an address, and
  * keeps one from its status only from such a pool. Calls without a namespace use only the pools
- * open to every namespace.
+ * open to every namespace. A named pool may be chosen per Service ({@link Request#pool()}).
+ *
+ * <p>Services of one namespace with the same sharing key ({@link Request#share()}) may hold one
+ * address together: a new sharer joins an address its group holds, and the address is free again
+ * when its last holder releases it. Whether the sharers are compatible (ports, traffic policy) is
+ * the caller's check.
  *
  * <p>CIDRs wider than /31 (IPv4) leave out their network and broadcast addresses; IPv6 CIDRs wider
  * than /127 leave out their first (subnet-router anycast) address. Allocation picks the lowest free
@@ -43,6 +50,9 @@ public final class AddressPool {
   private final List<Range> ranges;
   private final String description;
   private final Map<String, Allocation> byKey = new HashMap<>();
+
+  /** The keys of the Services of each sharing group (namespace and sharing key). */
+  private final Map<String, Set<String>> groups = new HashMap<>();
 
   /**
    * Builds a pool from CIDR and range strings, each open to every namespace.
@@ -127,31 +137,68 @@ public final class AddressPool {
         : Optional.empty();
   }
 
-  /** How many addresses are allocated. */
+  /** How many Services hold an address; Services sharing one address count once each. */
   public int allocatedCount() {
     return byKey.size();
   }
 
   /**
-   * Same as {@link #allocate(String, String, String, String, String)} without a preferred address
-   * or a namespace (only pools open to every namespace).
+   * What a Service asks of the pools besides an address its namespace may use.
+   *
+   * @param pool the pool chosen with {@code pier.dev/address-pool}, or null for any
+   * @param ip the requested address, or null
+   * @param ipField the field that requested it, for errors: {@code spec.loadBalancerIP} or an
+   *     annotation's {@code metadata.annotations[...]}
+   * @param ipValue that field's whole value, for errors
+   * @param share the {@code pier.dev/allow-shared-ip} key, or null: Services of one namespace with
+   *     the same key may hold the same address (the caller checks that they are compatible)
    */
-  public String allocate(String key, String uid, String requestedIp) {
-    return allocate(key, null, uid, requestedIp, null);
+  public record Request(String pool, String ip, String ipField, String ipValue, String share) {
+
+    static final String SPEC_FIELD = "spec.loadBalancerIP";
+
+    /** A request through {@code spec.loadBalancerIP} (null: none), from any pool. */
+    public static Request loadBalancerIp(String ip) {
+      return new Request(null, ip, SPEC_FIELD, ip, null);
+    }
+
+    /** The requested address as messages name it. */
+    String subject(String address) {
+      return SPEC_FIELD.equals(ipField)
+          ? SPEC_FIELD + " " + address
+          : ipField + "=" + ipValue + ": address " + address;
+    }
+
+    ProviderException.InvalidInput invalid(String address, String why) {
+      return new ProviderException.InvalidInput(ipField, ipValue, subject(address) + why);
+    }
   }
 
-  /** Same as {@link #allocate(String, String, String, String, String)} without a namespace. */
+  /**
+   * Same as {@link #allocateFor(String, String, String, Request, String)} without a preferred
+   * address or a namespace (only pools open to every namespace).
+   */
+  public String allocate(String key, String uid, String requestedIp) {
+    return allocateFor(key, null, uid, Request.loadBalancerIp(requestedIp), null);
+  }
+
+  /** Same as {@link #allocateFor(String, String, String, Request, String)} without a namespace. */
   public String allocate(String key, String uid, String requestedIp, String preferredIp) {
-    return allocate(key, null, uid, requestedIp, preferredIp);
+    return allocateFor(key, null, uid, Request.loadBalancerIp(requestedIp), preferredIp);
+  }
+
+  /** Same as {@link #allocateFor(String, String, String, Request, String)} from any pool. */
+  public String allocate(
+      String key, String namespace, String uid, String requestedIp, String preferredIp) {
+    return allocateFor(key, namespace, uid, Request.loadBalancerIp(requestedIp), preferredIp);
   }
 
   /**
    * Allocates (or keeps) the address of a Service and returns it, from the pools its namespace may
-   * use.
+   * use (and only from the pool the request names, if any).
    *
    * <ol>
-   *   <li>A requested address ({@code spec.loadBalancerIP}) wins: the Service moves to it when it
-   *       held another.
+   *   <li>A requested address wins: the Service moves to it when it held another.
    *   <li>Otherwise the Service keeps the address it holds.
    *   <li>Otherwise it gets {@code preferredIp} (the address in its status, say) when that is in
    *       the pools and free.
@@ -159,76 +206,79 @@ public final class AddressPool {
    * </ol>
    *
    * @param namespace the Service's namespace; null: only pools open to every namespace
-   * @throws ProviderException.InvalidInput when the requested address is no address, lies outside
-   *     every pool or in a pool the namespace may not use, or no pool admits the namespace
+   * @throws ProviderException.InvalidInput when the requested pool does not exist or the namespace
+   *     may not use it, the requested address is no address, lies outside every pool, in a pool the
+   *     namespace may not use or outside the requested pool, or no pool admits the namespace
    * @throws ProviderException.Retry when the requested address is held by another Service, or the
    *     pools the namespace may use are exhausted
    */
-  public String allocate(
-      String key, String namespace, String uid, String requestedIp, String preferredIp) {
+  public String allocateFor(
+      String key, String namespace, String uid, Request request, String preferredIp) {
+    String poolName = request.pool();
+    if (poolName != null) {
+      requirePool(poolName, namespace);
+    }
+    String group = group(namespace, request.share());
     Allocation current = byKey.get(key);
-    if (current != null && !ranges.get(current.range).pool.admits(namespace)) {
-      // Not reachable through the checks below; kept so that no path hands out such an address.
+    if (current != null
+        && (!fits(ranges.get(current.range), namespace, poolName)
+            || (!Objects.equals(current.group, group) && sharedWithOthers(key, current)))) {
+      // Outside what the Service may use now, or shared under a key the Service no longer has.
       release(key);
       current = null;
     }
+    if (current != null) {
+      regroup(key, current, group);
+    }
+    String requestedIp = request.ip();
     if (requestedIp != null && !requestedIp.isEmpty()) {
       Ip ip = Ip.parse(requestedIp.trim());
       if (ip == null) {
-        throw new ProviderException.InvalidInput(
-            "spec.loadBalancerIP",
-            requestedIp,
-            "spec.loadBalancerIP " + requestedIp + " is not an IP address");
+        throw request.invalid(requestedIp, " is not an IP address");
       }
-      int r = rangeOf(ip);
-      if (r < 0) {
-        throw new ProviderException.InvalidInput(
-            "spec.loadBalancerIP",
-            requestedIp,
-            "spec.loadBalancerIP " + requestedIp + " is outside the address pools " + description);
-      }
-      PoolSpec owner = ranges.get(r).pool;
-      if (!owner.admits(namespace)) {
-        throw new ProviderException.InvalidInput(
-            "spec.loadBalancerIP",
-            requestedIp,
-            "spec.loadBalancerIP "
-                + requestedIp
-                + " is in address pool "
-                + owner.label()
-                + ", which namespace "
-                + namespace
-                + " may not use"
-                + usable(namespace));
-      }
+      int r = usableRange(ip, namespace, request);
       long offset = ranges.get(r).offsetOf(ip);
       if (current != null && current.range == r && current.offset == offset) {
         current.uid = uid;
         return ip.toString();
       }
       if (ranges.get(r).slots.taken(offset)) {
+        String holder = holderKey(r, offset);
+        if (group != null && group.equals(byKey.get(holder).group)) {
+          release(key);
+          take(key, uid, r, offset, group);
+          return ip.toString();
+        }
         throw new ProviderException.Retry(
-            "spec.loadBalancerIP "
-                + requestedIp
+            request.subject(requestedIp)
                 + " is allocated to Service "
-                + holderKey(r, offset)
+                + holder
                 + "; waiting for it to be released");
       }
       release(key);
-      take(key, uid, r, offset);
+      take(key, uid, r, offset, group);
       return ip.toString();
     }
     if (current != null) {
       current.uid = uid;
       return ranges.get(current.range).format(current.offset);
     }
+    if (group != null) {
+      for (String member : groups.getOrDefault(group, Set.of())) {
+        Allocation shared = byKey.get(member);
+        if (fits(ranges.get(shared.range), namespace, poolName)) {
+          take(key, uid, shared.range, shared.offset, group);
+          return ranges.get(shared.range).format(shared.offset);
+        }
+      }
+    }
     Ip preferred = preferredIp == null ? null : Ip.parse(preferredIp);
     if (preferred != null) {
       int r = rangeOf(preferred);
-      if (r >= 0 && ranges.get(r).pool.admits(namespace)) {
+      if (r >= 0 && fits(ranges.get(r), namespace, poolName)) {
         long offset = ranges.get(r).offsetOf(preferred);
         if (!ranges.get(r).slots.taken(offset)) {
-          take(key, uid, r, offset);
+          take(key, uid, r, offset, group);
           return preferred.toString();
         }
       }
@@ -236,7 +286,7 @@ public final class AddressPool {
     List<PoolSpec> allowed = new ArrayList<>();
     for (int r = 0; r < ranges.size(); r++) {
       Range range = ranges.get(r);
-      if (!range.pool.admits(namespace)) {
+      if (!fits(range, namespace, poolName)) {
         continue;
       }
       if (!allowed.contains(range.pool)) {
@@ -244,7 +294,7 @@ public final class AddressPool {
       }
       long offset = range.slots.lowestFree();
       if (offset != -1) {
-        take(key, uid, r, offset);
+        take(key, uid, r, offset, group);
         return range.format(offset);
       }
     }
@@ -265,6 +315,94 @@ public final class AddressPool {
             + " are exhausted ("
             + byKey.size()
             + " addresses allocated); waiting for an address to be released");
+  }
+
+  /**
+   * Checks that {@code address} could be requested: an address in a pool the namespace may use, and
+   * in the requested pool if any.
+   *
+   * @throws ProviderException.InvalidInput naming the request's field and value otherwise
+   */
+  public void checkRequestable(String address, String namespace, Request request) {
+    if (request.pool() != null) {
+      requirePool(request.pool(), namespace);
+    }
+    Ip ip = Ip.parse(address);
+    if (ip == null) {
+      throw request.invalid(address, " is not an IP address");
+    }
+    usableRange(ip, namespace, request);
+  }
+
+  /** The range of a requested address, or an invalid-input error saying why it cannot be had. */
+  private int usableRange(Ip ip, String namespace, Request request) {
+    String text = ip.toString();
+    int r = rangeOf(ip);
+    if (r < 0) {
+      throw request.invalid(text, " is outside the address pools " + description);
+    }
+    PoolSpec owner = ranges.get(r).pool;
+    if (!owner.admits(namespace)) {
+      throw request.invalid(
+          text,
+          " is in address pool "
+              + owner.label()
+              + ", which namespace "
+              + namespace
+              + " may not use"
+              + usable(namespace));
+    }
+    if (request.pool() != null && !request.pool().equals(owner.name())) {
+      throw request.invalid(
+          text,
+          " is in address pool "
+              + owner.label()
+              + ", not in pool "
+              + request.pool()
+              + " chosen with "
+              + LocalAnnotations.ADDRESS_POOL);
+    }
+    return r;
+  }
+
+  /** Throws unless a pool is named {@code name} and the namespace may use it. */
+  private void requirePool(String name, String namespace) {
+    String field = LocalAnnotations.field(LocalAnnotations.ADDRESS_POOL);
+    List<String> names = new ArrayList<>();
+    for (PoolSpec p : pools()) {
+      if (p.name() != null) {
+        names.add(p.name());
+      }
+      if (name.equals(p.name())) {
+        if (!p.admits(namespace)) {
+          throw new ProviderException.InvalidInput(
+              field,
+              name,
+              field
+                  + "="
+                  + name
+                  + ": namespace "
+                  + namespace
+                  + " may not use address pool "
+                  + name
+                  + usable(namespace));
+        }
+        return;
+      }
+    }
+    throw new ProviderException.InvalidInput(
+        field,
+        name,
+        field
+            + "="
+            + name
+            + ": no address pool is named "
+            + name
+            + (names.isEmpty() ? "; no pool has a name" : "; the named pools are " + names));
+  }
+
+  private static boolean fits(Range range, String namespace, String poolName) {
+    return range.pool.admits(namespace) && (poolName == null || poolName.equals(range.pool.name()));
   }
 
   /** The distinct configured pools, in order. */
@@ -291,9 +429,14 @@ public final class AddressPool {
         : "; the pools it may use are " + describe(allowed);
   }
 
-  /** Same as {@link #reserve(String, String, String, String)} without a namespace. */
+  /** Same as {@link #reserve(String, String, String, String, String)} without a namespace. */
   public void reserve(String key, String uid, String ip) {
-    reserve(key, null, uid, ip);
+    reserve(key, null, uid, ip, null);
+  }
+
+  /** Same as {@link #reserve(String, String, String, String, String)} without a sharing key. */
+  public void reserve(String key, String namespace, String uid, String ip) {
+    reserve(key, namespace, uid, ip, null);
   }
 
   /**
@@ -301,11 +444,13 @@ public final class AddressPool {
    * A Service that held another address moves to this one.
    *
    * @param namespace the Service's namespace; null: only pools open to every namespace
+   * @param share the Service's {@code pier.dev/allow-shared-ip} key, or null
    * @throws IllegalArgumentException when {@code ip} is no address, lies outside the pools or in a
    *     pool the namespace may not use
-   * @throws IllegalStateException when another Service holds {@code ip}
+   * @throws IllegalStateException when another Service holds {@code ip} and does not share it
    */
-  public void reserve(String key, String namespace, String uid, String ip) {
+  public void reserve(String key, String namespace, String uid, String ip, String share) {
+    String group = group(namespace, share);
     Ip parsed = Ip.parse(ip);
     int r = parsed == null ? -1 : rangeOf(parsed);
     if (r < 0) {
@@ -325,23 +470,35 @@ public final class AddressPool {
     Allocation current = byKey.get(key);
     if (current != null && current.range == r && current.offset == offset) {
       current.uid = uid;
+      regroup(key, current, group);
       return;
     }
     if (ranges.get(r).slots.taken(offset)) {
-      throw new IllegalStateException(ip + " is allocated to Service " + holderKey(r, offset));
+      String holder = holderKey(r, offset);
+      if (group == null || !group.equals(byKey.get(holder).group)) {
+        throw new IllegalStateException(ip + " is allocated to Service " + holder);
+      }
     }
     release(key);
-    take(key, uid, r, offset);
+    take(key, uid, r, offset, group);
   }
 
-  /** Frees the address of the Service {@code key}, returning it. */
+  /**
+   * Frees the address of the Service {@code key}, returning it; a shared address stays taken until
+   * its last holder releases it.
+   */
   public Optional<String> release(String key) {
-    Allocation a = byKey.remove(key);
+    Allocation a = byKey.get(key);
     if (a == null) {
       return Optional.empty();
     }
+    boolean shared = sharedWithOthers(key, a);
+    byKey.remove(key);
+    leaveGroup(key, a.group);
     Range range = ranges.get(a.range);
-    range.slots.clear(a.offset);
+    if (!shared) {
+      range.slots.clear(a.offset);
+    }
     return Optional.of(range.format(a.offset));
   }
 
@@ -361,9 +518,51 @@ public final class AddressPool {
     return "AddressPool" + description + " with " + byKey.size() + " allocated";
   }
 
-  private void take(String key, String uid, int range, long offset) {
+  private void take(String key, String uid, int range, long offset, String group) {
     ranges.get(range).slots.set(offset);
-    byKey.put(key, new Allocation(range, offset, uid));
+    byKey.put(key, new Allocation(range, offset, uid, group));
+    if (group != null) {
+      groups.computeIfAbsent(group, g -> new LinkedHashSet<>()).add(key);
+    }
+  }
+
+  private static String group(String namespace, String share) {
+    return share == null ? null : namespace + "/" + share;
+  }
+
+  /** Whether another Service (only one of the same sharing group can) holds the same address. */
+  private boolean sharedWithOthers(String key, Allocation a) {
+    if (a.group == null) {
+      return false;
+    }
+    for (String member : groups.getOrDefault(a.group, Set.of())) {
+      Allocation other = byKey.get(member);
+      if (!member.equals(key) && other.range == a.range && other.offset == a.offset) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Moves a Service that holds its address alone, or keeps it, into {@code group}. */
+  private void regroup(String key, Allocation a, String group) {
+    if (!Objects.equals(a.group, group)) {
+      leaveGroup(key, a.group);
+      a.group = group;
+      if (group != null) {
+        groups.computeIfAbsent(group, g -> new LinkedHashSet<>()).add(key);
+      }
+    }
+  }
+
+  private void leaveGroup(String key, String group) {
+    Set<String> members = group == null ? null : groups.get(group);
+    if (members != null) {
+      members.remove(key);
+      if (members.isEmpty()) {
+        groups.remove(group);
+      }
+    }
   }
 
   /** Finds the holder of a taken address; linear, used only for messages. */
@@ -493,10 +692,14 @@ public final class AddressPool {
     final long offset;
     String uid;
 
-    Allocation(int range, long offset, String uid) {
+    /** The sharing group (namespace and {@code pier.dev/allow-shared-ip} key), or null. */
+    String group;
+
+    Allocation(int range, long offset, String uid, String group) {
       this.range = range;
       this.offset = offset;
       this.uid = uid;
+      this.group = group;
     }
   }
 

@@ -15,6 +15,11 @@ final class Balancer {
   final ServiceKey key;
   final LoadBalancerUsage usage;
   String ip;
+
+  /** The {@code pier.dev/allow-shared-ip} key, or null. */
+  String share;
+
+  String trafficPolicy = "Cluster";
   String[] hosts = new String[0];
   int healthCheckPort;
   SourceRanges sourceRanges = SourceRanges.ALL;

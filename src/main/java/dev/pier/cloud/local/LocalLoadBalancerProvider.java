@@ -42,6 +42,11 @@ import org.slf4j.LoggerFactory;
  * ({@link UdpProxy}, one session socket per client) to the node port on every node. The status says
  * {@code ipMode: Proxy}.
  *
+ * <p>Per-Service annotations ({@link LocalAnnotations}): {@code pier.dev/address-pool} chooses a
+ * named pool, {@code pier.dev/load-balancer-ips} requests an address (one per IP family; one is
+ * served), and {@code pier.dev/allow-shared-ip} lets Services of a namespace with the same key and
+ * no port in common share one address, each with its own listeners.
+ *
  * <p>Backends are health-checked on Vert.x periodic timers: a TCP connect to {@code node:nodePort},
  * or for {@code externalTrafficPolicy: Local} an HTTP {@code GET /healthz} on {@code
  * node:healthCheckNodePort}. Connections are spread round-robin over healthy backends; a failed
@@ -147,7 +152,12 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
               continue;
             }
             try {
-              pool.reserve(svc.key().toString(), svc.key().namespace(), svc.uid(), ip);
+              pool.reserve(
+                  svc.key().toString(),
+                  svc.key().namespace(),
+                  svc.uid(),
+                  ip,
+                  annotation(svc, LocalAnnotations.ALLOW_SHARED_IP));
               restored++;
             } catch (IllegalStateException | IllegalArgumentException e) {
               serviceLog.warn(
@@ -358,10 +368,14 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
     }
     SourceRanges sourceRanges = SourceRanges.parse(svc.sourceRanges());
     String key = svc.key().toString();
+    String share = annotation(svc, LocalAnnotations.ALLOW_SHARED_IP);
+    if (share != null) {
+      checkSharers(svc, share);
+    }
     Balancer b = balancers.get(key);
     String ip =
-        pool.allocate(
-            key, svc.key().namespace(), svc.uid(), svc.loadBalancerIp(), statusAddressInPools(svc));
+        pool.allocateFor(
+            key, svc.key().namespace(), svc.uid(), addressRequest(svc), statusAddressInPools(svc));
 
     List<Future<Void>> closing = new ArrayList<>();
     if (b == null) {
@@ -373,6 +387,8 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
       closing.addAll(b.closeListeners());
     }
     b.ip = ip;
+    b.share = share;
+    b.trafficPolicy = svc.externalTrafficPolicy();
     b.hosts = backendHosts(nodes);
     b.healthCheckPort = svc.needsHealthCheck() ? svc.healthCheckNodePort() : 0;
     if (b.hosts.length == 0) {
@@ -418,6 +434,112 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
               return Future.join(binding);
             })
         .transform(ignored -> Future.succeededFuture(result(balancer)));
+  }
+
+  /**
+   * Checks that the Service may share an address with the other load balancers of its namespace and
+   * sharing key: both {@code externalTrafficPolicy: Cluster}, and no protocol and port in common.
+   * (MetalLB also lets {@code Local} Services with the same selector share; the local provider does
+   * not.)
+   *
+   * @throws ProviderException.InvalidInput naming the annotation, the key and the conflict
+   */
+  private void checkSharers(LbService svc, String share) {
+    String field = LocalAnnotations.field(LocalAnnotations.ALLOW_SHARED_IP);
+    for (Balancer other : balancers.values()) {
+      if (other.key.equals(svc.key())
+          || !share.equals(other.share)
+          || !other.key.cluster().equals(svc.key().cluster())
+          || !other.key.namespace().equals(svc.key().namespace())) {
+        continue;
+      }
+      String prefix = field + "=" + share + ": cannot share an address with Service " + other.key;
+      if (!"Cluster".equals(svc.externalTrafficPolicy())
+          || !"Cluster".equals(other.trafficPolicy)) {
+        throw new ProviderException.InvalidInput(
+            field,
+            share,
+            prefix
+                + ": sharing needs externalTrafficPolicy: Cluster on both (this Service has "
+                + svc.externalTrafficPolicy()
+                + ", the other "
+                + other.trafficPolicy
+                + "); Local is not shared");
+      }
+      for (LbPort p : svc.ports()) {
+        String id = p.protocol().toUpperCase(Locale.ROOT) + "/" + p.port();
+        for (PortListener l : other.listeners) {
+          if (l.id().equals(id)) {
+            throw new ProviderException.InvalidInput(
+                field, share, prefix + ": both use port " + id);
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * What the Service asks of the pools: the named pool of {@code pier.dev/address-pool}, and the
+   * address of {@code pier.dev/load-balancer-ips}, else of the deprecated {@code
+   * spec.loadBalancerIP}.
+   *
+   * <p>{@code pier.dev/load-balancer-ips} holds at most one address per IP family; each must be one
+   * the Service could be given. This provider serves one address per Service: the one of the
+   * Service's first {@code ipFamilies} entry that has one (IPv4 first when it lists none); the
+   * other family's address is checked but not served (no dual-stack ingress).
+   */
+  private AddressPool.Request addressRequest(LbService svc) {
+    String poolName = annotation(svc, LocalAnnotations.ADDRESS_POOL);
+    String share = annotation(svc, LocalAnnotations.ALLOW_SHARED_IP);
+    String ips = annotation(svc, LocalAnnotations.LOAD_BALANCER_IPS);
+    if (ips == null) {
+      return new AddressPool.Request(
+          poolName,
+          svc.loadBalancerIp(),
+          AddressPool.Request.SPEC_FIELD,
+          svc.loadBalancerIp(),
+          share);
+    }
+    String field = LocalAnnotations.field(LocalAnnotations.LOAD_BALANCER_IPS);
+    AddressPool.Request checking = new AddressPool.Request(poolName, null, field, ips, null);
+    Map<String, String> byFamily = new HashMap<>();
+    for (String part : ips.split(",", -1)) {
+      String text = part.trim();
+      Ip ip = Ip.parse(text);
+      if (ip == null) {
+        throw checking.invalid(text, " is not an IP address");
+      }
+      String family = ip.v6() ? "IPv6" : "IPv4";
+      if (byFamily.put(family, ip.toString()) != null) {
+        throw new ProviderException.InvalidInput(
+            field,
+            ips,
+            field + "=" + ips + ": two " + family + " addresses; give at most one per IP family");
+      }
+      pool.checkRequestable(text, svc.key().namespace(), checking);
+    }
+    List<String> families = svc.ipFamilies().isEmpty() ? List.of("IPv4", "IPv6") : svc.ipFamilies();
+    for (String family : families) {
+      String ip = byFamily.get(family);
+      if (ip != null) {
+        return new AddressPool.Request(poolName, ip, field, ips, share);
+      }
+    }
+    throw new ProviderException.InvalidInput(
+        field,
+        ips,
+        field
+            + "="
+            + ips
+            + ": no address of the Service's IP families "
+            + svc.ipFamilies()
+            + "; the local provider serves one address of those families");
+  }
+
+  /** A trimmed annotation value, null when absent or blank. */
+  private static String annotation(LbService svc, String name) {
+    String value = svc.annotations().get(name);
+    return value == null || value.isBlank() ? null : value.trim();
   }
 
   private PortListener newListener(Balancer b, String protocol, int port) {

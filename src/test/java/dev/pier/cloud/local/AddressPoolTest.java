@@ -310,4 +310,36 @@ class AddressPoolTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining(expected);
   }
+
+  private static AddressPool.Request sharing(String key) {
+    return new AddressPool.Request(null, null, "spec.loadBalancerIP", null, key);
+  }
+
+  @Test
+  void sharersRestoredFromStatusKeepTheirOneAddress() {
+    AddressPool pool = new AddressPool(List.of("10.0.0.0/29"));
+    pool.reserve("c/ns/a", "ns", "ua", "10.0.0.3", "dns");
+    pool.reserve("c/ns/b", "ns", "ub", "10.0.0.3", "dns");
+    assertThatThrownBy(() -> pool.reserve("c/ns/c", "ns", "uc", "10.0.0.3", "other"))
+        .isInstanceOf(IllegalStateException.class);
+
+    assertThat(pool.lookup("c/ns/b")).contains("10.0.0.3");
+    assertThat(pool.keys()).containsExactlyInAnyOrder("c/ns/a", "c/ns/b");
+    pool.release("c/ns/a");
+    assertThat(pool.holder("10.0.0.3")).contains("c/ns/b");
+    pool.release("c/ns/b");
+    assertThat(pool.holder("10.0.0.3")).isEmpty();
+  }
+
+  @Test
+  void aSharerThatChangesItsKeyLeavesTheSharedAddress() {
+    AddressPool pool = new AddressPool(List.of("10.0.0.0/29"));
+    assertThat(pool.allocateFor("c/ns/a", "ns", "ua", sharing("k"), null)).isEqualTo("10.0.0.1");
+    assertThat(pool.allocateFor("c/ns/b", "ns", "ub", sharing("k"), null)).isEqualTo("10.0.0.1");
+
+    assertThat(pool.allocateFor("c/ns/b", "ns", "ub", sharing("j"), null)).isEqualTo("10.0.0.2");
+    // Alone on its address, a Service keeps it when its key changes.
+    assertThat(pool.allocateFor("c/ns/a", "ns", "ua", sharing(null), null)).isEqualTo("10.0.0.1");
+    assertThat(pool.allocateFor("c/ns/c", "ns", "uc", sharing("k"), null)).isEqualTo("10.0.0.3");
+  }
 }
