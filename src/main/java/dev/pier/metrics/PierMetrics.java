@@ -103,7 +103,11 @@ public final class PierMetrics implements WorkQueue.Listener<ServiceKey> {
   public void onDone(WorkItem<ServiceKey> item, WorkResult result, long nanos) {
     String kind = kindLabel(item);
     String outcome = result.outcome().name().toLowerCase(Locale.ROOT);
-    registry.counter("pier.reconciles", "kind", kind, "result", outcome).increment();
+    Counter.builder("pier.reconciles")
+        .description("Finished runs of a key, by kind and result")
+        .tags("kind", kind, "result", outcome)
+        .register(registry)
+        .increment();
     Timer.builder("pier.reconcile.duration")
         .description("Time of one reconcile of one key")
         .tag("kind", kind)
