@@ -34,7 +34,6 @@ import dev.pier.reconcile.ReconcileVerticle;
 import dev.pier.watch.WatchVerticle;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.Gauge;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Deployable;
 import io.vertx.core.Vertx;
@@ -98,7 +97,7 @@ public record Components(
    */
   public static Components build(ConfigValues config, UnaryOperator<LoadBalancerProvider> wrap) {
     LeaderElectionOptions electionOptions = leaderElectionOptions(config);
-    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    PrometheusMeterRegistry registry = PierMetrics.newRegistry();
     Vertx vertx = vertx(registry);
     try {
       return build(config, wrap, vertx, registry, electionOptions);

@@ -27,7 +27,7 @@ class MetricsExpositionTest {
   private static final String POOL = "127.246.0.0/29";
 
   @Test
-  void everyPierFamilyHasHelpText(KubeApiServer kube) throws Exception {
+  void everyPierFamilyHasHelpTextAndHistogramsHaveFewBuckets(KubeApiServer kube) throws Exception {
     kube.createReadyNode("node-exp", "127.0.0.1", Map.of());
     String ns = kube.createNamespace("exp");
     int nodePort = kube.freeNodePort();
@@ -48,6 +48,12 @@ class MetricsExpositionTest {
       assertThat(families)
           .as("pier_* families without a # HELP text")
           .allSatisfy(f -> assertThat(help.getOrDefault(f, "")).as(f).isNotBlank());
+      Map<String, Integer> buckets = bucketsPerSeries(text);
+      assertThat(buckets).containsKey("pier_reconcile_duration_seconds");
+      assertThat(buckets)
+          .as("buckets per series of each histogram")
+          .allSatisfy((family, n) -> assertThat(n).as(family).isLessThanOrEqualTo(16));
+      assertThat(text).contains("\nprocess_cpu_seconds_total ").doesNotContain("_ns_total");
     }
   }
 
