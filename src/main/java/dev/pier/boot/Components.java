@@ -1,5 +1,6 @@
 package dev.pier.boot;
 
+import dev.pier.cloud.AddressPoolUsage;
 import dev.pier.cloud.ClusterRoutedProvider;
 import dev.pier.cloud.LoadBalancerProvider;
 import dev.pier.config.ConfigException;
@@ -168,7 +169,14 @@ public record Components(
                     : new ClusterRoutedProvider(providers)),
             metrics,
             vertx,
-            config.get(PierOptions.RECONCILE_PROVIDER_CALL_DEADLINE));
+            config.get(PierOptions.RECONCILE_PROVIDER_CALL_DEADLINE),
+            config.get(PierOptions.PROVIDER));
+    providers.forEach(
+        (cluster, p) -> {
+          if (p instanceof AddressPoolUsage.Source pools) {
+            metrics.bindAddressPools(cluster, pools);
+          }
+        });
     Clusters clusters = new Clusters(withLoadBalancers);
     DnsPublisher dns =
         DnsSetup.create(
@@ -178,6 +186,9 @@ public record Components(
             System::getenv,
             setups.size() > 1 ? setups.stream().map(c -> c.spec().name()).toList() : List.of(),
             host == null ? "" : host.name());
+    if (dns != null) {
+      metrics.bindOwnedDnsNames(dns::ownedNames);
+    }
     PushedNodeSets pushed = new PushedNodeSets();
     DeletedServices deleted = new DeletedServices();
     ReconcileVerticle reconciler =

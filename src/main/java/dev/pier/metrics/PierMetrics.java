@@ -1,5 +1,6 @@
 package dev.pier.metrics;
 
+import dev.pier.cloud.AddressPoolUsage;
 import dev.pier.model.ServiceKey;
 import dev.pier.queue.Deferral;
 import dev.pier.queue.WorkItem;
@@ -18,8 +19,11 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
@@ -53,6 +57,7 @@ public final class PierMetrics implements WorkQueue.Listener<ServiceKey> {
 
   private final MeterRegistry registry;
   private final AtomicInteger leader = new AtomicInteger();
+  private final Map<String, AtomicLong> lastSync = new ConcurrentHashMap<>();
   private final Counter retries;
   private final Counter stuck;
   private final Timer nodeSyncLatency;
@@ -141,6 +146,57 @@ public final class PierMetrics implements WorkQueue.Listener<ServiceKey> {
         .register(registry);
   }
 
+  /**
+   * Publishes the size and use of every address pool of the cluster's {@code source} as {@code
+   * pier_address_pool_addresses{cluster,pool}} and {@code
+   * pier_address_pool_addresses_in_use{cluster,pool}}.
+   */
+  public void bindAddressPools(String cluster, AddressPoolUsage.Source source) {
+    for (AddressPoolUsage pool : source.addressPools()) {
+      String name = pool.pool();
+      Gauge.builder("pier.address.pool.addresses", source, s -> usage(s, name).addresses())
+          .description("Addresses a pool of the local provider hands out")
+          .tag("cluster", cluster)
+          .tag("pool", name)
+          .register(registry);
+      Gauge.builder("pier.address.pool.addresses.in.use", source, s -> usage(s, name).inUse())
+          .description("Addresses of a pool of the local provider that Services hold")
+          .tag("cluster", cluster)
+          .tag("pool", name)
+          .register(registry);
+    }
+  }
+
+  private static AddressPoolUsage usage(AddressPoolUsage.Source source, String pool) {
+    return source.addressPools().stream()
+        .filter(u -> u.pool().equals(pool))
+        .findFirst()
+        .orElse(new AddressPoolUsage(pool, Double.NaN, 0));
+  }
+
+  /**
+   * Publishes how many load balancers of {@code provider} this process last saw in each state, as
+   * {@code pier_load_balancers{provider,state}}.
+   */
+  public void bindLoadBalancers(String provider, LoadBalancerStates states) {
+    for (LoadBalancerStates.State state : LoadBalancerStates.State.values()) {
+      Gauge.builder("pier.load.balancers", states, s -> s.count(state))
+          .description(
+              "Load balancers by provider and state as last seen by this process: ready (the"
+                  + " last ensure succeeded) or failing (it failed)")
+          .tag("provider", provider)
+          .tag("state", state.label())
+          .register(registry);
+    }
+  }
+
+  /** Publishes how many DNS names hold records Pier owns, as {@code pier_dns_names_owned}. */
+  public void bindOwnedDnsNames(IntSupplier names) {
+    Gauge.builder("pier.dns.names.owned", names::getAsInt)
+        .description("DNS names holding records that this Pier owns and keeps current")
+        .register(registry);
+  }
+
   public void setLeader(boolean isLeader) {
     leader.set(isLeader ? 1 : 0);
   }
@@ -160,6 +216,9 @@ public final class PierMetrics implements WorkQueue.Listener<ServiceKey> {
         .serviceLevelObjectives(DURATION_BUCKETS)
         .register(registry)
         .record(nanos, TimeUnit.NANOSECONDS);
+    if (result.outcome() == WorkResult.Outcome.SUCCESS) {
+      lastSuccessfulSync(item.key().cluster()).set(System.currentTimeMillis());
+    }
     if (kind.equals("update_hosts")) {
       hostUpdateLatency.record(nanos, TimeUnit.NANOSECONDS);
       if (result.outcome() == WorkResult.Outcome.SUCCESS) {
@@ -205,6 +264,22 @@ public final class PierMetrics implements WorkQueue.Listener<ServiceKey> {
         .serviceLevelObjectives(DURATION_BUCKETS)
         .register(registry)
         .record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  private AtomicLong lastSuccessfulSync(String cluster) {
+    return lastSync.computeIfAbsent(
+        cluster,
+        c -> {
+          AtomicLong millis = new AtomicLong();
+          Gauge.builder("pier.last.successful.sync.timestamp", millis, m -> m.get() / 1000.0)
+              .description(
+                  "Unix time of the last successful run of a key of the cluster (reconcile, host"
+                      + " update, verification or DNS)")
+              .baseUnit("seconds")
+              .tag("cluster", c)
+              .register(registry);
+          return millis;
+        });
   }
 
   private Timer upstreamHistogram(String name, String description) {

@@ -1,5 +1,6 @@
 package dev.pier.cloud.local;
 
+import dev.pier.cloud.AddressPoolUsage;
 import dev.pier.cloud.ProviderException;
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -125,6 +126,22 @@ public final class AddressPool {
     return ranges.get(r).slots.taken(offset)
         ? Optional.ofNullable(holderKey(r, offset))
         : Optional.empty();
+  }
+
+  /**
+   * Every pool's size and the addresses taken from it, in the order configured; safe to call from
+   * any thread.
+   */
+  public List<AddressPoolUsage> usage() {
+    Map<String, double[]> byPool = new java.util.LinkedHashMap<>();
+    for (Range r : ranges) {
+      double[] u = byPool.computeIfAbsent(r.pool.label(), k -> new double[2]);
+      u[0] += r.count.doubleValue();
+      u[1] += r.inUse;
+    }
+    List<AddressPoolUsage> out = new ArrayList<>(byPool.size());
+    byPool.forEach((pool, u) -> out.add(new AddressPoolUsage(pool, u[0], (long) u[1])));
+    return out;
   }
 
   /** How many addresses are allocated. */
@@ -342,6 +359,7 @@ public final class AddressPool {
     }
     Range range = ranges.get(a.range);
     range.slots.clear(a.offset);
+    range.inUse--;
     return Optional.of(range.format(a.offset));
   }
 
@@ -363,6 +381,7 @@ public final class AddressPool {
 
   private void take(String key, String uid, int range, long offset) {
     ranges.get(range).slots.set(offset);
+    ranges.get(range).inUse++;
     byKey.put(key, new Allocation(range, offset, uid));
   }
 
@@ -511,6 +530,8 @@ public final class AddressPool {
     final String text;
     final PoolSpec pool;
     final Slots slots;
+    // Written only on the provider's context, read by metrics from any thread.
+    volatile long inUse;
 
     Range(boolean v6, BigInteger first, BigInteger last, String text, PoolSpec pool) {
       this.v6 = v6;
