@@ -1,5 +1,6 @@
 package dev.pier.boot;
 
+import dev.pier.cloud.AddressPoolUsage;
 import dev.pier.cloud.ClusterRoutedProvider;
 import dev.pier.cloud.LoadBalancerProvider;
 import dev.pier.config.ConfigException;
@@ -35,7 +36,6 @@ import dev.pier.reconcile.ReconcileVerticle;
 import dev.pier.watch.WatchVerticle;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.Gauge;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Deployable;
 import io.vertx.core.Vertx;
@@ -99,7 +99,7 @@ public record Components(
    */
   public static Components build(ConfigValues config, UnaryOperator<LoadBalancerProvider> wrap) {
     LeaderElectionOptions electionOptions = leaderElectionOptions(config);
-    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    PrometheusMeterRegistry registry = PierMetrics.newRegistry();
     Vertx vertx = vertx(registry);
     try {
       return build(config, wrap, vertx, registry, electionOptions);
@@ -170,7 +170,14 @@ public record Components(
                     : new ClusterRoutedProvider(providers)),
             metrics,
             vertx,
-            config.get(PierOptions.RECONCILE_PROVIDER_CALL_DEADLINE));
+            config.get(PierOptions.RECONCILE_PROVIDER_CALL_DEADLINE),
+            config.get(PierOptions.PROVIDER));
+    providers.forEach(
+        (cluster, p) -> {
+          if (p instanceof AddressPoolUsage.Source pools) {
+            metrics.bindAddressPools(cluster, pools);
+          }
+        });
     Clusters clusters = new Clusters(withLoadBalancers);
     DnsPublisher dns =
         DnsSetup.create(
@@ -180,6 +187,9 @@ public record Components(
             System::getenv,
             setups.size() > 1 ? setups.stream().map(c -> c.spec().name()).toList() : List.of(),
             host == null ? "" : host.name());
+    if (dns != null) {
+      metrics.bindOwnedDnsNames(dns::ownedNames);
+    }
     PushedNodeSets pushed = new PushedNodeSets();
     DeletedServices deleted = new DeletedServices();
     // Runs check it before each write and provider call: open while this process holds the Lease.

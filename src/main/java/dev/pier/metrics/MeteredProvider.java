@@ -29,6 +29,7 @@ public final class MeteredProvider extends ForwardingLoadBalancerProvider {
   private final PierMetrics metrics;
   private final Vertx vertx;
   private final Duration callDeadline;
+  private final LoadBalancerStates states = new LoadBalancerStates();
 
   public MeteredProvider(
       LoadBalancerProvider delegate, PierMetrics metrics, Vertx vertx, Duration callDeadline) {
@@ -36,6 +37,20 @@ public final class MeteredProvider extends ForwardingLoadBalancerProvider {
     this.metrics = metrics;
     this.vertx = vertx;
     this.callDeadline = callDeadline;
+  }
+
+  /**
+   * Also publishes the load balancers of the provider named {@code provider} by state ({@code
+   * pier_load_balancers}).
+   */
+  public MeteredProvider(
+      LoadBalancerProvider delegate,
+      PierMetrics metrics,
+      Vertx vertx,
+      Duration callDeadline,
+      String provider) {
+    this(delegate, metrics, vertx, callDeadline);
+    metrics.bindLoadBalancers(provider, states);
   }
 
   @Override
@@ -51,7 +66,15 @@ public final class MeteredProvider extends ForwardingLoadBalancerProvider {
   @Override
   public Future<EnsureResult> ensureLoadBalancer(
       String clusterName, LbService service, List<LbNode> nodes) {
-    return timed("ensure", () -> delegate.ensureLoadBalancer(clusterName, service, nodes));
+    return timed("ensure", () -> delegate.ensureLoadBalancer(clusterName, service, nodes))
+        .onComplete(
+            ar ->
+                track(
+                    clusterName,
+                    service,
+                    ar.succeeded()
+                        ? LoadBalancerStates.State.READY
+                        : LoadBalancerStates.State.FAILING));
   }
 
   @Override
@@ -69,7 +92,8 @@ public final class MeteredProvider extends ForwardingLoadBalancerProvider {
 
   @Override
   public Future<Void> ensureLoadBalancerDeleted(String clusterName, LbService service) {
-    return timed("delete", () -> delegate.ensureLoadBalancerDeleted(clusterName, service));
+    return timed("delete", () -> delegate.ensureLoadBalancerDeleted(clusterName, service))
+        .onSuccess(v -> track(clusterName, service, null));
   }
 
   @Override
@@ -89,6 +113,19 @@ public final class MeteredProvider extends ForwardingLoadBalancerProvider {
                     return timed("owned_delete", () -> owned.delete(clusterName, loadBalancer));
                   }
                 });
+  }
+
+  /** Records the load balancer's state; null once it is deleted. */
+  private void track(String clusterName, LbService service, LoadBalancerStates.State state) {
+    if (service == null) {
+      return;
+    }
+    String key = clusterName + "/" + service.key().objectKey();
+    if (state == null) {
+      states.remove(key);
+    } else {
+      states.set(key, state);
+    }
   }
 
   private <T> Future<T> timed(String operation, Supplier<Future<T>> call) {

@@ -1,5 +1,6 @@
 package dev.pier.metrics;
 
+import dev.pier.cloud.AddressPoolUsage;
 import dev.pier.model.ServiceKey;
 import dev.pier.queue.Deferral;
 import dev.pier.queue.WorkItem;
@@ -8,13 +9,21 @@ import dev.pier.queue.WorkQueue;
 import dev.pier.queue.WorkResult;
 import dev.pier.util.BuildInfo;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.config.MeterFilter;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
@@ -23,8 +32,32 @@ import java.util.function.Supplier;
  * metrics under their upstream names so that existing dashboards keep working.
  */
 public final class PierMetrics implements WorkQueue.Listener<ServiceKey> {
+  /**
+   * Bucket boundaries of Pier's duration histograms, from a cache hit of a provider (5 ms) to the
+   * longest run a provider call deadline allows (5 min): 15 buckets per series, where Micrometer's
+   * percentile histogram has 78.
+   */
+  static final Duration[] DURATION_BUCKETS = {
+    Duration.ofMillis(5),
+    Duration.ofMillis(10),
+    Duration.ofMillis(25),
+    Duration.ofMillis(50),
+    Duration.ofMillis(100),
+    Duration.ofMillis(250),
+    Duration.ofMillis(500),
+    Duration.ofSeconds(1),
+    Duration.ofMillis(2500),
+    Duration.ofSeconds(5),
+    Duration.ofSeconds(10),
+    Duration.ofSeconds(30),
+    Duration.ofMinutes(1),
+    Duration.ofMinutes(2),
+    Duration.ofMinutes(5)
+  };
+
   private final MeterRegistry registry;
   private final AtomicInteger leader = new AtomicInteger();
+  private final Map<String, AtomicLong> lastSync = new ConcurrentHashMap<>();
   private final Counter retries;
   private final Counter stuck;
   private final Timer nodeSyncLatency;
@@ -69,6 +102,24 @@ public final class PierMetrics implements WorkQueue.Listener<ServiceKey> {
             .register(registry);
   }
 
+  /**
+   * A new Prometheus registry for all of Pier's meters. The JVM's CPU time is published as {@code
+   * process_cpu_seconds_total}, the name and unit every Prometheus client uses, instead of
+   * Micrometer's {@code process_cpu_time_ns_total}.
+   */
+  public static PrometheusMeterRegistry newRegistry() {
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    registry.config().meterFilter(MeterFilter.deny(id -> id.getName().equals("process.cpu.time")));
+    if (ManagementFactory.getOperatingSystemMXBean()
+        instanceof com.sun.management.OperatingSystemMXBean os) {
+      FunctionCounter.builder("process.cpu", os, o -> o.getProcessCpuTime() / 1e9)
+          .description("CPU time used by the Pier process")
+          .baseUnit("seconds")
+          .register(registry);
+    }
+    return registry;
+  }
+
   public MeterRegistry registry() {
     return registry;
   }
@@ -95,6 +146,57 @@ public final class PierMetrics implements WorkQueue.Listener<ServiceKey> {
         .register(registry);
   }
 
+  /**
+   * Publishes the size and use of every address pool of the cluster's {@code source} as {@code
+   * pier_address_pool_addresses{cluster,pool}} and {@code
+   * pier_address_pool_addresses_in_use{cluster,pool}}.
+   */
+  public void bindAddressPools(String cluster, AddressPoolUsage.Source source) {
+    for (AddressPoolUsage pool : source.addressPools()) {
+      String name = pool.pool();
+      Gauge.builder("pier.address.pool.addresses", source, s -> usage(s, name).addresses())
+          .description("Addresses a pool of the local provider hands out")
+          .tag("cluster", cluster)
+          .tag("pool", name)
+          .register(registry);
+      Gauge.builder("pier.address.pool.addresses.in.use", source, s -> usage(s, name).inUse())
+          .description("Addresses of a pool of the local provider that Services hold")
+          .tag("cluster", cluster)
+          .tag("pool", name)
+          .register(registry);
+    }
+  }
+
+  private static AddressPoolUsage usage(AddressPoolUsage.Source source, String pool) {
+    return source.addressPools().stream()
+        .filter(u -> u.pool().equals(pool))
+        .findFirst()
+        .orElse(new AddressPoolUsage(pool, Double.NaN, 0));
+  }
+
+  /**
+   * Publishes how many load balancers of {@code provider} this process last saw in each state, as
+   * {@code pier_load_balancers{provider,state}}.
+   */
+  public void bindLoadBalancers(String provider, LoadBalancerStates states) {
+    for (LoadBalancerStates.State state : LoadBalancerStates.State.values()) {
+      Gauge.builder("pier.load.balancers", states, s -> s.count(state))
+          .description(
+              "Load balancers by provider and state as last seen by this process: ready (the"
+                  + " last ensure succeeded) or failing (it failed)")
+          .tag("provider", provider)
+          .tag("state", state.label())
+          .register(registry);
+    }
+  }
+
+  /** Publishes how many DNS names hold records Pier owns, as {@code pier_dns_names_owned}. */
+  public void bindOwnedDnsNames(IntSupplier names) {
+    Gauge.builder("pier.dns.names.owned", names::getAsInt)
+        .description("DNS names holding records that this Pier owns and keeps current")
+        .register(registry);
+  }
+
   public void setLeader(boolean isLeader) {
     leader.set(isLeader ? 1 : 0);
   }
@@ -103,15 +205,20 @@ public final class PierMetrics implements WorkQueue.Listener<ServiceKey> {
   public void onDone(WorkItem<ServiceKey> item, WorkResult result, long nanos) {
     String kind = kindLabel(item);
     String outcome = result.outcome().name().toLowerCase(Locale.ROOT);
-    registry.counter("pier.reconciles", "kind", kind, "result", outcome).increment();
+    Counter.builder("pier.reconciles")
+        .description("Finished runs of a key, by kind and result")
+        .tags("kind", kind, "result", outcome)
+        .register(registry)
+        .increment();
     Timer.builder("pier.reconcile.duration")
         .description("Time of one reconcile of one key")
         .tag("kind", kind)
-        .publishPercentileHistogram()
-        .minimumExpectedValue(Duration.ofMillis(1))
-        .maximumExpectedValue(Duration.ofMinutes(5))
+        .serviceLevelObjectives(DURATION_BUCKETS)
         .register(registry)
         .record(nanos, TimeUnit.NANOSECONDS);
+    if (result.outcome() == WorkResult.Outcome.SUCCESS) {
+      lastSuccessfulSync(item.key().cluster()).set(System.currentTimeMillis());
+    }
     if (kind.equals("update_hosts")) {
       hostUpdateLatency.record(nanos, TimeUnit.NANOSECONDS);
       if (result.outcome() == WorkResult.Outcome.SUCCESS) {
@@ -154,11 +261,25 @@ public final class PierMetrics implements WorkQueue.Listener<ServiceKey> {
     Timer.builder("pier.provider.call.duration")
         .description("Latency of load balancer provider calls")
         .tags("operation", operation, "result", result)
-        .publishPercentileHistogram()
-        .minimumExpectedValue(Duration.ofMillis(1))
-        .maximumExpectedValue(Duration.ofMinutes(2))
+        .serviceLevelObjectives(DURATION_BUCKETS)
         .register(registry)
         .record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  private AtomicLong lastSuccessfulSync(String cluster) {
+    return lastSync.computeIfAbsent(
+        cluster,
+        c -> {
+          AtomicLong millis = new AtomicLong();
+          Gauge.builder("pier.last.successful.sync.timestamp", millis, m -> m.get() / 1000.0)
+              .description(
+                  "Unix time of the last successful run of a key of the cluster (reconcile, host"
+                      + " update, verification or DNS)")
+              .baseUnit("seconds")
+              .tag("cluster", c)
+              .register(registry);
+          return millis;
+        });
   }
 
   private Timer upstreamHistogram(String name, String description) {

@@ -42,7 +42,9 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  */
 @RealKubeApiServer
 class MonitoringTest {
-  private static final String POOL = "127.245.0.0/24";
+  /** One address, which the one Service the provider accepts fills: the pool alert's condition. */
+  private static final String POOL = "127.245.0.1/32";
+
   private static final String DISCARD_ADDRESS = "pier.test.discarding";
   private static final String NOBODY_ADDRESS = "pier.test.nobody";
 
@@ -98,7 +100,12 @@ class MonitoringTest {
       // Alerts: every expression is valid, the rules load and evaluate without error, and the
       // failure alert's condition holds while the provider double refuses a Service.
       Map<String, String> alerts = alertExpressions(rules);
-      assertThat(alerts).containsKeys("PierReconcileFailures", "PierQueueStuck", "PierNoLeader");
+      assertThat(alerts)
+          .containsKeys(
+              "PierReconcileFailures",
+              "PierQueueStuck",
+              "PierNoLeader",
+              "PierAddressPoolNearlyFull");
       alerts.forEach(
           (name, expr) ->
               assertThat(prometheus.query(expr).getString("status")).as(name).isEqualTo("success"));
@@ -117,6 +124,9 @@ class MonitoringTest {
           .atMost(Duration.ofSeconds(30))
           .until(() -> !prometheus.result(alerts.get("PierReconcileFailures")).isEmpty());
       assertThat(prometheus.result(alerts.get("PierNoLeader"))).isEmpty();
+      JsonArray full = prometheus.result(alerts.get("PierAddressPoolNearlyFull"));
+      assertThat(full).hasSize(1);
+      assertThat(full.getJsonObject(0).getJsonObject("metric").getString("pool")).isEqualTo(POOL);
     }
   }
 

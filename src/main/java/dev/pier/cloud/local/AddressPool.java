@@ -1,5 +1,6 @@
 package dev.pier.cloud.local;
 
+import dev.pier.cloud.AddressPoolUsage;
 import dev.pier.cloud.ProviderException;
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -135,6 +136,22 @@ public final class AddressPool {
     return ranges.get(r).slots.taken(offset)
         ? Optional.ofNullable(holderKey(r, offset))
         : Optional.empty();
+  }
+
+  /**
+   * Every pool's size and the addresses taken from it, in the order configured; safe to call from
+   * any thread.
+   */
+  public List<AddressPoolUsage> usage() {
+    Map<String, double[]> byPool = new java.util.LinkedHashMap<>();
+    for (Range r : ranges) {
+      double[] u = byPool.computeIfAbsent(r.pool.label(), k -> new double[2]);
+      u[0] += r.count.doubleValue();
+      u[1] += r.inUse;
+    }
+    List<AddressPoolUsage> out = new ArrayList<>(byPool.size());
+    byPool.forEach((pool, u) -> out.add(new AddressPoolUsage(pool, u[0], (long) u[1])));
+    return out;
   }
 
   /** How many Services hold an address; Services sharing one address count once each. */
@@ -498,6 +515,7 @@ public final class AddressPool {
     Range range = ranges.get(a.range);
     if (!shared) {
       range.slots.clear(a.offset);
+      range.inUse--;
     }
     return Optional.of(range.format(a.offset));
   }
@@ -519,7 +537,12 @@ public final class AddressPool {
   }
 
   private void take(String key, String uid, int range, long offset, String group) {
-    ranges.get(range).slots.set(offset);
+    Range r = ranges.get(range);
+    if (!r.slots.taken(offset)) {
+      // A shared address is taken once, by its first holder.
+      r.slots.set(offset);
+      r.inUse++;
+    }
     byKey.put(key, new Allocation(range, offset, uid, group));
     if (group != null) {
       groups.computeIfAbsent(group, g -> new LinkedHashSet<>()).add(key);
@@ -714,6 +737,8 @@ public final class AddressPool {
     final String text;
     final PoolSpec pool;
     final Slots slots;
+    // Written only on the provider's context, read by metrics from any thread.
+    volatile long inUse;
 
     Range(boolean v6, BigInteger first, BigInteger last, String text, PoolSpec pool) {
       this.v6 = v6;

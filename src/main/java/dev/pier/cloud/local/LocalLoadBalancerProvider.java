@@ -1,5 +1,6 @@
 package dev.pier.cloud.local;
 
+import dev.pier.cloud.AddressPoolUsage;
 import dev.pier.cloud.EnsureResult;
 import dev.pier.cloud.LoadBalancerProvider;
 import dev.pier.cloud.ProviderException;
@@ -82,7 +83,8 @@ import org.slf4j.LoggerFactory;
  * (Vert.x server sharing); this only matters if something else in the process listens on a pool
  * address.
  */
-public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
+public final class LocalLoadBalancerProvider
+    implements LoadBalancerProvider, AddressPoolUsage.Source {
 
   /** The provider's configured name. */
   public static final String NAME = "local";
@@ -119,6 +121,11 @@ public final class LocalLoadBalancerProvider implements LoadBalancerProvider {
    *
    * @throws IllegalArgumentException when the options' pools are malformed
    */
+  @Override
+  public List<AddressPoolUsage> addressPools() {
+    return pool.usage();
+  }
+
   public LocalLoadBalancerProvider(
       Vertx vertx, LocalProviderOptions options, MeterRegistry registry, EventSink events) {
     this.vertx = vertx;

@@ -90,6 +90,11 @@ public final class DnsPublisher implements DnsSync {
     return names;
   }
 
+  /** How many DNS names hold records this Pier owns, over all Services; for metrics. */
+  public int ownedNames() {
+    return published.values().stream().mapToInt(Set::size).sum();
+  }
+
   /**
    * True when a Service of {@code cluster} gets names of its own: the cluster publishes names, the
    * Service wants a load balancer there (a federated host Service is the federation's), it is not a

@@ -1,0 +1,100 @@
+package dev.pier.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.pier.boot.PierOptions;
+import dev.pier.dns.Topology;
+import dev.pier.testkit.InProcessPier;
+import dev.pier.testkit.KubeApiServer;
+import dev.pier.testkit.PowerDnsServer;
+import dev.pier.testkit.RealKubeApiServer;
+import dev.pier.testkit.Services;
+import io.fabric8.kubernetes.api.model.EndpointsBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.vertx.core.json.JsonObject;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/** pier_dns_names_owned follows the names Pier writes into a real PowerDNS zone. */
+@RealKubeApiServer
+class DnsMetricsTest {
+  private static final String ZONE = "metrics.test";
+
+  @Test
+  void ownedNamesCountTheServicesNamesInTheZone(KubeApiServer kube) throws Exception {
+    kube.createReadyNode(
+        "node-dns", "127.0.0.1", Map.of(Topology.REGION, "region-1", Topology.ZONE, "zone-a"));
+    KubernetesClient client = kube.client();
+    String ns = kube.createNamespace("dnsmet");
+    try (PowerDnsServer pdns = PowerDnsServer.create()) {
+      Map<String, String> env = new HashMap<>();
+      env.put(PierOptions.LOCAL_POOLS.envName(), "127.246.2.0/29");
+      env.put(PierOptions.DNS_ENABLED.envName(), "true");
+      env.put(PierOptions.DNS_ZONE_NAME.envName(), ZONE);
+      env.put(PierOptions.DNS_OWNER_ID.envName(), "pier-metrics");
+      env.put(PierOptions.DNS_POWERDNS_URL.envName(), pdns.apiUrl());
+      env.put(PierOptions.DNS_POWERDNS_API_KEY_FILE.envName(), pdns.apiKeyFile().toString());
+      env.put(PierOptions.DNS_POWERDNS_TIMEOUT.envName(), "2s");
+      try (InProcessPier pier = InProcessPier.start(kube, env)) {
+        int port = pier.pier().adminPort();
+        assertThat(MetricsExpositionTest.scrape(port)).contains("\npier_dns_names_owned 0.0");
+        client
+            .services()
+            .inNamespace(ns)
+            .resource(Services.loadBalancer(ns, "web", 80, kube.freeNodePort()))
+            .create();
+        Services.awaitIngress(client, ns, "web");
+        client
+            .endpoints()
+            .inNamespace(ns)
+            .resource(
+                new EndpointsBuilder()
+                    .withNewMetadata()
+                    .withNamespace(ns)
+                    .withName("web")
+                    .endMetadata()
+                    .addNewSubset()
+                    .addNewAddress()
+                    .withIp("10.1.0.1")
+                    .endAddress()
+                    .addNewPort()
+                    .withName("http")
+                    .withPort(80)
+                    .endPort()
+                    .endSubset()
+                    .build())
+            .create();
+        await()
+            .atMost(InProcessPier.CONVERGE)
+            .untilAsserted(
+                () -> {
+                  Set<String> names = namesOf(pdns, ns);
+                  assertThat(names).isNotEmpty();
+                  assertThat(MetricsExpositionTest.scrape(port))
+                      .contains("\npier_dns_names_owned " + names.size() + ".0\n");
+                });
+        client.services().inNamespace(ns).withName("web").delete();
+        await()
+            .atMost(InProcessPier.CONVERGE)
+            .untilAsserted(
+                () ->
+                    assertThat(MetricsExpositionTest.scrape(port))
+                        .contains("\npier_dns_names_owned 0.0\n"));
+        assertThat(namesOf(pdns, ns)).isEmpty();
+      }
+    }
+  }
+
+  /** Names in the zone that belong to a Service of {@code ns}. */
+  private static Set<String> namesOf(PowerDnsServer pdns, String ns) {
+    return new JsonObject(pdns.zoneJson(ZONE + "."))
+        .getJsonArray("rrsets").stream()
+            .map(o -> ((JsonObject) o).getString("name"))
+            .filter(n -> n.contains("." + ns + ".pier.svc."))
+            .collect(Collectors.toSet());
+  }
+}
