@@ -186,7 +186,8 @@ java scripts/demo/Backend.java 127.0.0.1 30080 &
 pids+=($!)
 
 echo "[pier] starting Pier: java -jar $jar --config conf/pier.yaml"
-PIER_CLUSTER_KUBECONFIG="$kubeconfig" java -jar "$jar" --config conf/pier.yaml &
+# PIER_KUBE_BIN_DIR is the scripts' own (where provision.sh keeps the binaries), not an option.
+env -u PIER_KUBE_BIN_DIR PIER_CLUSTER_KUBECONFIG="$kubeconfig" java -jar "$jar" --config conf/pier.yaml &
 pier_pid=$!
 pids+=($pier_pid)
 

@@ -45,11 +45,13 @@ _pier_port_free() {
   fi
 }
 
-# Prints a free port from 40000-59999 that is not among the arguments.
+# Prints a free port from 20000-29999 that is not among the arguments: below Linux's ephemeral
+# range (32768-60999), where an outgoing connection's local port can take a port between the check
+# and the bind, and below the NodePort range (30000-32767).
 _pier_free_port() {
   local port taken attempt
   for attempt in $(seq 1 200); do
-    port=$(shuf -i 40000-59999 -n 1)
+    port=$(shuf -i 20000-29999 -n 1)
     for taken in "$@"; do
       [ "$port" = "$taken" ] && continue 2
     done

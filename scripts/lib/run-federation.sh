@@ -220,7 +220,7 @@ dns:
     apiKeyFile: "$state/pdns/api-key"
 CONFIG
   echo "[pier] starting Pier: java -jar $jar --config $config"
-  java -jar "$jar" --config "$config" &
+  env -u PIER_KUBE_BIN_DIR java -jar "$jar" --config "$config" &
   pier_pid=$!
   pids+=("$pier_pid")
 

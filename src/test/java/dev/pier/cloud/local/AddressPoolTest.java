@@ -325,10 +325,13 @@ class AddressPoolTest {
 
     assertThat(pool.lookup("c/ns/b")).contains("10.0.0.3");
     assertThat(pool.keys()).containsExactlyInAnyOrder("c/ns/a", "c/ns/b");
+    assertThat(inUse(pool)).as("a shared address is one address in use").isEqualTo(1);
     pool.release("c/ns/a");
     assertThat(pool.holder("10.0.0.3")).contains("c/ns/b");
+    assertThat(inUse(pool)).isEqualTo(1);
     pool.release("c/ns/b");
     assertThat(pool.holder("10.0.0.3")).isEmpty();
+    assertThat(inUse(pool)).isZero();
   }
 
   @Test
@@ -341,5 +344,10 @@ class AddressPoolTest {
     // Alone on its address, a Service keeps it when its key changes.
     assertThat(pool.allocateFor("c/ns/a", "ns", "ua", sharing(null), null)).isEqualTo("10.0.0.1");
     assertThat(pool.allocateFor("c/ns/c", "ns", "uc", sharing("k"), null)).isEqualTo("10.0.0.3");
+    assertThat(inUse(pool)).isEqualTo(3);
+  }
+
+  private static long inUse(AddressPool pool) {
+    return pool.usage().stream().mapToLong(u -> u.inUse()).sum();
   }
 }
