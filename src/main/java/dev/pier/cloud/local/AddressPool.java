@@ -15,8 +15,9 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The load balancer addresses of the {@code local} provider: one address per Service, taken from
- * pools written as CIDRs ({@code 127.240.0.0/16}, {@code fd00:1::/120}) or inclusive ranges ({@code
+ * The load balancer addresses of the {@code local} provider: one address per Service (a dual-stack
+ * Service holds its second family's address under {@link #secondFamilyKey}), taken from pools
+ * written as CIDRs ({@code 127.240.0.0/16}, {@code fd00:1::/120}) or inclusive ranges ({@code
  * 10.0.0.10-10.0.0.20}).
  *
  * <p>A pool ({@link PoolSpec}) may be restricted to namespaces: a Service gets an address only from

@@ -43,9 +43,14 @@ import org.slf4j.LoggerFactory;
  * {@code ipMode: Proxy}.
  *
  * <p>Per-Service annotations ({@link LocalAnnotations}): {@code pier.dev/address-pool} chooses a
- * named pool, {@code pier.dev/load-balancer-ips} requests an address (one per IP family; one is
- * served), and {@code pier.dev/allow-shared-ip} lets Services of a namespace with the same key and
- * no port in common share one address, each with its own listeners.
+ * named pool, {@code pier.dev/load-balancer-ips} requests addresses (one per IP family), and {@code
+ * pier.dev/allow-shared-ip} lets Services of a namespace with the same key and no port in common
+ * share one address, each with its own listeners.
+ *
+ * <p>A dual-stack Service ({@code ipFamilyPolicy} {@code PreferDualStack} or {@code
+ * RequireDualStack} with both {@code ipFamilies}, or an IPv4 and an IPv6 address requested) gets an
+ * address of each family when the pools it may use hold both, listeners on both, and an ingress
+ * entry per address in its {@code ipFamilies} order.
  *
  * <p>Backends are health-checked on Vert.x periodic timers: a TCP connect to {@code node:nodePort},
  * or for {@code externalTrafficPolicy: Local} an HTTP {@code GET /healthz} on {@code
