@@ -36,6 +36,7 @@ command -v pdns_server >/dev/null || need_packages+=(pdns-server)
 [ -f /usr/share/pdns-backend-sqlite3/schema/schema.sqlite3.sql ] || need_packages+=(pdns-backend-sqlite3)
 command -v dig >/dev/null || need_packages+=(dnsutils)
 command -v sqlite3 >/dev/null || need_packages+=(sqlite3)
+command -v ip >/dev/null || need_packages+=(iproute2)
 # The monitoring tests run the shipped dashboard and alert expressions on a real Prometheus.
 command -v prometheus >/dev/null || need_packages+=(prometheus)
 if [ ! -x "$BIN_DIR/kube-apiserver" ]; then
@@ -51,6 +52,11 @@ if [ ${#need_packages[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${need_packages[@]}" >&2
 fi
 # Installing etcd-server may start a system etcd on 2379; Pier's tests never use it.
+
+# The local provider's dual-stack tests use the IPv6 pool fd00:7069:6572::/112: route it to lo and
+# allow binding addresses no interface has (IPv4's 127.0.0.0/8 needs neither).
+as_root ip -6 route replace local fd00:7069:6572::/112 dev lo
+as_root sysctl -q -w net.ipv6.ip_nonlocal_bind=1
 
 mkdir -p "$CACHE_DIR"
 exec 9>"$LOCK"

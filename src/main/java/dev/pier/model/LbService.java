@@ -11,7 +11,10 @@ import java.util.Map;
  * @param loadBalancerIp {@code spec.loadBalancerIP}, or null
  * @param externalTrafficPolicy {@code Cluster} or {@code Local}
  * @param healthCheckNodePort {@code spec.healthCheckNodePort}, 0 when unset
+ * @param ipFamilies {@code spec.ipFamilies}, in the Service's order
  * @param status the Service's current {@code status.loadBalancer}
+ * @param ipFamilyPolicy {@code spec.ipFamilyPolicy} ({@code SingleStack}, {@code PreferDualStack},
+ *     {@code RequireDualStack}), or null
  */
 public record LbService(
     ServiceKey key,
@@ -24,7 +27,36 @@ public record LbService(
     List<String> sourceRanges,
     Map<String, String> annotations,
     List<String> ipFamilies,
-    LbStatus status) {
+    LbStatus status,
+    String ipFamilyPolicy) {
+
+  /** A Service without {@code spec.ipFamilyPolicy}. */
+  public LbService(
+      ServiceKey key,
+      String uid,
+      List<LbPort> ports,
+      String loadBalancerIp,
+      String externalTrafficPolicy,
+      int healthCheckNodePort,
+      String sessionAffinity,
+      List<String> sourceRanges,
+      Map<String, String> annotations,
+      List<String> ipFamilies,
+      LbStatus status) {
+    this(
+        key,
+        uid,
+        ports,
+        loadBalancerIp,
+        externalTrafficPolicy,
+        healthCheckNodePort,
+        sessionAffinity,
+        sourceRanges,
+        annotations,
+        ipFamilies,
+        status,
+        null);
+  }
 
   public LbService {
     ports = ports == null ? List.of() : List.copyOf(ports);
@@ -33,6 +65,11 @@ public record LbService(
     ipFamilies = ipFamilies == null ? List.of() : List.copyOf(ipFamilies);
     status = status == null ? LbStatus.EMPTY : status;
     externalTrafficPolicy = externalTrafficPolicy == null ? "Cluster" : externalTrafficPolicy;
+  }
+
+  /** Whether {@code spec.ipFamilyPolicy} asks for both IP families. */
+  public boolean wantsDualStack() {
+    return "PreferDualStack".equals(ipFamilyPolicy) || "RequireDualStack".equals(ipFamilyPolicy);
   }
 
   /** The Service as log lines and Events name it. */

@@ -53,7 +53,8 @@ public final class Views {
         spec.getLoadBalancerSourceRanges(),
         svc.getMetadata().getAnnotations(),
         spec.getIpFamilies(),
-        status(svc.getStatus() == null ? null : svc.getStatus().getLoadBalancer()));
+        status(svc.getStatus() == null ? null : svc.getStatus().getLoadBalancer()),
+        spec.getIpFamilyPolicy());
   }
 
   public static LbStatus status(LoadBalancerStatus status) {

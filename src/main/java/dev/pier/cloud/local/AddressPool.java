@@ -16,8 +16,9 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The load balancer addresses of the {@code local} provider: one address per Service, taken from
- * pools written as CIDRs ({@code 127.240.0.0/16}, {@code fd00:1::/120}) or inclusive ranges ({@code
+ * The load balancer addresses of the {@code local} provider: one address per Service (a dual-stack
+ * Service holds its second family's address under {@link #secondFamilyKey}), taken from pools
+ * written as CIDRs ({@code 127.240.0.0/16}, {@code fd00:1::/120}) or inclusive ranges ({@code
  * 10.0.0.10-10.0.0.20}).
  *
  * <p>A pool ({@link PoolSpec}) may be restricted to namespaces: a Service gets an address only from
@@ -47,6 +48,9 @@ public final class AddressPool {
   /** 2^64 - 1: offsets into a pool are unsigned 64-bit numbers. */
   private static final BigInteger MAX_RANGE_SIZE =
       BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE);
+
+  /** Suffix of the key of a dual-stack Service's second address; no Service key contains it. */
+  private static final String SECOND_FAMILY = "#second-family";
 
   private final List<Range> ranges;
   private final String description;
@@ -134,7 +138,7 @@ public final class AddressPool {
     }
     long offset = ranges.get(r).offsetOf(parsed);
     return ranges.get(r).slots.taken(offset)
-        ? Optional.ofNullable(holderKey(r, offset))
+        ? Optional.ofNullable(serviceOf(holderKey(r, offset)))
         : Optional.empty();
   }
 
@@ -156,7 +160,7 @@ public final class AddressPool {
 
   /** How many Services hold an address; Services sharing one address count once each. */
   public int allocatedCount() {
-    return byKey.size();
+    return keys().size();
   }
 
   /**
@@ -169,10 +173,22 @@ public final class AddressPool {
    * @param ipValue that field's whole value, for errors
    * @param share the {@code pier.dev/allow-shared-ip} key, or null: Services of one namespace with
    *     the same key may hold the same address (the caller checks that they are compatible)
+   * @param v6 the IP family the address must have (true: IPv6, false: IPv4), or null for any
    */
-  public record Request(String pool, String ip, String ipField, String ipValue, String share) {
+  public record Request(
+      String pool, String ip, String ipField, String ipValue, String share, Boolean v6) {
 
     static final String SPEC_FIELD = "spec.loadBalancerIP";
+
+    /** A request for an address of any IP family. */
+    public Request(String pool, String ip, String ipField, String ipValue, String share) {
+      this(pool, ip, ipField, ipValue, share, null);
+    }
+
+    /** The same request, for an address of one IP family ({@code v6}: IPv6, else IPv4). */
+    public Request ofFamily(boolean v6) {
+      return new Request(pool, ip, ipField, ipValue, share, v6);
+    }
 
     /** A request through {@code spec.loadBalancerIP} (null: none), from any pool. */
     public static Request loadBalancerIp(String ip) {
@@ -238,7 +254,7 @@ public final class AddressPool {
     String group = group(namespace, request.share());
     Allocation current = byKey.get(key);
     if (current != null
-        && (!fits(ranges.get(current.range), namespace, poolName)
+        && (!fits(ranges.get(current.range), namespace, request)
             || (!Objects.equals(current.group, group) && sharedWithOthers(key, current)))) {
       // Outside what the Service may use now, or shared under a key the Service no longer has.
       release(key);
@@ -269,7 +285,7 @@ public final class AddressPool {
         throw new ProviderException.Retry(
             request.subject(requestedIp)
                 + " is allocated to Service "
-                + holder
+                + serviceOf(holder)
                 + "; waiting for it to be released");
       }
       release(key);
@@ -283,7 +299,7 @@ public final class AddressPool {
     if (group != null) {
       for (String member : groups.getOrDefault(group, Set.of())) {
         Allocation shared = byKey.get(member);
-        if (fits(ranges.get(shared.range), namespace, poolName)) {
+        if (fits(ranges.get(shared.range), namespace, request)) {
           take(key, uid, shared.range, shared.offset, group);
           return ranges.get(shared.range).format(shared.offset);
         }
@@ -292,7 +308,7 @@ public final class AddressPool {
     Ip preferred = preferredIp == null ? null : Ip.parse(preferredIp);
     if (preferred != null) {
       int r = rangeOf(preferred);
-      if (r >= 0 && fits(ranges.get(r), namespace, poolName)) {
+      if (r >= 0 && fits(ranges.get(r), namespace, request)) {
         long offset = ranges.get(r).offsetOf(preferred);
         if (!ranges.get(r).slots.taken(offset)) {
           take(key, uid, r, offset, group);
@@ -303,7 +319,7 @@ public final class AddressPool {
     List<PoolSpec> allowed = new ArrayList<>();
     for (int r = 0; r < ranges.size(); r++) {
       Range range = ranges.get(r);
-      if (!fits(range, namespace, poolName)) {
+      if (!fits(range, namespace, request)) {
         continue;
       }
       if (!allowed.contains(range.pool)) {
@@ -422,6 +438,42 @@ public final class AddressPool {
     return range.pool.admits(namespace) && (poolName == null || poolName.equals(range.pool.name()));
   }
 
+  private static boolean fits(Range range, String namespace, Request request) {
+    return fits(range, namespace, request.pool())
+        && (request.v6() == null || request.v6() == range.v6);
+  }
+
+  /**
+   * Whether a pool the namespace may use (the named one, if {@code poolName} is not null) holds
+   * addresses of the family ({@code v6}: IPv6, else IPv4).
+   */
+  public boolean hasFamily(String namespace, String poolName, boolean v6) {
+    for (Range range : ranges) {
+      if (range.v6 == v6 && fits(range, namespace, poolName)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The key under which a dual-stack Service holds the address of its second IP family. {@link
+   * #keys()} and {@link #allocatedCount()} leave such keys out: they count Services.
+   */
+  public static String secondFamilyKey(String key) {
+    return key + SECOND_FAMILY;
+  }
+
+  private static boolean isSecondFamilyKey(String key) {
+    return key.endsWith(SECOND_FAMILY);
+  }
+
+  private static String serviceOf(String key) {
+    return key != null && isSecondFamilyKey(key)
+        ? key.substring(0, key.length() - SECOND_FAMILY.length())
+        : key;
+  }
+
   /** The distinct configured pools, in order. */
   private List<PoolSpec> pools() {
     List<PoolSpec> pools = new ArrayList<>();
@@ -493,7 +545,7 @@ public final class AddressPool {
     if (ranges.get(r).slots.taken(offset)) {
       String holder = holderKey(r, offset);
       if (group == null || !group.equals(byKey.get(holder).group)) {
-        throw new IllegalStateException(ip + " is allocated to Service " + holder);
+        throw new IllegalStateException(ip + " is allocated to Service " + serviceOf(holder));
       }
     }
     release(key);
@@ -522,7 +574,13 @@ public final class AddressPool {
 
   /** The keys of the Services holding an address, in no particular order. */
   public List<String> keys() {
-    return new ArrayList<>(byKey.keySet());
+    List<String> keys = new ArrayList<>(byKey.size());
+    for (String key : byKey.keySet()) {
+      if (!isSecondFamilyKey(key)) {
+        keys.add(key);
+      }
+    }
+    return keys;
   }
 
   /** The uid recorded with the Service's allocation. */

@@ -8,13 +8,17 @@ import io.vertx.core.Future;
 import java.util.ArrayList;
 import java.util.List;
 
-/** One Service's load balancer: its address, its backend nodes and one listener per port. */
+/**
+ * One Service's load balancer: its addresses (one, or one per IP family for a dual-stack Service,
+ * in the Service's {@code ipFamilies} order), its backend nodes and one listener per address and
+ * port.
+ */
 final class Balancer {
 
   final ServiceRef ref;
   final ServiceKey key;
   final LoadBalancerUsage usage;
-  String ip;
+  List<String> ips = List.of();
 
   /** The {@code pier.dev/allow-shared-ip} key, or null. */
   String share;
@@ -49,10 +53,16 @@ final class Balancer {
   }
 
   LbStatus status() {
-    List<LbIngress.PortStatus> ports = new ArrayList<>(listeners.size());
-    for (PortListener l : listeners) {
-      ports.add(new LbIngress.PortStatus(l.port, l.protocol(), l.error()));
+    List<LbIngress> ingress = new ArrayList<>(ips.size());
+    for (String ip : ips) {
+      List<LbIngress.PortStatus> ports = new ArrayList<>(listeners.size());
+      for (PortListener l : listeners) {
+        if (l.ip.equals(ip)) {
+          ports.add(new LbIngress.PortStatus(l.port, l.protocol(), l.error()));
+        }
+      }
+      ingress.add(new LbIngress(ip, null, LocalLoadBalancerProvider.IP_MODE, ports));
     }
-    return new LbStatus(List.of(new LbIngress(ip, null, LocalLoadBalancerProvider.IP_MODE, ports)));
+    return new LbStatus(ingress);
   }
 }

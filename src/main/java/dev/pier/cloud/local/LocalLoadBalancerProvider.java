@@ -44,9 +44,14 @@ import org.slf4j.LoggerFactory;
  * {@code ipMode: Proxy}.
  *
  * <p>Per-Service annotations ({@link LocalAnnotations}): {@code pier.dev/address-pool} chooses a
- * named pool, {@code pier.dev/load-balancer-ips} requests an address (one per IP family; one is
- * served), and {@code pier.dev/allow-shared-ip} lets Services of a namespace with the same key and
- * no port in common share one address, each with its own listeners.
+ * named pool, {@code pier.dev/load-balancer-ips} requests addresses (one per IP family), and {@code
+ * pier.dev/allow-shared-ip} lets Services of a namespace with the same key and no port in common
+ * share one address, each with its own listeners.
+ *
+ * <p>A dual-stack Service ({@code ipFamilyPolicy} {@code PreferDualStack} or {@code
+ * RequireDualStack} with both {@code ipFamilies}, or an IPv4 and an IPv6 address requested) gets an
+ * address of each family when the pools it may use hold both, listeners on both, and an ingress
+ * entry per address in its {@code ipFamilies} order.
  *
  * <p>Backends are health-checked on Vert.x periodic timers: a TCP connect to {@code node:nodePort},
  * or for {@code externalTrafficPolicy: Local} an HTTP {@code GET /healthz} on {@code
@@ -91,6 +96,10 @@ public final class LocalLoadBalancerProvider
 
   /** The {@code ipMode} of every ingress: traffic reaches the nodes through a proxy. */
   public static final String IP_MODE = "Proxy";
+
+  private static final String IPV4 = "IPv4";
+  private static final String IPV6 = "IPv6";
+  private static final String REQUIRE_DUAL_STACK = "RequireDualStack";
 
   private static final Logger log = LoggerFactory.getLogger(LocalLoadBalancerProvider.class);
   private static final ServiceLog serviceLog = ServiceLog.of(LocalLoadBalancerProvider.class);
@@ -154,21 +163,22 @@ public final class LocalLoadBalancerProvider
         () -> {
           int restored = 0;
           for (LbService svc : services) {
-            String ip = statusAddressInPools(svc);
-            if (ip == null) {
-              continue;
-            }
-            try {
-              pool.reserve(
-                  svc.key().toString(),
-                  svc.key().namespace(),
-                  svc.uid(),
-                  ip,
-                  annotation(svc, LocalAnnotations.ALLOW_SHARED_IP));
-              restored++;
-            } catch (IllegalStateException | IllegalArgumentException e) {
-              serviceLog.warn(
-                  svc.ref(), "cannot keep address {} from its status: {}", ip, e.getMessage());
+            List<String> ips = statusAddressesInPools(svc);
+            for (int i = 0; i < ips.size(); i++) {
+              String ip = ips.get(i);
+              String key = svc.key().toString();
+              try {
+                pool.reserve(
+                    i == 0 ? key : AddressPool.secondFamilyKey(key),
+                    svc.key().namespace(),
+                    svc.uid(),
+                    ip,
+                    annotation(svc, LocalAnnotations.ALLOW_SHARED_IP));
+                restored++;
+              } catch (IllegalStateException | IllegalArgumentException e) {
+                serviceLog.warn(
+                    svc.ref(), "cannot keep address {} from its status: {}", ip, e.getMessage());
+              }
             }
           }
           log.info(
@@ -189,9 +199,13 @@ public final class LocalLoadBalancerProvider
           if (b != null) {
             return Future.succeededFuture(Optional.of(b.status()));
           }
+          List<LbIngress> ingress = new ArrayList<>(2);
+          for (String held : List.of(key, AddressPool.secondFamilyKey(key))) {
+            pool.lookup(held)
+                .ifPresent(ip -> ingress.add(new LbIngress(ip, null, IP_MODE, List.of())));
+          }
           return Future.succeededFuture(
-              pool.lookup(key)
-                  .map(ip -> new LbStatus(List.of(new LbIngress(ip, null, IP_MODE, List.of())))));
+              ingress.isEmpty() ? Optional.empty() : Optional.of(new LbStatus(ingress)));
         });
   }
 
@@ -284,6 +298,8 @@ public final class LocalLoadBalancerProvider
     Balancer b = balancers.remove(key);
     if (b == null) {
       pool.release(key).ifPresent(ip -> serviceLog.info(ref, "released address {}", ip));
+      pool.release(AddressPool.secondFamilyKey(key))
+          .ifPresent(ip -> serviceLog.info(ref, "released address {}", ip));
       return Future.succeededFuture();
     }
     b.usage.close();
@@ -293,8 +309,9 @@ public final class LocalLoadBalancerProvider
               // Release only after the listeners are gone, so that the next holder can bind.
               if (!balancers.containsKey(key)) {
                 pool.release(key);
+                pool.release(AddressPool.secondFamilyKey(key));
               }
-              serviceLog.info(b.ref, "deleted load balancer {}", b.ip);
+              serviceLog.info(b.ref, "deleted load balancer {}", b.ips);
               return Future.<Void>succeededFuture();
             });
   }
@@ -320,7 +337,10 @@ public final class LocalLoadBalancerProvider
         true);
   }
 
-  /** The address allocated to a Service, for diagnostics and tests. */
+  /**
+   * The (first) address allocated to a Service, for diagnostics and tests; a dual-stack Service's
+   * second address is in its status.
+   */
   Future<Optional<String>> addressOf(ServiceKey key) {
     return call(() -> Future.succeededFuture(pool.lookup(key.toString())));
   }
@@ -380,20 +400,18 @@ public final class LocalLoadBalancerProvider
       checkSharers(svc, share);
     }
     Balancer b = balancers.get(key);
-    String ip =
-        pool.allocateFor(
-            key, svc.key().namespace(), svc.uid(), addressRequest(svc), statusAddressInPools(svc));
+    List<String> ips = allocateAddresses(svc);
 
     List<Future<Void>> closing = new ArrayList<>();
     if (b == null) {
       b = new Balancer(svc.ref(), limits.forLoadBalancer(svc.ref()));
       balancers.put(key, b);
-      serviceLog.info(b.ref, "allocated address {}", ip);
-    } else if (!ip.equals(b.ip)) {
-      serviceLog.info(b.ref, "moving load balancer from {} to {}", b.ip, ip);
-      closing.addAll(b.closeListeners());
+      serviceLog.info(b.ref, "allocated addresses {}", ips);
+    } else if (!ips.equals(b.ips)) {
+      // Listeners on addresses the Service no longer has are closed below with removed ports.
+      serviceLog.info(b.ref, "moving load balancer from {} to {}", b.ips, ips);
     }
-    b.ip = ip;
+    b.ips = ips;
     b.share = share;
     b.trafficPolicy = svc.externalTrafficPolicy();
     b.hosts = backendHosts(nodes);
@@ -408,18 +426,20 @@ public final class LocalLoadBalancerProvider
 
     Map<String, PortListener> existing = new HashMap<>();
     for (PortListener l : b.listeners) {
-      existing.put(l.id(), l);
+      existing.put(l.ip + " " + l.id(), l);
     }
-    List<PortListener> next = new ArrayList<>(ports.size());
-    for (LbPort p : ports) {
-      String protocol = p.protocol().toUpperCase(Locale.ROOT);
-      PortListener l = existing.remove(protocol + "/" + p.port());
-      if (l == null) {
-        l = newListener(b, protocol, p.port());
+    List<PortListener> next = new ArrayList<>(ports.size() * ips.size());
+    for (String ip : ips) {
+      for (LbPort p : ports) {
+        String protocol = p.protocol().toUpperCase(Locale.ROOT);
+        PortListener l = existing.remove(ip + " " + protocol + "/" + p.port());
+        if (l == null) {
+          l = newListener(b, ip, protocol, p.port());
+        }
+        l.setNodePort(p.nodePort());
+        l.setSourceRanges(sourceRanges);
+        next.add(l);
       }
-      l.setNodePort(p.nodePort());
-      l.setSourceRanges(sourceRanges);
-      next.add(l);
     }
     for (PortListener gone : existing.values()) {
       serviceLog.info(b.ref, "closing listener {}", gone.describe());
@@ -486,28 +506,137 @@ public final class LocalLoadBalancerProvider
   }
 
   /**
-   * What the Service asks of the pools: the named pool of {@code pier.dev/address-pool}, and the
-   * address of {@code pier.dev/load-balancer-ips}, else of the deprecated {@code
-   * spec.loadBalancerIP}.
+   * Allocates the Service's addresses from the pools, in its {@code ipFamilies} order: one, or one
+   * per IP family when it asks for both ({@code spec.ipFamilyPolicy} {@code PreferDualStack} or
+   * {@code RequireDualStack} with two {@code ipFamilies}, or an IPv4 and an IPv6 address in {@code
+   * pier.dev/load-balancer-ips}) and the pools it may use hold both families. {@code
+   * RequireDualStack} without a pool of one of the families is invalid input; {@code
+   * PreferDualStack} then serves the family it can.
    *
-   * <p>{@code pier.dev/load-balancer-ips} holds at most one address per IP family; each must be one
-   * the Service could be given. This provider serves one address per Service: the one of the
-   * Service's first {@code ipFamilies} entry that has one (IPv4 first when it lists none); the
-   * other family's address is checked but not served (no dual-stack ingress).
+   * <p>The named pool of {@code pier.dev/address-pool} applies to both addresses; the addresses of
+   * {@code pier.dev/load-balancer-ips} (at most one per family), else the deprecated {@code
+   * spec.loadBalancerIP}, are requested.
    */
-  private AddressPool.Request addressRequest(LbService svc) {
+  private List<String> allocateAddresses(LbService svc) {
+    String key = svc.key().toString();
+    String namespace = svc.key().namespace();
     String poolName = annotation(svc, LocalAnnotations.ADDRESS_POOL);
     String share = annotation(svc, LocalAnnotations.ALLOW_SHARED_IP);
     String ips = annotation(svc, LocalAnnotations.LOAD_BALANCER_IPS);
-    if (ips == null) {
-      return new AddressPool.Request(
-          poolName,
-          svc.loadBalancerIp(),
-          AddressPool.Request.SPEC_FIELD,
-          svc.loadBalancerIp(),
-          share);
-    }
     String field = LocalAnnotations.field(LocalAnnotations.LOAD_BALANCER_IPS);
+    Map<String, String> requested = ips == null ? Map.of() : requestedByFamily(svc, ips);
+    AddressPool.Request base =
+        ips == null
+            ? new AddressPool.Request(
+                poolName,
+                svc.loadBalancerIp(),
+                AddressPool.Request.SPEC_FIELD,
+                svc.loadBalancerIp(),
+                share)
+            : new AddressPool.Request(poolName, null, field, ips, share);
+
+    List<String> order = new ArrayList<>();
+    for (String family : svc.ipFamilies()) {
+      if (family.equals(IPV4) || family.equals(IPV6)) {
+        order.add(family);
+      }
+    }
+    for (String family : List.of(IPV4, IPV6)) {
+      if (!order.contains(family)) {
+        order.add(family);
+      }
+    }
+    boolean dual = requested.size() == 2 || (svc.wantsDualStack() && svc.ipFamilies().size() == 2);
+    if (!dual) {
+      if (ips != null) {
+        List<String> families = svc.ipFamilies().isEmpty() ? order : svc.ipFamilies();
+        String ip =
+            families.stream().map(requested::get).filter(a -> a != null).findFirst().orElse(null);
+        if (ip == null) {
+          throw new ProviderException.InvalidInput(
+              field,
+              ips,
+              field
+                  + "="
+                  + ips
+                  + ": no address of the Service's IP families "
+                  + svc.ipFamilies()
+                  + "; the local provider serves the address of each family the Service has");
+        }
+        base = new AddressPool.Request(poolName, ip, field, ips, share);
+      }
+      String only =
+          pool.allocateFor(key, namespace, svc.uid(), base, statusAddressInPools(svc, null));
+      releaseSecondFamily(svc);
+      return List.of(only);
+    }
+
+    List<String> served = new ArrayList<>(2);
+    for (String family : order) {
+      if (requested.containsKey(family)
+          || pool.hasFamily(namespace, poolName, family.equals(IPV6))) {
+        served.add(family);
+      }
+    }
+    if (served.size() < 2 && REQUIRE_DUAL_STACK.equals(svc.ipFamilyPolicy())) {
+      List<String> missing = new ArrayList<>(order);
+      missing.removeAll(served);
+      throw new ProviderException.InvalidInput(
+          "spec.ipFamilyPolicy",
+          REQUIRE_DUAL_STACK,
+          "spec.ipFamilyPolicy="
+              + REQUIRE_DUAL_STACK
+              + ": no address pool of "
+              + String.join(" or ", missing)
+              + (poolName == null ? "" : " named " + poolName)
+              + " that namespace "
+              + namespace
+              + " may use; the address pools are "
+              + pool.describe());
+    }
+    if (served.isEmpty()) {
+      served.add(order.get(0));
+    }
+    List<String> allocated = new ArrayList<>(2);
+    for (int i = 0; i < served.size(); i++) {
+      String family = served.get(i);
+      boolean v6 = family.equals(IPV6);
+      String ip = requested.get(family);
+      if (ip == null && ips == null && svc.loadBalancerIp() != null) {
+        Ip legacy = Ip.parse(svc.loadBalancerIp());
+        ip = legacy != null && legacy.v6() == v6 ? svc.loadBalancerIp() : null;
+      }
+      AddressPool.Request request =
+          new AddressPool.Request(poolName, ip, base.ipField(), base.ipValue(), share).ofFamily(v6);
+      String held = i == 0 ? key : AddressPool.secondFamilyKey(key);
+      try {
+        allocated.add(
+            pool.allocateFor(held, namespace, svc.uid(), request, statusAddressInPools(svc, v6)));
+      } catch (ProviderException.Retry e) {
+        if (i == 0 || REQUIRE_DUAL_STACK.equals(svc.ipFamilyPolicy()) || ip != null) {
+          throw e;
+        }
+        serviceLog.warn(svc.ref(), "serving {} only: {}", served.get(0), e.getMessage());
+      }
+    }
+    if (allocated.size() == 1) {
+      releaseSecondFamily(svc);
+    }
+    return List.copyOf(allocated);
+  }
+
+  private void releaseSecondFamily(LbService svc) {
+    pool.release(AddressPool.secondFamilyKey(svc.key().toString()))
+        .ifPresent(ip -> serviceLog.info(svc.ref(), "released address {}", ip));
+  }
+
+  /**
+   * The addresses of {@code pier.dev/load-balancer-ips} by IP family: at most one per family, each
+   * one the Service could be given.
+   */
+  private Map<String, String> requestedByFamily(LbService svc, String ips) {
+    String field = LocalAnnotations.field(LocalAnnotations.LOAD_BALANCER_IPS);
+    String poolName = annotation(svc, LocalAnnotations.ADDRESS_POOL);
     AddressPool.Request checking = new AddressPool.Request(poolName, null, field, ips, null);
     Map<String, String> byFamily = new HashMap<>();
     for (String part : ips.split(",", -1)) {
@@ -516,7 +645,7 @@ public final class LocalLoadBalancerProvider
       if (ip == null) {
         throw checking.invalid(text, " is not an IP address");
       }
-      String family = ip.v6() ? "IPv6" : "IPv4";
+      String family = ip.v6() ? IPV6 : IPV4;
       if (byFamily.put(family, ip.toString()) != null) {
         throw new ProviderException.InvalidInput(
             field,
@@ -525,22 +654,7 @@ public final class LocalLoadBalancerProvider
       }
       pool.checkRequestable(text, svc.key().namespace(), checking);
     }
-    List<String> families = svc.ipFamilies().isEmpty() ? List.of("IPv4", "IPv6") : svc.ipFamilies();
-    for (String family : families) {
-      String ip = byFamily.get(family);
-      if (ip != null) {
-        return new AddressPool.Request(poolName, ip, field, ips, share);
-      }
-    }
-    throw new ProviderException.InvalidInput(
-        field,
-        ips,
-        field
-            + "="
-            + ips
-            + ": no address of the Service's IP families "
-            + svc.ipFamilies()
-            + "; the local provider serves one address of those families");
+    return byFamily;
   }
 
   /** A trimmed annotation value, null when absent or blank. */
@@ -549,12 +663,12 @@ public final class LocalLoadBalancerProvider
     return value == null || value.isBlank() ? null : value.trim();
   }
 
-  private PortListener newListener(Balancer b, String protocol, int port) {
+  private PortListener newListener(Balancer b, String ip, String protocol, int port) {
     Backends backends = new Backends(healthChecks);
     if (protocol.equals("TCP")) {
       return new TcpProxy(
           b.ref,
-          b.ip,
+          ip,
           port,
           backends,
           b.usage,
@@ -563,8 +677,7 @@ public final class LocalLoadBalancerProvider
           options.getConnectTimeout(),
           options.getTcpIdleTimeout());
     }
-    return new UdpProxy(
-        b.ref, b.ip, port, backends, b.usage, vertx, options.getUdpSessionTimeout());
+    return new UdpProxy(b.ref, ip, port, backends, b.usage, vertx, options.getUdpSessionTimeout());
   }
 
   private EnsureResult result(Balancer b) {
@@ -631,13 +744,28 @@ public final class LocalLoadBalancerProvider
     }
   }
 
-  private String statusAddressInPools(LbService svc) {
+  /** The first address in the Service's status that lies in the pools, of a family or any. */
+  private String statusAddressInPools(LbService svc, Boolean v6) {
     for (LbIngress ingress : svc.status().ingress()) {
-      if (ingress.ip() != null && pool.contains(ingress.ip())) {
+      Ip ip = ingress.ip() == null ? null : Ip.parse(ingress.ip());
+      if (ip != null && (v6 == null || ip.v6() == v6) && pool.contains(ingress.ip())) {
         return ingress.ip();
       }
     }
     return null;
+  }
+
+  /** The pool addresses of the Service's status: at most one per IP family, in status order. */
+  private List<String> statusAddressesInPools(LbService svc) {
+    List<String> ips = new ArrayList<>(2);
+    Set<Boolean> families = new java.util.HashSet<>();
+    for (LbIngress ingress : svc.status().ingress()) {
+      Ip ip = ingress.ip() == null ? null : Ip.parse(ingress.ip());
+      if (ip != null && pool.contains(ingress.ip()) && families.add(ip.v6())) {
+        ips.add(ingress.ip());
+      }
+    }
+    return ips;
   }
 
   private static String[] backendHosts(List<LbNode> nodes) {

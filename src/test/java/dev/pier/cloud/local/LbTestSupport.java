@@ -11,6 +11,7 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.datagram.DatagramSocket;
+import io.vertx.core.datagram.DatagramSocketOptions;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.net.NetClient;
 import io.vertx.core.net.NetServer;
@@ -195,6 +196,21 @@ final class LbTestSupport {
               so.write(line + "\n");
             });
     return reply.future().await(10, TimeUnit.SECONDS);
+  }
+
+  /** Sends one datagram to {@code host:port} and returns the one datagram answering it. */
+  static String udpRequest(Vertx vertx, String host, int port, String text) throws Exception {
+    boolean v6 = host.contains(":");
+    DatagramSocket socket = vertx.createDatagramSocket(new DatagramSocketOptions().setIpV6(v6));
+    try {
+      Promise<String> reply = Promise.promise();
+      socket.handler(p -> reply.tryComplete(p.data().toString()));
+      socket.listen(0, v6 ? "::" : "0.0.0.0").await(10, TimeUnit.SECONDS);
+      socket.send(text, port, host).await(10, TimeUnit.SECONDS);
+      return reply.future().await(10, TimeUnit.SECONDS);
+    } finally {
+      socket.close();
+    }
   }
 
   /** Opens a connection and keeps it, for tests that watch it being closed. */

@@ -186,7 +186,7 @@ class LocalProviderAnnotationsTest {
   }
 
   @Test
-  void anIpv4AndAnIpv6AddressServeTheFamilyTheServiceHas() throws Exception {
+  void anIpv4AndAnIpv6AddressServeTheServicesFamilyFirst() throws Exception {
     int port = freePort();
     String ip =
         ensure(
