@@ -4,6 +4,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import java.net.BindException;
 import java.util.function.BooleanSupplier;
@@ -44,7 +45,12 @@ public final class AdminServer extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    server = vertx.createHttpServer().requestHandler(this::handle);
+    // HTTP/1.1 only, as Prometheus and the kubelet's probes speak it: no h2c upgrade, whose path
+    // through Vert.x's HTTP/2 metrics is where a scrape once never got its answer.
+    server =
+        vertx
+            .createHttpServer(new HttpServerOptions().setHttp2ClearTextEnabled(false))
+            .requestHandler(this::handle);
     return server
         .listen(port, host)
         .recover(e -> Future.failedFuture(listenFailure(host, port, e)))

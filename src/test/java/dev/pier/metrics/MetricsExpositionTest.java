@@ -58,13 +58,18 @@ class MetricsExpositionTest {
   }
 
   static String scrape(int port) throws Exception {
+    // HTTP/1.1 as Prometheus scrapes, and a deadline on the whole exchange: the request timeout
+    // alone once let a scrape wait ten minutes.
     HttpResponse<String> response =
-        HttpClient.newHttpClient()
-            .send(
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .build()
+            .sendAsync(
                 HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
                     .timeout(Duration.ofSeconds(10))
                     .build(),
-                HttpResponse.BodyHandlers.ofString());
+                HttpResponse.BodyHandlers.ofString())
+            .get(15, java.util.concurrent.TimeUnit.SECONDS);
     assertThat(response.statusCode()).isEqualTo(200);
     return response.body();
   }

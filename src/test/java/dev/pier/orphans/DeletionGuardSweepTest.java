@@ -69,7 +69,9 @@ class DeletionGuardSweepTest {
 
   private static String readyz(InProcessPier pier) throws Exception {
     HttpResponse<String> r =
-        HttpClient.newHttpClient()
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .build()
             .send(
                 HttpRequest.newBuilder(
                         URI.create("http://127.0.0.1:" + pier.pier().adminPort() + "/readyz"))
