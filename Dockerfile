@@ -22,9 +22,16 @@ LABEL org.opencontainers.image.title="pier" \
 RUN groupadd --system --gid 10001 pier \
     && useradd --system --uid 10001 --gid pier --home-dir /nonexistent --no-create-home pier
 COPY --from=build /src/target/pier.jar /opt/pier/pier.jar
+# Pier's one set of JVM flags (conf/jvm.options), shared with the Kubernetes manifests, which set none.
+COPY conf/jvm.options /opt/pier/jvm.options
 COPY conf/pier.yaml /etc/pier/pier.yaml
+# The class-data sharing archive, dumped by this image's own JVM for the jar at its final path (an
+# archive is only valid for the JVM build and the jar path it was made with).
+COPY src/main/cds/pier.classlist /opt/pier/pier.classlist
+RUN java -Xshare:dump -XX:SharedClassListFile=/opt/pier/pier.classlist \
+      -XX:SharedArchiveFile=/opt/pier/pier.jsa -cp /opt/pier/pier.jar > /dev/null \
+    && java -Xshare:on -XX:SharedArchiveFile=/opt/pier/pier.jsa -jar /opt/pier/pier.jar --version
 USER 10001:10001
 EXPOSE 9080
-ENV JAVA_TOOL_OPTIONS="-XX:MaxRAMPercentage=75 -XX:+ExitOnOutOfMemoryError -Djava.io.tmpdir=/tmp -Dvertx.cacheDirBase=/tmp/vertx-cache"
-ENTRYPOINT ["java", "-jar", "/opt/pier/pier.jar"]
+ENTRYPOINT ["java", "@/opt/pier/jvm.options", "-XX:SharedArchiveFile=/opt/pier/pier.jsa", "-jar", "/opt/pier/pier.jar"]
 CMD ["--config", "/etc/pier/pier.yaml"]

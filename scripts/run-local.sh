@@ -156,6 +156,10 @@ elif [ ! -f "$jar" ]; then
   echo "--jar $jar: no such file" >&2
   exit 2
 fi
+# Pier's JVM flags (one set for every way Pier runs), and the class-data sharing archive that the
+# build leaves next to the jar (the JVM ignores it if it does not match the jar).
+java_flags=("@conf/jvm.options")
+if [ -f "${jar%.jar}.jsa" ]; then java_flags+=("-XX:SharedArchiveFile=${jar%.jar}.jsa"); fi
 
 # The admin endpoints on a free port: a fixed one may be taken (another Pier, another run).
 PIER_ADMIN_PORT=${PIER_ADMIN_PORT:-$(_pier_free_port)}
@@ -185,9 +189,9 @@ echo "[pier] starting the demo backend on 127.0.0.1:30080 (the Service's nodePor
 java scripts/demo/Backend.java 127.0.0.1 30080 &
 pids+=($!)
 
-echo "[pier] starting Pier: java -jar $jar --config conf/pier.yaml"
+echo "[pier] starting Pier: java ${java_flags[*]} -jar $jar --config conf/pier.yaml"
 # PIER_KUBE_BIN_DIR is the scripts' own (where provision.sh keeps the binaries), not an option.
-env -u PIER_KUBE_BIN_DIR PIER_CLUSTER_KUBECONFIG="$kubeconfig" java -jar "$jar" --config conf/pier.yaml &
+env -u PIER_KUBE_BIN_DIR PIER_CLUSTER_KUBECONFIG="$kubeconfig" java "${java_flags[@]}" -jar "$jar" --config conf/pier.yaml &
 pier_pid=$!
 pids+=($pier_pid)
 

@@ -21,10 +21,11 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
 
 build_dir="${PIER_BUILD_DIR:-target}"
-# Pier's JVM flags for the measured process: a small fixed heap with the serial collector (Pier's
-# live set at 10,000 Services is a few tens of MB), the C1 compiler only (a cold start is over before
-# C2 would pay off, and C2 compiling competes with the API server for the CPU), small thread stacks.
-jvm_flags="${PIER_BENCH_JVM:--Xms64m -Xmx160m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:MaxMetaspaceSize=96m -XX:ReservedCodeCacheSize=48m -Xss512k -XX:MaxDirectMemorySize=64m -Dio.netty.allocator.numHeapArenas=2 -Dio.netty.allocator.numDirectArenas=2}"
+# Pier's JVM flags for the measured process: the shipped ones (conf/jvm.options, which the image and
+# the manifests use too), in the 512 MiB the Deployment gives Pier, with the class-data sharing
+# archive the build leaves next to the jar.
+build_abs="$(mkdir -p "$build_dir" && cd "$build_dir" && pwd)"
+jvm_flags="${PIER_BENCH_JVM:-@$root/conf/jvm.options -XX:MaxRAM=512m -XX:SharedArchiveFile=$build_abs/pier.jsa}"
 
 bin_dir="$(scripts/provision.sh | tail -n 1)"
 if [ ! -x "$bin_dir/kube-apiserver" ]; then

@@ -219,8 +219,8 @@ dns:
     url: "$PIER_PDNS_API_URL"
     apiKeyFile: "$state/pdns/api-key"
 CONFIG
-  echo "[pier] starting Pier: java -jar $jar --config $config"
-  env -u PIER_KUBE_BIN_DIR java -jar "$jar" --config "$config" &
+  echo "[pier] starting Pier: java ${java_flags[*]} -jar $jar --config $config"
+  env -u PIER_KUBE_BIN_DIR java "${java_flags[@]}" -jar "$jar" --config "$config" &
   pier_pid=$!
   pids+=("$pier_pid")
 

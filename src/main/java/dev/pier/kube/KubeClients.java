@@ -8,6 +8,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpVersion;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.WebSocketClientOptions;
+import io.vertx.core.net.OpenSSLEngineOptions;
 import io.vertx.ext.web.client.WebClientOptions;
 import java.io.File;
 
@@ -50,6 +51,11 @@ public final class KubeClients {
     return create(vertx, spec.inCluster() ? "" : spec.kubeconfig(), spec.context());
   }
 
+  /** Whether the API server connections use BoringSSL (else the JDK's TLS). */
+  static boolean usesOpenSsl() {
+    return Http2ClientFactory.OPENSSL;
+  }
+
   /**
    * fabric8's Vert.x 5 client speaks HTTP/1.1 by default: one TLS connection per request in flight,
    * so a cold start with hundreds of writes at once spends its first seconds in TLS handshakes.
@@ -57,6 +63,14 @@ public final class KubeClients {
    * without HTTP/2 still get HTTP/1.1.
    */
   private static final class Http2ClientFactory extends Vertx5HttpClientFactory {
+    /**
+     * BoringSSL (netty-tcnative) where it loads: the JDK's AES-GCM runs without its CPU intrinsics
+     * under the C1-only JIT that Pier's JVM flags choose, and cost a quarter of Pier's CPU in a
+     * cold start. {@code -Dpier.kube.tls=jdk} keeps the JDK's TLS (for a FIPS-validated provider).
+     */
+    private static final boolean OPENSSL =
+        !"jdk".equals(System.getProperty("pier.kube.tls")) && OpenSSLEngineOptions.isAvailable();
+
     Http2ClientFactory(Vertx vertx) {
       super(vertx);
     }
@@ -66,6 +80,9 @@ public final class KubeClients {
         WebClientOptions options, WebSocketClientOptions webSocketOptions, PoolOptions pool) {
       if (options.isSsl()) {
         options.setProtocolVersion(HttpVersion.HTTP_2).setUseAlpn(true);
+        if (OPENSSL) {
+          options.setSslEngineOptions(new OpenSSLEngineOptions());
+        }
       }
     }
   }

@@ -106,4 +106,26 @@ class DockerfileTest {
     assertThat(pom.find()).isTrue();
     assertThat(args).containsEntry("VERSION", pom.group(1)).containsKey("REVISION");
   }
+
+  @Test
+  void theImageRunsTheSharedJvmFlagsWithAnArchiveDumpedForItsOwnJarAndJvm() throws IOException {
+    List<String> last = finalStage(instructions());
+    assertThat(last).contains("COPY conf/jvm.options /opt/pier/jvm.options");
+    // Dumped in the final stage: an archive is only valid for the JVM build and jar path it was
+    // made with, so one from the build stage's JDK would be ignored.
+    assertThat(last)
+        .anySatisfy(
+            i ->
+                assertThat(i)
+                    .startsWith("RUN java -Xshare:dump")
+                    .contains("-XX:SharedArchiveFile=/opt/pier/pier.jsa")
+                    .contains("-cp /opt/pier/pier.jar"));
+    String entrypoint =
+        last.stream().filter(i -> i.startsWith("ENTRYPOINT ")).reduce((a, b) -> b).orElseThrow();
+    assertThat(entrypoint)
+        .contains("\"@/opt/pier/jvm.options\"")
+        .contains("\"-XX:SharedArchiveFile=/opt/pier/pier.jsa\"")
+        .contains("\"/opt/pier/pier.jar\"");
+    assertThat(last).noneSatisfy(i -> assertThat(i).contains("JAVA_TOOL_OPTIONS"));
+  }
 }

@@ -125,9 +125,7 @@ class ManifestsTest {
     assertThat(c.getPorts().get(0).getContainerPort()).isEqualTo(9080);
     assertThat(c.getResources().getRequests()).containsKeys("cpu", "memory");
     assertThat(c.getResources().getLimits()).containsKey("memory");
-    assertThat(c.getEnv())
-        .extracting(EnvVar::getName)
-        .contains("POD_NAME", "JAVA_TOOL_OPTIONS", "HCLOUD_TOKEN");
+    assertThat(c.getEnv()).extracting(EnvVar::getName).contains("POD_NAME", "HCLOUD_TOKEN");
     assertThat(c.getVolumeMounts()).anySatisfy(m -> assertThat(m.getMountPath()).isEqualTo("/tmp"));
   }
 }

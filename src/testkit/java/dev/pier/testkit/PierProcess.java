@@ -37,6 +37,10 @@ public final class PierProcess implements AutoCloseable {
 
   private final Process process;
   private final int adminPort;
+
+  /** Pier's one set of JVM flags (a Java argument file). */
+  public static final Path JVM_OPTIONS = Path.of("conf", "jvm.options");
+
   private final Path log;
   private volatile boolean frozen;
 
@@ -51,15 +55,24 @@ public final class PierProcess implements AutoCloseable {
     return launch(
         kube,
         name,
-        List.of("-cp", System.getProperty("java.class.path"), "dev.pier.Main"),
+        List.of("-Xmx256m", "-cp", System.getProperty("java.class.path"), "dev.pier.Main"),
         overrides);
   }
 
-  /** Starts the fat jar as users run it, {@code java -jar pier.jar --config FILE}. */
+  /**
+   * Starts the fat jar as users run it: {@code java @conf/jvm.options -jar pier.jar --config FILE}
+   * with the class-data sharing archive built next to the jar, in 512 MiB of memory (the shipped
+   * Deployment's limit).
+   */
   public static PierProcess startJar(
       KubeApiServer kube, String name, Path jar, Path config, Map<String, String> overrides) {
-    return launch(
-        kube, name, List.of("-jar", jar.toString(), "--config", config.toString()), overrides);
+    List<String> args = new ArrayList<>(List.of("@" + JVM_OPTIONS, "-XX:MaxRAM=512m"));
+    Path archive = jar.resolveSibling(jar.getFileName().toString().replaceAll("\\.jar$", ".jsa"));
+    if (Files.isRegularFile(archive)) {
+      args.add("-XX:SharedArchiveFile=" + archive);
+    }
+    args.addAll(List.of("-jar", jar.toString(), "--config", config.toString()));
+    return launch(kube, name, args, overrides);
   }
 
   /** Short retry delays, the admin endpoints on a free loopback port, then the overrides. */
@@ -69,7 +82,6 @@ public final class PierProcess implements AutoCloseable {
     Path log = kube.directory().resolve("pier-" + name + ".log");
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-Xmx256m");
     command.addAll(args);
     ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
     pb.redirectOutput(log.toFile());
