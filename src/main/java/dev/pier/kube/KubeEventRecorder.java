@@ -7,6 +7,7 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayDeque;
@@ -28,9 +29,15 @@ public final class KubeEventRecorder implements EventSink {
   // A cold start of 10,000 Services queues two events each before the first is written.
   public static final int DEFAULT_MAX_PENDING = 50_000;
   public static final int DEFAULT_CONCURRENCY = 8;
-  // While reconciles are writing Services, events take one request slot: they share the API
-  // server's capacity with the writes that make load balancers visible, and must not slow them.
+  // While reconciles are writing Services, events wait: they would share the API server's capacity
+  // with the writes that make load balancers visible (in a cold start, half the writes are events).
+  // One that has waited DEFAULT_MAX_HOLD goes anyway, one at a time, so a Service write in flight
+  // at
+  // every moment never starves them.
+  public static final Duration DEFAULT_MAX_HOLD = Duration.ofSeconds(5);
   public static final int DEFAULT_BUSY_CONCURRENCY = 1;
+  // How often held events look again whether the other writes have ended.
+  private static final long RECHECK_MS = 50;
   private static final int MAX_MESSAGE = 1024;
 
   private record Pending(ObjectRef ref, String type, String reason, String message, long at) {}
@@ -42,13 +49,20 @@ public final class KubeEventRecorder implements EventSink {
   private final ArrayDeque<Pending> pending = new ArrayDeque<>();
   private final AtomicLong dropped = new AtomicLong();
   private final AtomicLong written = new AtomicLong();
+  private final long maxHoldMillis;
   private int inFlight;
   private long nameSeq;
+  private boolean recheckSet;
 
   public KubeEventRecorder(Vertx vertx, AsyncKubeApi api, String instance) {
+    this(vertx, api, instance, DEFAULT_MAX_HOLD);
+  }
+
+  KubeEventRecorder(Vertx vertx, AsyncKubeApi api, String instance, Duration maxHold) {
     this.context = vertx.getOrCreateContext();
     this.api = api;
     this.instance = instance;
+    this.maxHoldMillis = maxHold.toMillis();
   }
 
   @Override
@@ -77,7 +91,11 @@ public final class KubeEventRecorder implements EventSink {
   }
 
   private void drain() {
-    while (inFlight < concurrencyNow() && !pending.isEmpty()) {
+    while (!pending.isEmpty()) {
+      if (inFlight >= concurrencyNow(pending.peekFirst())) {
+        recheckLater();
+        return;
+      }
       Pending p = pending.pollFirst();
       String name =
           p.ref().name() + "." + Long.toHexString(System.nanoTime() + p.at() * 1_000_000L);
@@ -108,9 +126,30 @@ public final class KubeEventRecorder implements EventSink {
     }
   }
 
-  /** Full speed when only events are being written, one at a time while other writes run. */
-  private int concurrencyNow() {
-    return api.inFlight() > inFlight ? DEFAULT_BUSY_CONCURRENCY : DEFAULT_CONCURRENCY;
+  /**
+   * Full speed when only events are being written; while other writes run, none until the oldest
+   * event has waited the longest hold, then one at a time.
+   */
+  private int concurrencyNow(Pending oldest) {
+    if (api.inFlight() <= inFlight) {
+      return DEFAULT_CONCURRENCY;
+    }
+    return System.currentTimeMillis() - oldest.at() >= maxHoldMillis ? DEFAULT_BUSY_CONCURRENCY : 0;
+  }
+
+  /** Held events look again soon: nothing else wakes them when the other writes end. */
+  private void recheckLater() {
+    if (!recheckSet) {
+      recheckSet = true;
+      context
+          .owner()
+          .setTimer(
+              RECHECK_MS,
+              id -> {
+                recheckSet = false;
+                drain();
+              });
+    }
   }
 
   private Future<?> write(Pending p, EventCorrelator.Decision d) {

@@ -1,0 +1,90 @@
+package dev.pier.kube;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.pier.events.ObjectRef;
+import dev.pier.testkit.KubeApiServer;
+import dev.pier.testkit.RealKubeApiServer;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Events against a real kube-apiserver: while other writes are in flight they wait (in a cold
+ * start, Service writes are what makes load balancers visible), and they are written once those
+ * end, or once one has waited the longest hold.
+ */
+@RealKubeApiServer
+class KubeEventRecorderTest {
+  private final Vertx vertx = Vertx.vertx();
+
+  @AfterEach
+  void close() {
+    vertx.close().await();
+  }
+
+  /** A request that stays in flight for {@code seconds}: a watch with a server-side timeout. */
+  private static Future<?> busyFor(AsyncKubeApi api, Context ctx, String ns, int seconds) {
+    return api.getText(
+        ctx,
+        "/api/v1/namespaces/" + ns + "/configmaps?watch=1&timeoutSeconds=" + seconds,
+        Duration.ofSeconds(seconds + 10));
+  }
+
+  private static List<Event> events(KubernetesClient client, String ns) {
+    return client.v1().events().inNamespace(ns).list().getItems();
+  }
+
+  private static ObjectRef ref(String ns) {
+    return new ObjectRef("Service", "v1", ns, "web", "uid-1");
+  }
+
+  @Test
+  void eventsWaitWhileOtherWritesAreInFlightAndGoWhenTheyEnd(KubeApiServer kube) {
+    KubernetesClient client = kube.client();
+    String ns = kube.createNamespace("events-hold");
+    AsyncKubeApi api = new AsyncKubeApi(client);
+    Context ctx = vertx.getOrCreateContext();
+    KubeEventRecorder recorder =
+        new KubeEventRecorder(vertx, api, "pier-test", Duration.ofSeconds(60));
+    Future<?> busy = busyFor(api, ctx, ns, 3);
+    recorder.record(ref(ns), "Normal", "EnsuringLoadBalancer", "Ensuring load balancer");
+    // Held while the other request is in flight (before the change: written at once).
+    await()
+        .during(Duration.ofMillis(1500))
+        .atMost(Duration.ofSeconds(2))
+        .until(() -> events(client, ns).isEmpty() && !busy.isComplete());
+    await().atMost(Duration.ofSeconds(10)).until(busy::isComplete);
+    await()
+        .atMost(Duration.ofSeconds(2))
+        .untilAsserted(
+            () ->
+                assertThat(events(client, ns))
+                    .extracting(Event::getReason)
+                    .containsExactly("EnsuringLoadBalancer"));
+    assertThat(recorder.written()).isEqualTo(1);
+  }
+
+  @Test
+  void anEventThatHasWaitedTheLongestHoldGoesWhileWritesContinue(KubeApiServer kube) {
+    KubernetesClient client = kube.client();
+    String ns = kube.createNamespace("events-max-hold");
+    AsyncKubeApi api = new AsyncKubeApi(client);
+    Context ctx = vertx.getOrCreateContext();
+    KubeEventRecorder recorder =
+        new KubeEventRecorder(vertx, api, "pier-test", Duration.ofSeconds(1));
+    Future<?> busy = busyFor(api, ctx, ns, 6);
+    recorder.record(ref(ns), "Normal", "EnsuredLoadBalancer", "Ensured load balancer");
+    await()
+        .atMost(Duration.ofSeconds(4))
+        .untilAsserted(() -> assertThat(events(client, ns)).hasSize(1));
+    assertThat(busy.isComplete()).isFalse();
+  }
+}
