@@ -86,9 +86,13 @@ class DnsFaultsIT {
           invariants.awaitHeld(CONVERGE);
           awaitNames(client, pdns, ns, live, gone);
         }
-        assertThat(Services.eventCount(client, ns, "taken", "DNSRecordConflict"))
-            .as("the name held by a foreign record is reported on the Service")
-            .isPositive();
+        await()
+            .atMost(CONVERGE)
+            .untilAsserted(
+                () ->
+                    assertThat(Services.eventCount(client, ns, "taken", "DNSRecordConflict"))
+                        .as("the name held by a foreign record is reported on the Service")
+                        .isPositive());
         assertThat(pier.alive()).as(pier.log()).isTrue();
       }
     }

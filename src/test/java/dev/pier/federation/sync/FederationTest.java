@@ -229,7 +229,13 @@ class FederationTest {
               + eastIp
               + "\"}]},{\"cluster\":\"west\",\"items\":[]}]}";
       await().atMost(CONVERGE).until(() -> expected.equals(annotation(ns, "web")));
-      assertThat(hostEvents(ns, "web").stream().map(Event::getReason)).contains("CreatedInCluster");
+      // Events may wait while Service writes are in flight (KubeEventRecorder).
+      await()
+          .atMost(CONVERGE)
+          .untilAsserted(
+              () ->
+                  assertThat(hostEvents(ns, "web").stream().map(Event::getReason))
+                      .contains("CreatedInCluster"));
       Service hostSvc = host.client().services().inNamespace(ns).withName("web").get();
       assertThat(hostSvc.getMetadata().getFinalizers()).contains(FederationKeys.FINALIZER);
 
@@ -511,14 +517,23 @@ class FederationTest {
         await()
             .atMost(CONVERGE)
             .until(() -> host.client().services().inNamespace(ns).withName("web").get() == null);
-        assertThat(hasEvent(ns, "web", "FederatedDeletionTimedOut", "west")).isTrue();
+        await()
+            .atMost(CONVERGE)
+            .until(() -> hasEvent(ns, "web", "FederatedDeletionTimedOut", "west"));
       } finally {
         west.thaw();
       }
       // West is back: the copy Pier owns there, of a Service that no longer exists, goes.
       await().atMost(CONVERGE).until(() -> copy(west, ns, "web") == null);
-      assertThat(Services.events(west.client(), ns, "web").stream().map(Event::getReason).toList())
-          .contains("DeletedOrphanedCopy");
+      await()
+          .atMost(CONVERGE)
+          .untilAsserted(
+              () ->
+                  assertThat(
+                          Services.events(west.client(), ns, "web").stream()
+                              .map(Event::getReason)
+                              .toList())
+                      .contains("DeletedOrphanedCopy"));
     }
   }
 
