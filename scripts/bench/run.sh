@@ -6,10 +6,14 @@
 #   scripts/bench/run.sh                               # N = 1,000 and 10,000, delays 0 and 100 ms
 #   scripts/bench/run.sh --sizes 1000 --delays 100     # a quick subset
 #   scripts/bench/run.sh federation --services 1000    # the federation benchmark (docs/benchmarks.md)
+#   scripts/bench/run.sh --peer upstream               # side by side with upstream's service controller
 #
-# Options (all optional): --sizes N[,N..] --delays MS[,MS..] --nodes M (Ready nodes, default 10)
-#   --floor-in-flight C (default 200) --timeout SECONDS (per phase, default 900)
+# Options (all optional): --sizes N[,N..] --delays MS[,MS..] --nodes M (Ready nodes, default 10;
+#   20 with --peer) --floor-in-flight C (default 200) --timeout SECONDS (per phase, default 900)
 #   --plot FILE (default docs/benchmarks-convergence.png)
+#   --peer upstream: also run upstream's Kubernetes 1.20.2 service controller (built once by
+#   scripts/bench/upstream/build.sh) and write $BUILD_DIR/bench/side-by-side.csv and its table;
+#   with --upstream-workers W (default 50) --upstream-node-sync-cap SECONDS (default 120)
 # Federation options (all optional): --services N (default 1000) --delay MS (default 100)
 #   --nodes M (Ready nodes per member, default 3) --floor-in-flight C (default 200)
 #   --latency-reps R (default 10) --runs K (default 1) --timeout SECONDS (default 900)
@@ -34,6 +38,21 @@ if [ ! -x "$bin_dir/kube-apiserver" ]; then
 fi
 export PIER_KUBE_BIN_DIR="$bin_dir"
 
+# --peer upstream: the peer binary, built once (before Pier's build, so that a failure shows early).
+peer_args=()
+prev=""
+for arg in "$@"; do
+  if [ "$prev" = --peer ] && [ "$arg" = upstream ]; then
+    upstream_bin="$(scripts/bench/upstream/build.sh | tail -n 1)"
+    if [ ! -x "$upstream_bin" ]; then
+      echo "scripts/bench/upstream/build.sh did not leave a binary at '$upstream_bin'" >&2
+      exit 1
+    fi
+    peer_args=(--upstream-bin "$upstream_bin")
+  fi
+  prev="$arg"
+done
+
 if [ "${PIER_BENCH_SKIP_BUILD:-0}" != 1 ]; then
   mvn -B -q -Pbench -Dpier.buildDir="$build_dir" -DskipTests -Dspotless.check.skip=true package
   mvn -B -q -Pbench -Dpier.buildDir="$build_dir" dependency:build-classpath \
@@ -50,4 +69,4 @@ fi
 exec java -Xmx1g -cp "$classpath" \
   dev.pier.bench.BenchDriver \
   --jar "$build_dir/pier.jar" --out "$build_dir/bench" --jvm "$jvm_flags" \
-  --plot docs/benchmarks-convergence.png "$@"
+  --plot docs/benchmarks-convergence.png "${peer_args[@]}" "$@"

@@ -1,5 +1,7 @@
 package dev.pier.bench;
 
+import dev.pier.boot.PierOptions;
+import dev.pier.config.ConfigLoader;
 import dev.pier.testkit.KubeApiServer;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
@@ -39,14 +41,20 @@ import java.util.stream.Collectors;
  *       patch, many in flight, no rate limit.
  * </ol>
  *
- * Results are appended to {@code OUT/results.md} and {@code OUT/results.csv}; the plot of the runs
- * goes to {@code --plot}.
+ * <p>With {@code --peer upstream}, each run also measures upstream's service controller (Kubernetes
+ * 1.20.2, {@link UpstreamPeer}) on a fresh apiserver with the same nodes and Services, after Pier
+ * and before the floor (which then runs on upstream's apiserver), and writes the side-by-side table
+ * ({@code OUT/side-by-side.csv}, and in {@code OUT/results.md}).
+ *
+ * <p>Results are appended to {@code OUT/results.md} and {@code OUT/results.csv}; the plot of the
+ * runs goes to {@code --plot}.
  */
 public final class BenchDriver {
   private static final String NS = "bench";
   private static final String FLOOR_NS = "floor";
   private static final String FINALIZER = "service.kubernetes.io/load-balancer-cleanup";
   private static final Pattern HEAP_USED = Pattern.compile("total (\\d+)K, used (\\d+)K");
+  private static final Path PIER_CONFIG = Path.of("conf/pier.yaml");
 
   record Result(
       int n,
@@ -64,7 +72,35 @@ public final class BenchDriver {
       double servicePatchesPerService,
       double eventWritesPerService,
       long ensuredEvents,
-      double[] converged) {}
+      double[] converged,
+      double cpuSeconds,
+      long rssConvergedMb,
+      long rssConvergedPeakMb,
+      UpstreamPeer.Result upstream) {
+    Result with(double floorSeconds, UpstreamPeer.Result peer) {
+      return new Result(
+          n,
+          delayMs,
+          nodes,
+          coldStart,
+          ready,
+          floorSeconds,
+          nodeSync,
+          nodeSyncInternal,
+          rssMb,
+          rssPeakMb,
+          heapMb,
+          requestsPerService,
+          servicePatchesPerService,
+          eventWritesPerService,
+          ensuredEvents,
+          converged,
+          cpuSeconds,
+          rssConvergedMb,
+          rssConvergedPeakMb,
+          peer);
+    }
+  }
 
   private final List<String> jvmFlags;
   private final Path jar;
@@ -73,6 +109,11 @@ public final class BenchDriver {
   private final int floorInFlight;
   private final List<String> floorProtocols;
   private final Duration timeout;
+  // Pier's node-sync debounce as the run's configuration gives it (conf/pier.yaml, PIER_
+  // variables).
+  private final Duration nodeSyncDebounce;
+  // The peer measured after Pier in every run; null without --peer.
+  private final UpstreamPeer upstream;
 
   private BenchDriver(
       List<String> jvmFlags,
@@ -81,7 +122,8 @@ public final class BenchDriver {
       int nodes,
       int floorInFlight,
       List<String> floorProtocols,
-      Duration timeout) {
+      Duration timeout,
+      UpstreamPeer upstream) {
     this.jvmFlags = jvmFlags;
     this.jar = jar;
     this.out = out;
@@ -89,12 +131,30 @@ public final class BenchDriver {
     this.floorInFlight = floorInFlight;
     this.floorProtocols = floorProtocols;
     this.timeout = timeout;
+    this.upstream = upstream;
+    this.nodeSyncDebounce =
+        new ConfigLoader(PierOptions.ALL, System::getenv)
+            .load(PIER_CONFIG)
+            .get(PierOptions.NODE_SYNC_DEBOUNCE);
   }
 
-  public static void main(String[] args) throws Exception {
+  public static void main(String[] args) {
+    try {
+      run(args);
+    } catch (Exception e) {
+      System.out.flush();
+      System.err.println();
+      System.err.println("benchmark failed: " + e.getMessage());
+      e.printStackTrace();
+      System.exit(1);
+    }
+    System.exit(0);
+  }
+
+  private static void run(String[] args) throws Exception {
     Map<String, String> a = new TreeMap<>();
-    for (int i = 0; i + 1 < args.length; i += 2) {
-      if (!args[i].startsWith("--")) {
+    for (int i = 0; i < args.length; i += 2) {
+      if (!args[i].startsWith("--") || i + 1 >= args.length) {
         throw new IllegalArgumentException("expected --option value, got '" + args[i] + "'");
       }
       a.put(args[i].substring(2), args[i + 1]);
@@ -107,6 +167,23 @@ public final class BenchDriver {
     }
     List<Integer> sizes = ints(a.getOrDefault("sizes", "1000,10000"));
     List<Integer> delays = ints(a.getOrDefault("delays", "0,100"));
+    String peer = a.get("peer");
+    if (peer != null && !peer.equals("upstream")) {
+      throw new IllegalArgumentException("--peer: the only peer is 'upstream', got '" + peer + "'");
+    }
+    UpstreamPeer upstream = null;
+    if (peer != null) {
+      if (!a.containsKey("upstream-bin")) {
+        throw new IllegalArgumentException(
+            "--peer upstream needs --upstream-bin (scripts/bench/run.sh builds it)");
+      }
+      upstream =
+          new UpstreamPeer(
+              Path.of(a.get("upstream-bin")),
+              Integer.parseInt(a.getOrDefault("upstream-workers", "50")),
+              Duration.ofSeconds(Long.parseLong(a.getOrDefault("upstream-node-sync-cap", "120"))),
+              Duration.ofSeconds(Long.parseLong(a.getOrDefault("timeout", "900"))));
+    }
     BenchDriver driver =
         new BenchDriver(
             Arrays.stream(a.getOrDefault("jvm", "").trim().split("\\s+"))
@@ -114,10 +191,12 @@ public final class BenchDriver {
                 .toList(),
             Path.of(a.getOrDefault("jar", "target/pier.jar")),
             Path.of(a.getOrDefault("out", "target/bench")),
-            Integer.parseInt(a.getOrDefault("nodes", "10")),
+            // The peer comparison's scenario has 20 nodes; Pier's own benchmark 10.
+            Integer.parseInt(a.getOrDefault("nodes", peer != null ? "20" : "10")),
             Integer.parseInt(a.getOrDefault("floor-in-flight", "200")),
             List.of(a.getOrDefault("floor-protocols", "h2,http1").split(",")),
-            Duration.ofSeconds(Long.parseLong(a.getOrDefault("timeout", "900"))));
+            Duration.ofSeconds(Long.parseLong(a.getOrDefault("timeout", "900"))),
+            upstream);
     if (!Files.isRegularFile(driver.jar)) {
       throw new IllegalStateException("no Pier jar at " + driver.jar + " (build it first)");
     }
@@ -131,22 +210,51 @@ public final class BenchDriver {
       }
     }
     List<ConvergencePlot.Series> series = new ArrayList<>();
-    for (Result r : results) {
+    for (int i = 0; i < results.size(); i++) {
+      Result r = results.get(i);
       series.add(
           new ConvergencePlot.Series(
               String.format(
-                  "N=%,d  delay=%d ms  (%.1f s, floor %.1f s)",
-                  r.n(), r.delayMs(), r.coldStart(), r.floor()),
+                  "%sN=%,d  delay=%d ms  (%.1f s, floor %.1f s)",
+                  upstream != null ? "Pier  " : "", r.n(), r.delayMs(), r.coldStart(), r.floor()),
               r.n(),
               r.converged(),
-              r.floor()));
+              r.floor(),
+              i,
+              false));
+      if (r.upstream() != null) {
+        series.add(
+            new ConvergencePlot.Series(
+                String.format(
+                    "upstream  N=%,d  delay=%d ms  (%.1f s)",
+                    r.n(), r.delayMs(), r.upstream().coldStart()),
+                r.n(),
+                r.upstream().converged(),
+                0,
+                i,
+                true));
+      }
     }
     Path plot = Path.of(a.getOrDefault("plot", driver.out.resolve("convergence.png").toString()));
-    ConvergencePlot.write(plot, "Services with an ingress after Pier starts (cold start)", series);
+    ConvergencePlot.write(plot, plotTitle(upstream != null), series);
+    String tables = table(results);
+    if (upstream != null) {
+      tables += "\n\n" + driver.sideBySide(results);
+    }
+    Files.writeString(
+        driver.out.resolve("results.md"),
+        String.format("%n## %s%n%n%s%n", java.time.Instant.now(), tables),
+        StandardOpenOption.CREATE,
+        StandardOpenOption.APPEND);
     System.out.println();
-    System.out.println(table(results));
+    System.out.println(tables);
     System.out.println("plot: " + plot);
-    System.exit(0);
+  }
+
+  private static String plotTitle(boolean peer) {
+    return peer
+        ? "Services with an ingress: Pier and upstream's service controller (cold start)"
+        : "Services with an ingress after Pier starts (cold start)";
   }
 
   /** Draws the plot again from an earlier run's results.csv and run-N-D/converged.csv files. */
@@ -157,21 +265,44 @@ public final class BenchDriver {
       String[] f = row.split(",");
       int n = Integer.parseInt(f[0]);
       int d = Integer.parseInt(f[1]);
-      List<String> lines =
-          Files.readAllLines(dir.resolve("run-" + n + "-" + d).resolve("converged.csv"));
-      double[] t =
-          lines.subList(1, lines.size()).stream()
-              .mapToDouble(l -> Double.parseDouble(l.split(",")[0]))
-              .toArray();
+      double[] t = readSeries(dir.resolve("run-" + n + "-" + d).resolve("converged.csv"));
+      Path peerFile = dir.resolve("run-" + n + "-" + d).resolve("upstream-converged.csv");
+      boolean peer = Files.exists(peerFile);
+      int color = series.size();
       series.add(
           new ConvergencePlot.Series(
-              String.format("N=%,d  delay=%d ms  (%s s, floor %s s)", n, d, f[3], f[5]),
+              String.format(
+                  "%sN=%,d  delay=%d ms  (%s s, floor %s s)",
+                  peer ? "Pier  " : "", n, d, f[3], f[5]),
               n,
               t,
-              Double.parseDouble(f[5])));
+              Double.parseDouble(f[5]),
+              color,
+              false));
+      if (peer) {
+        double[] u = readSeries(peerFile);
+        series.add(
+            new ConvergencePlot.Series(
+                String.format(
+                    "upstream  N=%,d  delay=%d ms  (%.1f s)",
+                    n, d, u.length > 0 ? u[u.length - 1] : 0),
+                n,
+                u,
+                0,
+                color,
+                true));
+      }
     }
-    ConvergencePlot.write(plot, "Services with an ingress after Pier starts (cold start)", series);
+    ConvergencePlot.write(
+        plot, plotTitle(series.stream().anyMatch(ConvergencePlot.Series::peer)), series);
     System.out.println("plot: " + plot);
+  }
+
+  private static double[] readSeries(Path file) throws IOException {
+    List<String> lines = Files.readAllLines(file);
+    return lines.subList(1, lines.size()).stream()
+        .mapToDouble(l -> Double.parseDouble(l.split(",")[0]))
+        .toArray();
   }
 
   private static List<Integer> ints(String csv) {
@@ -182,8 +313,34 @@ public final class BenchDriver {
     log("run N=%d delay=%d ms nodes=%d", n, delayMs, nodes);
     Path runDir = out.resolve("run-" + n + "-" + delayMs);
     Files.createDirectories(runDir);
-    try (KubeApiServer kube =
-        KubeApiServer.builder().withFlag("--service-node-port-range=10000-32767").start()) {
+    Result pier;
+    try (KubeApiServer kube = cluster(n)) {
+      pier = pier(kube, n, delayMs, runDir);
+      if (upstream == null) {
+        double floor = floor(kube, n);
+        log("cold start / floor = %.2f", pier.coldStart() / floor);
+        return pier.with(floor, null);
+      }
+    }
+    // The peer: a fresh apiserver with the same nodes and Services; the floor after it, there.
+    try (KubeApiServer kube = cluster(n)) {
+      UpstreamPeer.Result peer = upstream.run(kube, n, delayMs, runDir);
+      double floor = floor(kube, n);
+      log(
+          "side by side: Pier %.2f s, upstream %.2f s, floor %.2f s",
+          pier.coldStart(), peer.coldStart(), floor);
+      return pier.with(floor, peer);
+    }
+  }
+
+  /**
+   * A fresh etcd + kube-apiserver with this driver's Ready nodes and {@code n} LoadBalancer
+   * Services in namespace {@value #NS}, none of them handled yet.
+   */
+  private KubeApiServer cluster(int n) throws Exception {
+    KubeApiServer kube =
+        KubeApiServer.builder().withFlag("--service-node-port-range=10000-32767").start();
+    try {
       ApiLoad api = new ApiLoad(kube, HttpClient.Version.HTTP_2);
       for (int i = 0; i < nodes; i++) {
         kube.createReadyNode(String.format("node-%03d", i), "10.250.0." + (i + 1), Map.of());
@@ -192,150 +349,162 @@ public final class BenchDriver {
           .join();
       long created = api.runChains(n, 100, i -> List.of(createService(NS, i)));
       log("created %d Services in %.1f s", n, created / 1e9);
+      return kube;
+    } catch (Exception | Error e) {
+      kube.close();
+      throw e;
+    }
+  }
 
-      KubernetesClient client = kube.client();
-      IngressWatch watch = new IngressWatch(kube, NS, n);
-      String before = api.get("/metrics");
-      int adminPort = freePort();
-      double[] cpu0 = new double[3];
-      cpuSnapshot(-1, cpu0);
-      Process pier = startPier(kube, runDir, delayMs, adminPort);
-      watch.startClock();
-      long t0 = System.nanoTime();
-      double ready = -1;
-      try {
-        HttpClient local = HttpClient.newHttpClient();
-        long deadline = System.nanoTime() + timeout.toNanos();
-        long lastLog = System.nanoTime();
-        long lastProgress = System.nanoTime();
-        int lastCount = 0;
-        while (watch.converged() < n) {
-          if (!pier.isAlive()) {
-            throw new IllegalStateException(
-                "Pier exited with " + pier.exitValue() + ", see " + runDir.resolve("pier.log"));
-          }
-          if (ready < 0 && get(local, adminPort, "/readyz") == 200) {
-            ready = (System.nanoTime() - t0) / 1e9;
-          }
-          if (System.nanoTime() > deadline) {
-            throw new IllegalStateException(
-                watch.converged() + " of " + n + " Services converged before the timeout");
-          }
-          watch.awaitChange(ready < 0 ? 20 : 200);
-          int now = watch.converged();
-          if (now != lastCount) {
-            lastCount = now;
-            lastProgress = System.nanoTime();
-          } else if (System.nanoTime() - lastProgress > 1_000_000_000L) {
-            // Watch streams of the JDK client sometimes go silent under load: list again.
-            watch.restart();
-            lastProgress = System.nanoTime();
-          }
-          if (System.nanoTime() - lastLog > 5_000_000_000L) {
-            lastLog = System.nanoTime();
-            log("converged %d of %d", watch.converged(), n);
-          }
+  /** The floor over each protocol (the faster counts), on {@code kube} with no controller. */
+  private double floor(KubeApiServer kube, int n) throws Exception {
+    // The same two writes per Service, straight at the apiserver, over each protocol.
+    double floor = Double.MAX_VALUE;
+    for (String protocol : floorProtocols) {
+      floor = Math.min(floor, floor(kube, n, protocol));
+    }
+    log("floor: %.2f s (%d in flight)", floor, floorInFlight);
+    return floor;
+  }
+
+  /** Pier's cold start, node sync, memory and requests on {@code kube} (floor left at 0). */
+  private Result pier(KubeApiServer kube, int n, int delayMs, Path runDir) throws Exception {
+    ApiLoad api = new ApiLoad(kube, HttpClient.Version.HTTP_2);
+    KubernetesClient client = kube.client();
+    IngressWatch watch = new IngressWatch(kube, NS, n);
+    String before = api.get("/metrics");
+    int adminPort = freePort();
+    double[] cpu0 = new double[3];
+    cpuSnapshot(-1, cpu0);
+    Process pier = startPier(kube, runDir, delayMs, adminPort);
+    watch.startClock();
+    long t0 = System.nanoTime();
+    double ready = -1;
+    try {
+      HttpClient local = HttpClient.newHttpClient();
+      long deadline = System.nanoTime() + timeout.toNanos();
+      long lastLog = System.nanoTime();
+      long lastProgress = System.nanoTime();
+      int lastCount = 0;
+      while (watch.converged() < n) {
+        if (!pier.isAlive()) {
+          throw new IllegalStateException(
+              "Pier exited with " + pier.exitValue() + ", see " + runDir.resolve("pier.log"));
         }
-        double[] sorted = watch.times();
-        double coldStart = sorted[n - 1];
-        double[] cpu1 = new double[3];
-        cpuSnapshot(pier.pid(), cpu1);
-        log("cold start: %.2f s (ready after %.2f s)", coldStart, ready);
-        log(
-            "CPU during cold start: Pier %.1f s, apiserver+etcd %.1f s, this driver %.1f s",
-            cpu1[1], cpu1[2] - cpu0[2], cpu1[0] - cpu0[0]);
-
-        // Events are written off the critical path: let them drain before counting requests.
-        String after = quiesce(api);
-        double requests =
-            PromText.sum(after, "apiserver_request_total")
-                - PromText.sum(before, "apiserver_request_total");
-        double svcPatches = patches(after, "services") - patches(before, "services");
-        double eventWrites = eventWrites(after) - eventWrites(before);
-
-        // Node sync: one more Ready node; every load balancer must get it.
-        String metrics = pierMetrics(local, adminPort);
-        double syncs = PromText.sum(metrics, "service_controller_loadbalancer_sync_total");
-        double internalBefore =
-            PromText.sum(metrics, "service_controller_nodesync_latency_seconds_sum");
-        long s0 = System.nanoTime();
-        kube.createReadyNode("node-added", "10.250.1.1", Map.of());
-        double nodeSync;
-        while (true) {
-          metrics = pierMetrics(local, adminPort);
-          if (PromText.sum(metrics, "service_controller_loadbalancer_sync_total") >= syncs + n) {
-            nodeSync = (System.nanoTime() - s0) / 1e9;
-            break;
-          }
-          if (System.nanoTime() - s0 > timeout.toNanos()) {
-            throw new IllegalStateException("node sync did not finish");
-          }
-          Thread.sleep(10);
+        if (ready < 0 && get(local, adminPort, "/readyz") == 200) {
+          ready = (System.nanoTime() - t0) / 1e9;
         }
-        Thread.sleep(200);
-        double internal =
-            PromText.sum(
-                    pierMetrics(local, adminPort),
-                    "service_controller_nodesync_latency_seconds_sum")
-                - internalBefore;
-        log("node sync: %.2f s (Pier's own round latency %.2f s)", nodeSync, internal);
-
-        // Memory after convergence: a full GC first so the heap figure is the live set.
-        long pid = pier.pid();
-        jcmd(pid, "GC.run");
-        Thread.sleep(1000);
-        String status = Files.readString(Path.of("/proc/" + pid + "/status"));
-        long rss = kb(status, "VmRSS") / 1024;
-        long rssPeak = kb(status, "VmHWM") / 1024;
-        String heapInfo = jcmd(pid, "GC.heap_info");
-        Files.writeString(runDir.resolve("heap_info.txt"), heapInfo);
-        Files.writeString(runDir.resolve("class_histogram.txt"), jcmd(pid, "GC.class_histogram"));
-        long heapUsedKb = 0;
-        Matcher m = HEAP_USED.matcher(heapInfo);
-        while (m.find()) {
-          heapUsedKb += Long.parseLong(m.group(2));
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException(
+              watch.converged() + " of " + n + " Services converged before the timeout");
         }
-        log("RSS %d MB (peak %d MB), live heap %d MB", rss, rssPeak, heapUsedKb / 1024);
+        watch.awaitChange(ready < 0 ? 20 : 200);
+        int now = watch.converged();
+        if (now != lastCount) {
+          lastCount = now;
+          lastProgress = System.nanoTime();
+        } else if (System.nanoTime() - lastProgress > 1_000_000_000L) {
+          // Watch streams of the JDK client sometimes go silent under load: list again.
+          watch.restart();
+          lastProgress = System.nanoTime();
+        }
+        if (System.nanoTime() - lastLog > 5_000_000_000L) {
+          lastLog = System.nanoTime();
+          log("converged %d of %d", watch.converged(), n);
+        }
+      }
+      double[] sorted = watch.times();
+      double coldStart = sorted[n - 1];
+      double[] cpu1 = new double[3];
+      cpuSnapshot(pier.pid(), cpu1);
+      String statusAtConvergence = Files.readString(Path.of("/proc/" + pier.pid() + "/status"));
+      log("cold start: %.2f s (ready after %.2f s)", coldStart, ready);
+      log(
+          "CPU during cold start: Pier %.1f s, apiserver+etcd %.1f s, this driver %.1f s",
+          cpu1[1], cpu1[2] - cpu0[2], cpu1[0] - cpu0[0]);
 
-        long ensured =
-            client.v1().events().inNamespace(NS).list().getItems().stream()
-                .filter(e -> "EnsuredLoadBalancer".equals(e.getReason()))
-                .count();
-        watch.close();
+      // Events are written off the critical path: let them drain before counting requests.
+      String after = quiesce(api);
+      double requests =
+          PromText.sum(after, "apiserver_request_total")
+              - PromText.sum(before, "apiserver_request_total");
+      double svcPatches = patches(after, "services") - patches(before, "services");
+      double eventWrites = eventWrites(after) - eventWrites(before);
+
+      // Node sync: one more Ready node; every load balancer must get it.
+      String metrics = pierMetrics(local, adminPort);
+      double syncs = PromText.sum(metrics, "service_controller_loadbalancer_sync_total");
+      double internalBefore =
+          PromText.sum(metrics, "service_controller_nodesync_latency_seconds_sum");
+      long s0 = System.nanoTime();
+      kube.createReadyNode("node-added", "10.250.1.1", Map.of());
+      double nodeSync;
+      while (true) {
+        metrics = pierMetrics(local, adminPort);
+        if (PromText.sum(metrics, "service_controller_loadbalancer_sync_total") >= syncs + n) {
+          nodeSync = (System.nanoTime() - s0) / 1e9;
+          break;
+        }
+        if (System.nanoTime() - s0 > timeout.toNanos()) {
+          throw new IllegalStateException("node sync did not finish");
+        }
+        Thread.sleep(10);
+      }
+      Thread.sleep(200);
+      double internal =
+          PromText.sum(
+                  pierMetrics(local, adminPort), "service_controller_nodesync_latency_seconds_sum")
+              - internalBefore;
+      log("node sync: %.2f s (Pier's own round latency %.2f s)", nodeSync, internal);
+
+      // Memory after convergence: a full GC first so the heap figure is the live set.
+      long pid = pier.pid();
+      jcmd(pid, "GC.run");
+      Thread.sleep(1000);
+      String status = Files.readString(Path.of("/proc/" + pid + "/status"));
+      long rss = kb(status, "VmRSS") / 1024;
+      long rssPeak = kb(status, "VmHWM") / 1024;
+      String heapInfo = jcmd(pid, "GC.heap_info");
+      Files.writeString(runDir.resolve("heap_info.txt"), heapInfo);
+      Files.writeString(runDir.resolve("class_histogram.txt"), jcmd(pid, "GC.class_histogram"));
+      long heapUsedKb = 0;
+      Matcher m = HEAP_USED.matcher(heapInfo);
+      while (m.find()) {
+        heapUsedKb += Long.parseLong(m.group(2));
+      }
+      log("RSS %d MB (peak %d MB), live heap %d MB", rss, rssPeak, heapUsedKb / 1024);
+
+      long ensured =
+          client.v1().events().inNamespace(NS).list().getItems().stream()
+              .filter(e -> "EnsuredLoadBalancer".equals(e.getReason()))
+              .count();
+      watch.close();
+      stop(pier);
+      writeSeries(runDir.resolve("converged.csv"), sorted);
+      return new Result(
+          n,
+          delayMs,
+          nodes,
+          coldStart,
+          ready,
+          0,
+          nodeSync,
+          internal,
+          rss,
+          rssPeak,
+          heapUsedKb / 1024,
+          requests / n,
+          svcPatches / n,
+          eventWrites / n,
+          ensured,
+          sorted,
+          cpu1[1],
+          kb(statusAtConvergence, "VmRSS") / 1024,
+          kb(statusAtConvergence, "VmHWM") / 1024,
+          null);
+    } finally {
+      if (pier.isAlive()) {
         stop(pier);
-
-        // The floor: the same two writes per Service, straight at the apiserver, over each
-        // protocol; the faster one counts.
-        double floor = Double.MAX_VALUE;
-        for (String protocol : floorProtocols) {
-          double f = floor(kube, n, protocol);
-          floor = Math.min(floor, f);
-        }
-        log(
-            "floor: %.2f s (%d in flight); cold start / floor = %.2f",
-            floor, floorInFlight, coldStart / floor);
-        writeSeries(runDir.resolve("converged.csv"), sorted);
-        return new Result(
-            n,
-            delayMs,
-            nodes,
-            coldStart,
-            ready,
-            floor,
-            nodeSync,
-            internal,
-            rss,
-            rssPeak,
-            heapUsedKb / 1024,
-            requests / n,
-            svcPatches / n,
-            eventWrites / n,
-            ensured,
-            sorted);
-      } finally {
-        if (pier.isAlive()) {
-          stop(pier);
-        }
       }
     }
   }
@@ -427,14 +596,14 @@ public final class BenchDriver {
     return last;
   }
 
-  private static double patches(String metrics, String resource) {
+  static double patches(String metrics, String resource) {
     return PromText.sum(
         metrics,
         "apiserver_request_total",
         l -> l.contains("resource=\"" + resource + "\"") && l.contains("verb=\"PATCH\""));
   }
 
-  private static double eventWrites(String metrics) {
+  static double eventWrites(String metrics) {
     return PromText.sum(
         metrics,
         "apiserver_request_total",
@@ -545,7 +714,7 @@ public final class BenchDriver {
     }
   }
 
-  private static void writeSeries(Path file, double[] sorted) throws IOException {
+  static void writeSeries(Path file, double[] sorted) throws IOException {
     StringBuilder b = new StringBuilder("seconds,converged\n");
     for (int i = 0; i < sorted.length; i++) {
       b.append(String.format("%.3f,%d%n", sorted[i], i + 1));
@@ -560,12 +729,12 @@ public final class BenchDriver {
           csv,
           "n,delay_ms,nodes,cold_start_s,ready_s,floor_s,ratio,node_sync_s,node_sync_internal_s,"
               + "rss_mb,rss_peak_mb,heap_mb,requests_per_service,service_patches_per_service,"
-              + "event_writes_per_service,ensured_events\n");
+              + "event_writes_per_service,ensured_events,cpu_s\n");
     }
     Files.writeString(
         csv,
         String.format(
-            "%d,%d,%d,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%d,%d,%d,%.2f,%.2f,%.2f,%d%n",
+            "%d,%d,%d,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%d,%d,%d,%.2f,%.2f,%.2f,%d,%.2f%n",
             r.n(),
             r.delayMs(),
             r.nodes(),
@@ -581,24 +750,174 @@ public final class BenchDriver {
             r.requestsPerService(),
             r.servicePatchesPerService(),
             r.eventWritesPerService(),
-            r.ensuredEvents()),
+            r.ensuredEvents(),
+            r.cpuSeconds()),
         StandardOpenOption.APPEND);
+    if (r.upstream() == null) {
+      return;
+    }
+    UpstreamPeer.Result u = r.upstream();
+    Path sideBySide = out.resolve("side-by-side.csv");
+    if (!Files.exists(sideBySide)) {
+      Files.writeString(
+          sideBySide,
+          "n,delay_ms,nodes,floor_s,upstream_s,pier_s,pier_over_floor,upstream_over_floor,"
+              + "pier_cpu_s,upstream_cpu_s,pier_node_sync_s,pier_node_sync_measured_s,"
+              + "pier_node_sync_debounce_s,upstream_node_sync_s,upstream_node_sync_projected,"
+              + "upstream_node_sync_done,pier_rss_mb,pier_rss_peak_mb,upstream_rss_mb,"
+              + "upstream_rss_peak_mb,pier_requests_per_service,upstream_requests_per_service,"
+              + "pier_ensured_events,upstream_ensured_events,upstream_workers\n");
+    }
+    Files.writeString(
+        sideBySide,
+        String.format(
+            "%d,%d,%d,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.3f,%.2f,%b,%d,%d,%d,%d,%d,"
+                + "%.2f,%.2f,%d,%d,%d%n",
+            r.n(),
+            r.delayMs(),
+            r.nodes(),
+            r.floor(),
+            u.coldStart(),
+            r.coldStart(),
+            r.coldStart() / r.floor(),
+            u.coldStart() / r.floor(),
+            r.cpuSeconds(),
+            u.cpuSeconds(),
+            pierNodeSync(r),
+            r.nodeSync(),
+            debounceSeconds(),
+            u.nodeSync(),
+            u.nodeSyncProjected(),
+            u.nodeSyncDone(),
+            r.rssConvergedMb(),
+            r.rssConvergedPeakMb(),
+            u.rssMb(),
+            u.rssPeakMb(),
+            r.requestsPerService(),
+            u.requestsPerService(),
+            r.ensuredEvents(),
+            u.ensuredEvents(),
+            upstream.workers()),
+        StandardOpenOption.CREATE,
+        StandardOpenOption.APPEND);
+  }
+
+  private double debounceSeconds() {
+    return nodeSyncDebounce.toMillis() / 1000.0;
+  }
+
+  /** Pier's node sync counted from the node event after its debounce window. */
+  private double pierNodeSync(Result r) {
+    return r.nodeSync() - debounceSeconds();
+  }
+
+  /** The side-by-side table (markdown) with its notes. */
+  String sideBySide(List<Result> results) {
+    StringBuilder b =
+        new StringBuilder(
+            "| N | delay | floor | upstream | Pier | Pier/floor | upstream/floor | CPU s Pier |"
+                + " CPU s upstream | node sync Pier | node sync upstream | RSS Pier | RSS upstream"
+                + " | requests/Service Pier | upstream |\n"
+                + "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (Result r : results) {
+      UpstreamPeer.Result u = r.upstream();
+      b.append(
+          String.format(
+              "| %,d | %d ms | %.2f s | %.2f s | %.2f s | %.2f | %.2f | %.1f | %.1f | %.2f s |"
+                  + " %s | %d MB (peak %d) | %d MB (peak %d) | %.2f | %.2f |%n",
+              r.n(),
+              r.delayMs(),
+              r.floor(),
+              u.coldStart(),
+              r.coldStart(),
+              r.coldStart() / r.floor(),
+              u.coldStart() / r.floor(),
+              r.cpuSeconds(),
+              u.cpuSeconds(),
+              pierNodeSync(r),
+              u.nodeSyncProjected()
+                  ? String.format("%,.0f s (projected)", u.nodeSync())
+                  : String.format("%.2f s", u.nodeSync()),
+              r.rssConvergedMb(),
+              r.rssConvergedPeakMb(),
+              u.rssMb(),
+              u.rssPeakMb(),
+              r.requestsPerService(),
+              u.requestsPerService()));
+    }
+    Result first = results.get(0);
+    b.append('\n')
+        .append(
+            String.format(
+                "%d Ready nodes; N LoadBalancer Services created before each controller starts;"
+                    + " every provider call takes the delay. upstream: Kubernetes 1.20.2's"
+                    + " service controller, %d workers, client QPS/burst %s, protobuf.%n",
+                first.nodes(), upstream.workers(), "5000/5000"))
+        .append(
+            "floor, upstream, Pier: seconds from launching the controller (for the floor: from the"
+                + " first write) until every Service has status.loadBalancer.ingress.\n")
+        .append(
+            "CPU s: user + system seconds of the controller's process until then (/proc/PID/stat)."
+                + " RSS: VmRSS at that moment (peak: VmHWM).\n")
+        .append(
+            String.format(
+                "node sync Pier: from the node event after Pier's node-sync debounce: the measured"
+                    + " time from creating one more Ready node until every load balancer was"
+                    + " updated, minus nodeSync.debounce = %.2f s (measured: %s).%n",
+                debounceSeconds(),
+                results.stream()
+                    .map(r -> String.format("%.2f s", r.nodeSync()))
+                    .collect(Collectors.joining(", "))))
+        .append(
+            String.format(
+                "node sync upstream: from creating the node until the provider counted N"
+                    + " UpdateLoadBalancer calls; upstream updates load balancers one after the"
+                    + " other, so the wait is capped at %d s and a capped run reports elapsed x N /"
+                    + " done (projected: %s).%n",
+                upstream.nodeSyncCap().toSeconds(),
+                results.stream()
+                    .map(
+                        r ->
+                            r.upstream().nodeSyncProjected()
+                                ? String.format(
+                                    "%,d of %,d in %.1f s",
+                                    r.upstream().nodeSyncDone(),
+                                    r.n(),
+                                    r.upstream().nodeSyncElapsed())
+                                : "none")
+                    .collect(Collectors.joining(", "))))
+        .append(
+            "requests/Service: the apiserver's apiserver_request_total from just before the"
+                + " controller starts until the requests stop (Events included), over N."
+                + " EnsuredLoadBalancer Events found, Pier / upstream: ")
+        .append(
+            results.stream()
+                .map(
+                    r ->
+                        String.format(
+                            "%,d / %,d of %,d",
+                            r.ensuredEvents(), r.upstream().ensuredEvents(), r.n()))
+                .collect(Collectors.joining(", ")))
+        .append(".");
+    return b.toString();
   }
 
   private static String table(List<Result> results) {
     String head =
-        "| N | delay | cold start s | floor s | ratio | node sync s | RSS MB (peak) | heap MB |"
-            + " API requests/Service (Service PATCH, Event writes) | EnsuredLoadBalancer events |\n"
-            + "|---|---|---|---|---|---|---|---|---|---|\n";
+        "| N | delay | cold start s | Pier CPU s | floor s | ratio | node sync s | RSS MB (peak) |"
+            + " heap MB | API requests/Service (Service PATCH, Event writes) |"
+            + " EnsuredLoadBalancer events |\n"
+            + "|---|---|---|---|---|---|---|---|---|---|---|\n";
     return head
         + results.stream()
             .map(
                 r ->
                     String.format(
-                        "| %,d | %d ms | %.2f | %.2f | %.2f | %.2f | %d (%d) | %d | %.2f (%.2f, %.2f) | %,d |",
+                        "| %,d | %d ms | %.2f | %.1f | %.2f | %.2f | %.2f | %d (%d) | %d | %.2f (%.2f, %.2f) | %,d |",
                         r.n(),
                         r.delayMs(),
                         r.coldStart(),
+                        r.cpuSeconds(),
                         r.floor(),
                         r.coldStart() / r.floor(),
                         r.nodeSync(),

@@ -12,7 +12,11 @@ import java.nio.file.Path;
 import java.util.List;
 import javax.imageio.ImageIO;
 
-/** Draws Services converged (percent of N) over seconds since Pier started, one line per run. */
+/**
+ * Draws Services converged (percent of N) over seconds since the controller was launched, one line
+ * per run: Pier's solid, a peer's (upstream's service controller) dashed in the colour of the Pier
+ * run it is compared with.
+ */
 final class ConvergencePlot {
   private static final Color[] COLORS = {
     new Color(0x1f77b4),
@@ -29,8 +33,17 @@ final class ConvergencePlot {
   private static final int TOP = 40;
   private static final int BOTTOM = 60;
 
-  /** One run's curve: seconds at which each Service converged, sorted, and the run's floor. */
-  record Series(String label, int n, double[] seconds, double floorSeconds) {}
+  /**
+   * One run's curve: seconds at which each Service converged, sorted, and the run's floor (0: no
+   * floor line); {@code color} indexes the palette (-1: the series' position), {@code peer} draws
+   * it dashed.
+   */
+  record Series(
+      String label, int n, double[] seconds, double floorSeconds, int color, boolean peer) {
+    Series(String label, int n, double[] seconds, double floorSeconds) {
+      this(label, n, seconds, floorSeconds, -1, false);
+    }
+  }
 
   private ConvergencePlot() {}
 
@@ -69,15 +82,20 @@ final class ConvergencePlot {
     }
     g.setColor(Color.BLACK);
     g.drawRect(LEFT, TOP, pw, ph);
-    g.drawString("seconds since Pier was started", LEFT + pw / 2 - 90, H - 18);
+    g.drawString("seconds since the controller was launched", LEFT + pw / 2 - 120, H - 18);
     g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 14));
     g.drawString(title, LEFT, 24);
     g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
     for (int r = 0; r < runs.size(); r++) {
       Series s = runs.get(r);
-      Color c = COLORS[r % COLORS.length];
+      Color c = COLORS[(s.color() >= 0 ? s.color() : r) % COLORS.length];
+      BasicStroke line =
+          s.peer()
+              ? new BasicStroke(
+                  2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 1f, new float[] {9f, 5f}, 0f)
+              : new BasicStroke(2f);
       g.setColor(c);
-      g.setStroke(new BasicStroke(2f));
+      g.setStroke(line);
       int prevX = LEFT;
       int prevY = TOP + ph;
       double[] t = s.seconds();
@@ -96,14 +114,18 @@ final class ConvergencePlot {
                 1f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 1f, new float[] {5f, 4f}, 0f));
         g.drawLine(fx, TOP, fx, TOP + ph);
       }
-      g.setStroke(new BasicStroke(2f));
+      g.setStroke(line);
       int ly = TOP + ph - 20 - 18 * (runs.size() - 1 - r);
       g.drawLine(LEFT + pw - 390, ly - 4, LEFT + pw - 365, ly - 4);
       g.setColor(Color.BLACK);
       g.drawString(s.label(), LEFT + pw - 358, ly);
     }
     g.setColor(Color.DARK_GRAY);
-    g.drawString("dashed: the run's floor (the two writes alone)", LEFT + 8, TOP + 16);
+    g.drawString("thin dashed: the run's floor (the two writes alone)", LEFT + 8, TOP + 16);
+    if (runs.stream().anyMatch(Series::peer)) {
+      g.drawString(
+          "thick dashed: upstream's service controller (Kubernetes 1.20.2)", LEFT + 8, TOP + 32);
+    }
     g.dispose();
     Files.createDirectories(file.toAbsolutePath().getParent());
     ImageIO.write(img, "png", file.toFile());
