@@ -329,6 +329,7 @@ public record Components(
   static ReconcileOptions reconcileOptions(ConfigValues config) {
     return new ReconcileOptions()
         .setConcurrency(config.get(PierOptions.RECONCILE_CONCURRENCY))
+        .setNodeSyncConcurrency(config.get(PierOptions.NODE_SYNC_CONCURRENCY))
         .setMinRetryDelay(config.get(PierOptions.RECONCILE_MIN_RETRY_DELAY))
         .setMaxRetryDelay(config.get(PierOptions.RECONCILE_MAX_RETRY_DELAY))
         .setVerifyPeriod(config.get(PierOptions.RECONCILE_VERIFY_PERIOD))

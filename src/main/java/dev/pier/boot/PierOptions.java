@@ -164,7 +164,8 @@ public final class PierOptions {
           ReconcileOptions.DEFAULT_CONCURRENCY,
           1,
           100_000,
-          "Keys reconciled at the same time.");
+          "Keys reconciled at the same time; node-sync-only host updates have"
+              + " nodeSync.concurrency of their own.");
   public static final Option<Duration> RECONCILE_MIN_RETRY_DELAY =
       Option.duration(
           "reconcile.minRetryDelay",
@@ -255,6 +256,14 @@ public final class PierOptions {
           Duration.ofMinutes(10),
           "Node changes within this window after the first one make one node sync (0: each"
               + " change syncs at once).");
+  public static final Option<Integer> NODE_SYNC_CONCURRENCY =
+      Option.integer(
+          "nodeSync.concurrency",
+          ReconcileOptions.DEFAULT_NODE_SYNC_CONCURRENCY,
+          1,
+          100_000,
+          "Node-sync-only host updates in flight at the same time, separately from"
+              + " reconcile.concurrency.");
   public static final Option<List<PoolSpec>> LOCAL_POOLS =
       Option.itemList(
           "local.pools",
@@ -821,6 +830,7 @@ public final class PierOptions {
           NODES_PREDICATES,
           NODE_SYNC_PERIOD,
           NODE_SYNC_DEBOUNCE,
+          NODE_SYNC_CONCURRENCY,
           LOCAL_POOLS,
           LOCAL_HEALTH_CHECK_INTERVAL,
           LOCAL_HEALTH_CHECK_TIMEOUT,

@@ -16,4 +16,9 @@ public record WorkItem<K>(K key, Set<WorkKind> kinds, int failures, boolean retr
   public WorkItem(K key, Set<WorkKind> kinds, int failures) {
     this(key, kinds, failures, failures > 0);
   }
+
+  /** The lane this run takes: {@link WorkLane#HOST_UPDATE} when it only updates hosts. */
+  public WorkLane lane() {
+    return WorkLane.of(kinds);
+  }
 }

@@ -5,13 +5,15 @@ import dev.pier.util.Futures;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,16 +24,24 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>a waiting key is queued once (the kinds of work asked for are merged);
  *   <li>a key is never run twice at the same time; a key added while it runs runs again after;
- *   <li>at most {@code maxInFlight} keys run at once;
+ *   <li>at most {@code maxInFlight} keys run at once: either one limit over all runs (the {@code
+ *       int} constructors), or one limit per {@link WorkLane} (the {@link Map} constructor), so
+ *       that node sync's many cheap host updates do not wait behind full reconciles, nor raise how
+ *       many of those run at once. A run's lane follows from its merged kinds as it starts ({@link
+ *       WorkItem#lane()}): a run that only updates hosts takes {@link WorkLane#HOST_UPDATE}, any
+ *       other {@link WorkLane#FULL}. Keys start in the order they were queued, except that a key
+ *       whose lane is full is passed over for the next key of a lane with room: one lane's backlog
+ *       never holds the other back, and within a lane the order stays;
  *   <li>a failed run is retried after the key's exponential backoff, or a delay the run asks for; a
  *       success resets the backoff; a fenced run (its process stopped leading) is looked at again
  *       after the delay it asks for, its backoff unchanged;
  *   <li>a direct add of a key waiting for a retry runs it now;
  *   <li>a gate may defer work that is about to run: it waits (with later work of the key merged
  *       into it) and is asked about again when the wait ends;
- *   <li>a run still going after {@code runDeadline} is abandoned: its slot goes to other keys and
- *       the key is retried, but it stays locked until the abandoned run's future settles (so it
- *       still never runs twice at once), then runs again with its kinds and any added meanwhile.
+ *   <li>a run still going after {@code runDeadline} is abandoned: its slot (in its lane) goes to
+ *       other keys and the key is retried, but it stays locked until the abandoned run's future
+ *       settles (so it still never runs twice at once), then runs again with its kinds and any
+ *       added meanwhile.
  * </ul>
  *
  * <p>Not thread-safe by design: every method must be called on the context the queue was created on
@@ -66,15 +76,41 @@ public final class WorkQueue<K> {
 
   private record Delayed(long timerId, long dueAtMillis, EnumSet<WorkKind> kinds) {}
 
+  /** A key waiting to run: its place in the queue and the kinds merged so far. */
+  private static final class Ready {
+    final long seq;
+    final EnumSet<WorkKind> kinds;
+
+    Ready(long seq, EnumSet<WorkKind> kinds) {
+      this.seq = seq;
+      this.kinds = kinds;
+    }
+
+    WorkLane lane() {
+      return WorkLane.of(kinds);
+    }
+  }
+
+  private static final WorkLane[] LANES = WorkLane.values();
+
   private final Vertx vertx;
+  // Runs holding a slot, over all lanes; Integer.MAX_VALUE with per-lane limits.
   private final int maxInFlight;
+  // Per lane, by ordinal; Integer.MAX_VALUE with one limit over all.
+  private final int[] laneMaxInFlight;
   private final ExponentialBackoff<K> backoff;
   private final Duration runDeadline;
   private final Function<WorkItem<K>, Future<WorkResult>> handler;
   private final Listener<K> listener;
   private final Gate<K> gate;
 
-  private final LinkedHashMap<K, EnumSet<WorkKind>> ready = new LinkedHashMap<>();
+  private final Map<K, Ready> ready = new HashMap<>();
+  // Per lane, by ordinal: the keys waiting to run in the order they were first queued. A key moves
+  // to another lane (keeping its place) when kinds merged into it change its lane.
+  private final List<TreeMap<Long, K>> readyByLane = new ArrayList<>();
+  private long nextSeq;
+  // Runs holding a slot, per lane by ordinal (runs past their deadline hold none).
+  private final int[] laneInFlight = new int[LANES.length];
   // Keys with a run in progress, abandoned ones included: the key lock.
   private final Set<K> running = new HashSet<>();
   // Runs past their deadline: their keys stay locked but hold no concurrency slot.
@@ -102,9 +138,10 @@ public final class WorkQueue<K> {
   }
 
   /**
+   * A queue with one limit over all runs, whatever their lane.
+   *
    * @param gate decides whether work about to run waits; null: never
    */
-  @SuppressWarnings("unchecked")
   public WorkQueue(
       Vertx vertx,
       int maxInFlight,
@@ -113,19 +150,92 @@ public final class WorkQueue<K> {
       Function<WorkItem<K>, Future<WorkResult>> handler,
       Listener<K> listener,
       Gate<K> gate) {
-    if (maxInFlight < 1) {
-      throw new IllegalArgumentException("maxInFlight must be >= 1, got " + maxInFlight);
-    }
+    this(
+        vertx,
+        checkLimit("maxInFlight", maxInFlight),
+        unlimitedLanes(),
+        backoff,
+        runDeadline,
+        handler,
+        listener,
+        gate);
+  }
+
+  /**
+   * A queue with a limit per lane: runs of one lane never wait for a slot of another.
+   *
+   * @param maxInFlight the runs each lane may have in flight; every lane needs one, at least 1
+   * @param gate decides whether work about to run waits; null: never
+   */
+  public WorkQueue(
+      Vertx vertx,
+      Map<WorkLane, Integer> maxInFlight,
+      ExponentialBackoff<K> backoff,
+      Duration runDeadline,
+      Function<WorkItem<K>, Future<WorkResult>> handler,
+      Listener<K> listener,
+      Gate<K> gate) {
+    this(
+        vertx,
+        Integer.MAX_VALUE,
+        laneLimits(maxInFlight),
+        backoff,
+        runDeadline,
+        handler,
+        listener,
+        gate);
+  }
+
+  @SuppressWarnings("unchecked")
+  private WorkQueue(
+      Vertx vertx,
+      int maxInFlight,
+      int[] laneMaxInFlight,
+      ExponentialBackoff<K> backoff,
+      Duration runDeadline,
+      Function<WorkItem<K>, Future<WorkResult>> handler,
+      Listener<K> listener,
+      Gate<K> gate) {
     if (runDeadline.isZero() || runDeadline.isNegative()) {
       throw new IllegalArgumentException("runDeadline must be positive, got " + runDeadline);
     }
     this.runDeadline = runDeadline;
     this.vertx = vertx;
     this.maxInFlight = maxInFlight;
+    this.laneMaxInFlight = laneMaxInFlight;
+    for (int i = 0; i < LANES.length; i++) {
+      readyByLane.add(new TreeMap<>());
+    }
     this.backoff = backoff;
     this.handler = handler;
     this.listener = listener == null ? new Listener<>() {} : listener;
     this.gate = gate == null ? (Gate<K>) (Gate<?>) Gate.OPEN : gate;
+  }
+
+  private static int checkLimit(String name, int limit) {
+    if (limit < 1) {
+      throw new IllegalArgumentException(name + " must be >= 1, got " + limit);
+    }
+    return limit;
+  }
+
+  private static int[] unlimitedLanes() {
+    int[] limits = new int[LANES.length];
+    Arrays.fill(limits, Integer.MAX_VALUE);
+    return limits;
+  }
+
+  private static int[] laneLimits(Map<WorkLane, Integer> maxInFlight) {
+    int[] limits = new int[LANES.length];
+    for (WorkLane lane : LANES) {
+      Integer limit = maxInFlight.get(lane);
+      if (limit == null || limit < 1) {
+        throw new IllegalArgumentException(
+            "maxInFlight of lane " + lane + " must be >= 1, got " + limit);
+      }
+      limits[lane.ordinal()] = limit;
+    }
+    return limits;
   }
 
   /** Asks for work of {@code kind} on {@code key} as soon as possible. */
@@ -200,6 +310,7 @@ public final class WorkQueue<K> {
     delayed.values().forEach(d -> vertx.cancelTimer(d.timerId()));
     delayed.clear();
     ready.clear();
+    readyByLane.forEach(TreeMap::clear);
     addedWhileRunning.clear();
     failed.clear();
     depthSeen = 0;
@@ -219,9 +330,14 @@ public final class WorkQueue<K> {
     return ready.size();
   }
 
-  /** Runs holding a concurrency slot (runs past their deadline do not). */
+  /** Runs holding a concurrency slot, over all lanes (runs past their deadline do not). */
   public int inFlight() {
     return running.size() - stuck.size();
+  }
+
+  /** Runs holding a concurrency slot of {@code lane}. */
+  public int inFlight(WorkLane lane) {
+    return laneInFlight[lane.ordinal()];
   }
 
   /** Runs past their deadline whose keys wait for them to settle. */
@@ -246,8 +362,42 @@ public final class WorkQueue<K> {
     if (running.contains(key)) {
       addedWhileRunning.merge(key, kinds, WorkQueue::union);
     } else {
-      ready.merge(key, kinds, WorkQueue::union);
+      enqueueReady(key, kinds);
     }
+  }
+
+  /** Queues {@code key} to run, at the end of its lane unless it waits already. */
+  private void enqueueReady(K key, Set<WorkKind> kinds) {
+    Ready r = ready.get(key);
+    if (r == null) {
+      r = new Ready(nextSeq++, EnumSet.copyOf(kinds));
+      ready.put(key, r);
+      readyByLane.get(r.lane().ordinal()).put(r.seq, key);
+      return;
+    }
+    WorkLane before = r.lane();
+    r.kinds.addAll(kinds);
+    WorkLane after = r.lane();
+    if (after != before) {
+      readyByLane.get(before.ordinal()).remove(r.seq);
+      readyByLane.get(after.ordinal()).put(r.seq, key);
+    }
+  }
+
+  /** The key queued first among lanes with a free slot, or null. */
+  private K nextReady() {
+    Map.Entry<Long, K> first = null;
+    for (WorkLane lane : LANES) {
+      int i = lane.ordinal();
+      if (laneInFlight[i] >= laneMaxInFlight[i]) {
+        continue;
+      }
+      Map.Entry<Long, K> head = readyByLane.get(i).firstEntry();
+      if (head != null && (first == null || head.getKey() < first.getKey())) {
+        first = head;
+      }
+    }
+    return first == null ? null : first.getValue();
   }
 
   private static EnumSet<WorkKind> union(EnumSet<WorkKind> a, EnumSet<WorkKind> b) {
@@ -258,12 +408,14 @@ public final class WorkQueue<K> {
 
   private void dispatch() {
     while (!paused && !closed && inFlight() < maxInFlight && !ready.isEmpty()) {
-      Iterator<Map.Entry<K, EnumSet<WorkKind>>> it = ready.entrySet().iterator();
-      Map.Entry<K, EnumSet<WorkKind>> next = it.next();
-      it.remove();
-      K key = next.getKey();
+      K key = nextReady();
+      if (key == null) {
+        break;
+      }
+      Ready next = ready.remove(key);
+      readyByLane.get(next.lane().ordinal()).remove(next.seq);
       WorkItem<K> item =
-          new WorkItem<>(key, next.getValue(), backoff.failures(key), failed.contains(key));
+          new WorkItem<>(key, next.kinds, backoff.failures(key), failed.contains(key));
       Deferral deferral = check(item);
       if (deferral.defers()) {
         defer(item, deferral);
@@ -302,6 +454,7 @@ public final class WorkQueue<K> {
   private void run(WorkItem<K> item) {
     K key = item.key();
     running.add(key);
+    laneInFlight[item.lane().ordinal()]++;
     long start = System.nanoTime();
     deadlineTimers.put(
         key, vertx.setTimer(runDeadline.toMillis(), id -> pastDeadline(item, id, start)));
@@ -331,6 +484,7 @@ public final class WorkQueue<K> {
     }
     deadlineTimers.remove(key);
     stuck.add(key);
+    laneInFlight[item.lane().ordinal()]--;
     Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
     log.debug(
         "Work on {} still not done after {}; its slot is freed and it runs again once it ends",
@@ -348,7 +502,9 @@ public final class WorkQueue<K> {
   private void finish(WorkItem<K> item, WorkResult result, long nanos) {
     K key = item.key();
     running.remove(key);
-    stuck.remove(key);
+    if (!stuck.remove(key)) {
+      laneInFlight[item.lane().ordinal()]--;
+    }
     Long timer = deadlineTimers.remove(key);
     if (timer != null) {
       vertx.cancelTimer(timer);
@@ -383,7 +539,7 @@ public final class WorkQueue<K> {
         vertx.cancelTimer(waiting.timerId());
         again.addAll(waiting.kinds());
       }
-      ready.merge(key, again, WorkQueue::union);
+      enqueueReady(key, again);
     }
     dispatch();
   }

@@ -6,6 +6,13 @@ import java.time.Duration;
 /** Options of the reconcile verticle, with defaults as constants. */
 public final class ReconcileOptions {
   public static final int DEFAULT_CONCURRENCY = 200;
+
+  /**
+   * Node-sync-only host updates in flight, apart from {@link #DEFAULT_CONCURRENCY}: a node sync
+   * takes about provider latency x load balancers / this, 10,000 x 100 ms / 500 = 2 s.
+   */
+  public static final int DEFAULT_NODE_SYNC_CONCURRENCY = 500;
+
   public static final Duration DEFAULT_VERIFY_PERIOD = Duration.ofMinutes(10);
 
   /** Longest run of one key: above the longest deadline of any one call a run makes. */
@@ -28,6 +35,7 @@ public final class ReconcileOptions {
   public static final Duration DEFAULT_MIN_ENSURE_INTERVAL = Duration.ofSeconds(30);
 
   private int concurrency = DEFAULT_CONCURRENCY;
+  private int nodeSyncConcurrency = DEFAULT_NODE_SYNC_CONCURRENCY;
   private Duration minRetryDelay = ExponentialBackoff.DEFAULT_MIN;
   private Duration maxRetryDelay = ExponentialBackoff.DEFAULT_MAX;
   private Duration verifyPeriod = DEFAULT_VERIFY_PERIOD;
@@ -36,13 +44,26 @@ public final class ReconcileOptions {
   private int rateBurst = DEFAULT_RATE_BURST;
   private Duration minEnsureInterval = DEFAULT_MIN_ENSURE_INTERVAL;
 
-  /** Keys reconciled at the same time. */
+  /** Keys reconciled at the same time (node-sync-only host updates aside). */
   public int getConcurrency() {
     return concurrency;
   }
 
   public ReconcileOptions setConcurrency(int concurrency) {
     this.concurrency = concurrency;
+    return this;
+  }
+
+  /**
+   * Keys whose run only updates their load balancer's hosts (node sync) running at the same time,
+   * apart from and on top of {@link #getConcurrency()}.
+   */
+  public int getNodeSyncConcurrency() {
+    return nodeSyncConcurrency;
+  }
+
+  public ReconcileOptions setNodeSyncConcurrency(int nodeSyncConcurrency) {
+    this.nodeSyncConcurrency = nodeSyncConcurrency;
     return this;
   }
 

@@ -18,6 +18,7 @@ import dev.pier.policy.ServiceFilter;
 import dev.pier.queue.Deferral;
 import dev.pier.queue.WorkItem;
 import dev.pier.queue.WorkKind;
+import dev.pier.queue.WorkLane;
 import dev.pier.queue.WorkQueue;
 import dev.pier.queue.WorkResult;
 import dev.pier.retry.ExponentialBackoff;
@@ -114,7 +115,14 @@ public final class ReconcileVerticle extends VerticleBase {
     queue =
         new WorkQueue<>(
             vertx,
-            options.getConcurrency(),
+            // Node sync's host updates get their own slots: a node change across thousands of
+            // load balancers neither waits behind full reconciles nor raises how many of those
+            // load the API server at once.
+            Map.of(
+                WorkLane.FULL,
+                options.getConcurrency(),
+                WorkLane.HOST_UPDATE,
+                options.getNodeSyncConcurrency()),
             new ExponentialBackoff<>(options.getMinRetryDelay(), options.getMaxRetryDelay()),
             options.getRunDeadline(),
             item -> {
@@ -236,9 +244,11 @@ public final class ReconcileVerticle extends VerticleBase {
                     queue.resume();
                     verifier.start();
                     log.info(
-                        "Reconciling with provider {} ({} keys in flight at most)",
+                        "Reconciling with provider {} ({} keys in flight at most, and {}"
+                            + " node-sync host updates)",
                         provider.name(),
-                        options.getConcurrency());
+                        options.getConcurrency(),
+                        options.getNodeSyncConcurrency());
                     msg.reply("started");
                   })
               .onFailure(e -> msg.fail(500, "provider initialization failed: " + e.getMessage()));
