@@ -6,12 +6,17 @@ import io.fabric8.kubernetes.api.model.Endpoints;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One cluster Pier manages: its client, the informers whose caches reconcilers read (thread-safe
@@ -20,9 +25,20 @@ import java.util.List;
  * startup by {@link #loadIdentity}, before anything else runs against it.
  */
 public final class Cluster implements ClusterAccess, AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(Cluster.class);
+
+  /** Relists of the Service informer are at least this far apart. */
+  static final Duration MIN_RELIST_INTERVAL = Duration.ofSeconds(60);
+
   private final String name;
   private final KubernetesClient client;
-  private final SharedIndexInformer<Service> services;
+  private final Duration serviceResync;
+  // Replaced (list and watch again) when it is shown to have missed events; see relistServices.
+  private volatile SharedIndexInformer<Service> services;
+  private final List<ResourceEventHandler<Service>> serviceHandlers = new CopyOnWriteArrayList<>();
+  private long lastRelistNanos;
+  private boolean relisting;
+  private final AtomicLong relists = new AtomicLong();
   private final SharedIndexInformer<Node> nodes;
   private final ServiceWrites writer;
   private final EventSink events;
@@ -45,12 +61,8 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
     this.name = name;
     this.api = api;
     this.client = client;
-    this.services =
-        client
-            .services()
-            .inAnyNamespace()
-            .runnableInformer(serviceResync.toMillis())
-            .itemStore(new TrimmingItemStore<>());
+    this.serviceResync = serviceResync;
+    this.services = newServiceInformer();
     this.nodes = client.nodes().runnableInformer(0).itemStore(new TrimmingItemStore<>());
     this.writer = writer;
     this.events = events;
@@ -178,6 +190,91 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
     return services;
   }
 
+  private SharedIndexInformer<Service> newServiceInformer() {
+    return client
+        .services()
+        .inAnyNamespace()
+        .runnableInformer(serviceResync.toMillis())
+        .itemStore(new TrimmingItemStore<>());
+  }
+
+  /**
+   * Adds a handler of Service events; it stays on the Service informer that replaces this one after
+   * missed events (and gets an add for every cached Service then, as at the start).
+   */
+  public void addServiceHandler(ResourceEventHandler<Service> handler) {
+    synchronized (this) {
+      serviceHandlers.add(handler);
+      services.addEventHandler(handler);
+    }
+  }
+
+  /** How often the Service informer was replaced because it missed events. */
+  public long serviceRelists() {
+    return relists.get();
+  }
+
+  @Override
+  public void cacheMissedEvents(String namespace, String name, String resourceVersion) {
+    relistServices(
+        "Service "
+            + namespace
+            + "/"
+            + name
+            + " is still cached at resourceVersion "
+            + resourceVersion
+            + " although the server answered a write based on it with 409",
+        MIN_RELIST_INTERVAL);
+  }
+
+  /**
+   * Lists and watches the Services again with a new informer, once it has synced: its handlers move
+   * to it (each gets an add per Service) and the old one stops. A watch can go silent without an
+   * error (fabric8 8.0.0, docs/benchmarks.md) and then stays so until the server ends it, up to 10
+   * minutes; reconciles in between read a cache that no longer matches the server. At most one
+   * relist per {@code minInterval}.
+   *
+   * @return whether a relist started
+   */
+  boolean relistServices(String why, Duration minInterval) {
+    SharedIndexInformer<Service> fresh;
+    synchronized (this) {
+      long now = System.nanoTime();
+      if (servicesStarted == null
+          || relisting
+          || (relists.get() > 0 && now - lastRelistNanos < minInterval.toNanos())) {
+        return false;
+      }
+      relisting = true;
+      lastRelistNanos = now;
+      fresh = newServiceInformer();
+    }
+    relists.incrementAndGet();
+    log.warn("Cluster {}: the Service cache missed events ({}): listing Services again", name, why);
+    Informers.start(fresh, name, "Service", RbacFiles.BASE, false)
+        .whenComplete(
+            (v, t) -> {
+              SharedIndexInformer<Service> old;
+              synchronized (this) {
+                relisting = false;
+                if (t != null) {
+                  fresh.stop();
+                  log.warn("Cluster {}: listing Services again failed: {}", name, t.toString());
+                  return;
+                }
+                old = services;
+                services = fresh;
+                serviceHandlers.forEach(fresh::addEventHandler);
+              }
+              old.stop();
+              log.info(
+                  "Cluster {}: Services listed again ({} cached)",
+                  name,
+                  fresh.getStore().list().size());
+            });
+    return true;
+  }
+
   public SharedIndexInformer<Node> nodeInformer() {
     return nodes;
   }
@@ -227,7 +324,9 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
 
   @Override
   public void close() {
-    services.stop();
+    synchronized (this) {
+      services.stop();
+    }
     nodes.stop();
     if (endpoints != null) {
       endpoints.stop();

@@ -31,4 +31,11 @@ public interface ClusterAccess {
   ServiceWrites writer();
 
   EventSink events();
+
+  /**
+   * The server answered 409 to a write of this Service long ago, and the cache still holds it at
+   * {@code resourceVersion}, the version the write was based on: the cache missed events. A cluster
+   * that can, lists its Services again. Default: nothing.
+   */
+  default void cacheMissedEvents(String namespace, String name, String resourceVersion) {}
 }

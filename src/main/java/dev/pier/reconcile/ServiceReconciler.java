@@ -30,6 +30,7 @@ import dev.pier.reconcile.ReconcileDecision.StatusWrite;
 import io.fabric8.kubernetes.api.model.Service;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -118,6 +119,9 @@ public final class ServiceReconciler {
       return value;
     }
   }
+
+  /** How long the cache may take to show a Service newer than a write's 409 said it was. */
+  static final Duration CACHE_CATCH_UP = Duration.ofSeconds(15);
 
   private final Context ctx;
   private final Function<String, ? extends ClusterAccess> clusters;
@@ -635,8 +639,32 @@ public final class ServiceReconciler {
           run.ref(),
           "the Service changed since it was read, reconciling again: {}",
           Outcomes.describe(e));
+      checkCacheCaughtUp(run);
     }
     return Future.succeededFuture(r);
+  }
+
+  /**
+   * After a 409 the cache must show a newer Service within moments (the change that made the write
+   * conflict, or this run's own earlier write). Still the version the run read {@link
+   * #CACHE_CATCH_UP} later: the cache missed events, and the cluster lists again.
+   */
+  private void checkCacheCaughtUp(Run run) {
+    String read = run.svc().getMetadata().getResourceVersion();
+    if (ctx == null || read == null) {
+      return;
+    }
+    ServiceKey key = run.key();
+    ClusterAccess cluster = run.cluster();
+    ctx.owner()
+        .setTimer(
+            CACHE_CATCH_UP.toMillis(),
+            id -> {
+              Service now = cluster.service(key.namespace(), key.name());
+              if (now != null && read.equals(now.getMetadata().getResourceVersion())) {
+                cluster.cacheMissedEvents(key.namespace(), key.name(), read);
+              }
+            });
   }
 
   private Future<WorkResult> failed(Run run, Throwable e) {

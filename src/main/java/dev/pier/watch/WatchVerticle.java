@@ -57,7 +57,7 @@ public final class WatchVerticle extends VerticleBase {
   public Future<?> start() {
     List<Future<Void>> started = new ArrayList<>();
     for (Cluster cluster : clusters.all()) {
-      cluster.serviceInformer().addEventHandler(new ServiceHandler(cluster.name(), context));
+      cluster.addServiceHandler(new ServiceHandler(cluster.name(), context));
       cluster.nodeInformer().addEventHandler(new NodeHandler(cluster.name(), context));
       started.add(cluster.startServices(context));
       started.add(cluster.startNodes(context));

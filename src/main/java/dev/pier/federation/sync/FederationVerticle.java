@@ -126,7 +126,7 @@ public final class FederationVerticle extends VerticleBase {
     queue.pause();
     vertx.eventBus().<String>consumer(Addresses.FEDERATION, this::onKey);
     vertx.eventBus().<String>consumer(Addresses.FEDERATION_CONTROL, this::onControl);
-    host.serviceInformer().addEventHandler(new HostHandler());
+    host.addServiceHandler(new HostHandler());
     prober = new HealthProber(vertx, context, members, options, registry);
     members.listen(
         new Members.Listener() {
@@ -254,7 +254,7 @@ public final class FederationVerticle extends VerticleBase {
   }
 
   private void attach(Member m) {
-    m.cluster().serviceInformer().addEventHandler(new MemberHandler(m));
+    m.cluster().addServiceHandler(new MemberHandler(m));
     m.cluster().startServices(context);
     m.cluster().startNodes(context);
   }
