@@ -8,11 +8,14 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -198,6 +201,12 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
         .itemStore(new TrimmingItemStore<>());
   }
 
+  private static Map<String, Service> byKey(List<Service> services) {
+    Map<String, Service> m = new HashMap<>();
+    services.forEach(svc -> m.put(Cache.metaNamespaceKeyFunc(svc), svc));
+    return m;
+  }
+
   /**
    * Adds a handler of Service events; it stays on the Service informer that replaces this one after
    * missed events (and gets an add for every cached Service then, as at the start).
@@ -264,9 +273,15 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
                 }
                 old = services;
                 services = fresh;
-                serviceHandlers.forEach(fresh::addEventHandler);
               }
               old.stop();
+              Map<String, Service> before = byKey(old.getStore().list());
+              Map<String, Service> listed = byKey(fresh.getStore().list());
+              for (ResourceEventHandler<Service> h : serviceHandlers) {
+                RelistedHandler<Service> moved = new RelistedHandler<>(h, before);
+                fresh.addEventHandler(moved);
+                moved.deletedWhileMissed(listed);
+              }
               log.info(
                   "Cluster {}: Services listed again ({} cached)",
                   name,

@@ -49,6 +49,7 @@ class ClusterRelistTest {
     AsyncKubeApi api = new AsyncKubeApi(client);
     Map<String, Integer> adds = new ConcurrentHashMap<>();
     Set<String> updated = ConcurrentHashMap.newKeySet();
+    Set<String> deleted = ConcurrentHashMap.newKeySet();
     try (Cluster cluster =
         new Cluster(
             "kubernetes",
@@ -72,7 +73,9 @@ class ClusterRelistTest {
             }
 
             @Override
-            public void onDelete(Service s, boolean unknown) {}
+            public void onDelete(Service s, boolean unknown) {
+              deleted.add(s.getMetadata().getName());
+            }
           });
       assertThat(cluster.relistServices("before the start", Duration.ZERO)).isFalse();
       cluster.startServices(vertx.getOrCreateContext()).await();
@@ -96,15 +99,29 @@ class ClusterRelistTest {
       List<String> stale = stale(cluster, ns, server);
       assertThat(stale).as("precondition: the watch went silent").isNotEmpty();
 
+      // Deleted while the watch is silent: the relist must report it.
+      String gone = name(SERVICES - 1);
+      setup.services().inNamespace(ns).withName(gone).delete();
+      server.remove(gone);
+      assertThat(deleted).isEmpty();
+      updated.clear();
+
       String first = stale.get(0);
       cluster.cacheMissedEvents(
           ns, first, cluster.service(ns, first).getMetadata().getResourceVersion());
       await().atMost(Duration.ofSeconds(30)).until(() -> stale(cluster, ns, server).isEmpty());
       assertThat(cluster.serviceRelists()).isEqualTo(1);
-      // The handler moved to the new informer: an add for every Service again.
+      // The handler moved to the new informer and saw what it had missed, as updates and a
+      // deletion; the Services it already knew are not announced as new.
       await()
           .atMost(Duration.ofSeconds(10))
-          .until(() -> adds.size() == SERVICES && adds.values().stream().allMatch(n -> n == 2));
+          .untilAsserted(
+              () -> {
+                assertThat(updated)
+                    .containsAll(stale.stream().filter(n -> !n.equals(gone)).toList());
+                assertThat(deleted).containsExactly(gone);
+              });
+      assertThat(adds).hasSize(SERVICES).allSatisfy((n, count) -> assertThat(count).isEqualTo(1));
       // At most one relist a minute.
       cluster.cacheMissedEvents(ns, first, "1");
       assertThat(cluster.serviceRelists()).isEqualTo(1);
