@@ -38,6 +38,7 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
   private final Duration serviceResync;
   // Replaced (list and watch again) when it is shown to have missed events; see relistServices.
   private volatile SharedIndexInformer<Service> services;
+  private volatile TrimmingItemStore<Service> serviceItems;
   private final List<ResourceEventHandler<Service>> serviceHandlers = new CopyOnWriteArrayList<>();
   private long lastRelistNanos;
   private boolean relisting;
@@ -65,7 +66,8 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
     this.api = api;
     this.client = client;
     this.serviceResync = serviceResync;
-    this.services = newServiceInformer();
+    this.serviceItems = new TrimmingItemStore<>();
+    this.services = newServiceInformer(serviceItems);
     this.nodes = client.nodes().runnableInformer(0).itemStore(new TrimmingItemStore<>());
     this.writer = writer;
     this.events = events;
@@ -193,12 +195,17 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
     return services;
   }
 
-  private SharedIndexInformer<Service> newServiceInformer() {
+  private SharedIndexInformer<Service> newServiceInformer(TrimmingItemStore<Service> items) {
     return client
         .services()
         .inAnyNamespace()
         .runnableInformer(serviceResync.toMillis())
-        .itemStore(new TrimmingItemStore<>());
+        .itemStore(items);
+  }
+
+  /** The Service cache's own store: tests plant in it what a silent watch leaves behind. */
+  TrimmingItemStore<Service> serviceItems() {
+    return serviceItems;
   }
 
   private static Map<String, Service> byKey(List<Service> services) {
@@ -247,6 +254,7 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
    */
   boolean relistServices(String why, Duration minInterval) {
     SharedIndexInformer<Service> fresh;
+    TrimmingItemStore<Service> freshItems = new TrimmingItemStore<>();
     synchronized (this) {
       long now = System.nanoTime();
       if (servicesStarted == null
@@ -256,7 +264,7 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
       }
       relisting = true;
       lastRelistNanos = now;
-      fresh = newServiceInformer();
+      fresh = newServiceInformer(freshItems);
     }
     relists.incrementAndGet();
     log.warn("Cluster {}: the Service cache missed events ({}): listing Services again", name, why);
@@ -273,6 +281,7 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
                 }
                 old = services;
                 services = fresh;
+                serviceItems = freshItems;
               }
               old.stop();
               Map<String, Service> before = byKey(old.getStore().list());

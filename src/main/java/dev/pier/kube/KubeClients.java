@@ -51,14 +51,6 @@ public final class KubeClients {
     return create(vertx, spec.inCluster() ? "" : spec.kubeconfig(), spec.context());
   }
 
-  /** A client for {@code config} on Pier's Vert.x instance, as {@link #create} builds them. */
-  static KubernetesClient create(Vertx vertx, Config config) {
-    return new KubernetesClientBuilder()
-        .withConfig(config)
-        .withHttpClientFactory(new Http2ClientFactory(vertx))
-        .build();
-  }
-
   /** Whether the API server connections use BoringSSL (else the JDK's TLS). */
   static boolean usesOpenSsl() {
     return Http2ClientFactory.OPENSSL;
