@@ -35,6 +35,7 @@ import dev.pier.reconcile.ReconcileOptions;
 import dev.pier.reconcile.ReconcileVerticle;
 import dev.pier.watch.WatchVerticle;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Deployable;
@@ -252,6 +253,14 @@ public record Components(
         .description(
             "Deletions Pier started on its own that the deletion guard holds until confirmed")
         .register(registry);
+    for (Cluster c : connected) {
+      FunctionCounter.builder("pier.service.cache.relists", c, Cluster::serviceRelists)
+          .description(
+              "Times the cluster's Service cache was listed again because its watch had missed"
+                  + " events")
+          .tag("cluster", c.name())
+          .register(registry);
+    }
     OrphanSweeper sweeper =
         orphanCleanup(config)
             ? OrphanSweeper.forProvider(

@@ -45,6 +45,7 @@ class MetricsExpositionTest {
       Map<String, String> help = help(text);
       Set<String> families = pierFamilies(text);
       assertThat(families).contains("pier_reconciles_total", "pier_reconcile_duration_seconds");
+      assertThat(text).contains("\npier_service_cache_relists_total{cluster=\"kubernetes\"} 0.0");
       assertThat(families)
           .as("pier_* families without a # HELP text")
           .allSatisfy(f -> assertThat(help.getOrDefault(f, "")).as(f).isNotBlank());
