@@ -138,7 +138,10 @@ final class FederationReconciler {
     return writes
         .delete(member.cluster(), copy)
         .map(
-            v -> {
+            deletedNow -> {
+              if (!deletedNow) {
+                return WorkResult.success();
+              }
               if (hostSvc != null) {
                 event(
                     hostSvc, EventSink.NORMAL, EventReasons.DELETED_IN_CLUSTER, member, "deleted");

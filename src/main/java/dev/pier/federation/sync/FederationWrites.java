@@ -59,7 +59,13 @@ final class FederationWrites {
   }
 
   /** Deletes exactly the copy with this uid; a copy already gone is fine. */
-  Future<Void> delete(Cluster member, Service copy) {
+  /**
+   * Deletes the copy (its uid as precondition).
+   *
+   * @return true, or false when it was gone already (an earlier run deleted it and the cache had
+   *     not seen that yet): nothing to report twice
+   */
+  Future<Boolean> delete(Cluster member, Service copy) {
     JsonObject options =
         new JsonObject()
             .put("apiVersion", "v1")
@@ -68,8 +74,8 @@ final class FederationWrites {
     return member
         .api()
         .delete(ctx, AsyncKubeApi.corePath(ns(copy), "services", name(copy)), options)
-        .<Void>mapEmpty()
-        .recover(e -> isNotFound(e) ? Future.succeededFuture() : Future.failedFuture(e));
+        .map(true)
+        .recover(e -> isNotFound(e) ? Future.succeededFuture(false) : Future.failedFuture(e));
   }
 
   Future<Void> addFinalizer(Cluster host, String namespace, String name) {
