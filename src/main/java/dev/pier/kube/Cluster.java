@@ -215,8 +215,8 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
   }
 
   /**
-   * Adds a handler of Service events; it stays on the Service informer that replaces this one after
-   * missed events (and gets an add for every cached Service then, as at the start).
+   * Adds a handler of Service events; it moves to the Service informer that replaces this one after
+   * missed events, where it sees what it missed ({@link RelistedHandler}).
    */
   public void addServiceHandler(ResourceEventHandler<Service> handler) {
     synchronized (this) {
@@ -244,9 +244,10 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
   }
 
   /**
-   * Lists and watches the Services again with a new informer, once it has synced: its handlers move
-   * to it (each gets an add per Service) and the old one stops. A watch can go silent without an
-   * error (fabric8 8.0.0, docs/benchmarks.md) and then stays so until the server ends it, up to 10
+   * Lists and watches the Services again with a new informer, once it has synced: the old one stops
+   * and its handlers move to the new one, where they see what was missed as updates and deletions
+   * ({@link RelistedHandler}), not every Service anew. A watch can go silent without an error
+   * (fabric8 8.0.0, docs/benchmarks.md) and then stays so until the server ends it, up to 10
    * minutes; reconciles in between read a cache that no longer matches the server. At most one
    * relist per {@code minInterval}.
    *
@@ -291,10 +292,7 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
                 fresh.addEventHandler(moved);
                 moved.deletedWhileMissed(listed);
               }
-              log.info(
-                  "Cluster {}: Services listed again ({} cached)",
-                  name,
-                  fresh.getStore().list().size());
+              log.info("Cluster {}: Services listed again ({} cached)", name, listed.size());
             });
     return true;
   }
