@@ -11,7 +11,7 @@ K8S_VERSION=1.20.2
 DEB_SOURCE_VERSION=1.20.5+really1.20.2
 CACHE_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/pier"
 # The suffix names the patch level of the build below; a new patch gets a new cache entry.
-BUILD_ID="$K8S_VERSION-pier1"
+BUILD_ID="$K8S_VERSION-pier2"
 BIN_DIR="$CACHE_DIR/kubernetes-$BUILD_ID/bin"
 PATCHES_DIR="$(cd "$(dirname "$0")" && pwd)/patches"
 LOCK="$CACHE_DIR/provision.lock"
@@ -86,6 +86,9 @@ SRC
   # Kubernetes 1.20 vendors reflect2 v1.0.1, whose map iteration corrupts memory when built with
   # Go 1.18 or newer (the apiserver dies with "fatal error: fault" when it encodes some objects,
   # e.g. on a PATCH of nodes/status). Apply reflect2 v1.0.2's fix.
+  # Kubernetes 1.20.0-1.20.9 leave a Service watch open and silent when the watch cache drops a
+  # slow watcher, and never end a WebSocket Service watch at its timeoutSeconds
+  # (kubernetes/kubernetes#102464). Apply the fix that 1.20.10 shipped (#102542).
   for p in "$PATCHES_DIR"/kube-apiserver-"$K8S_VERSION"-*.patch; do
     log "applying $(basename "$p")"
     patch -d "$work/kubernetes-$K8S_VERSION" -p1 --forward --quiet < "$p" >&2

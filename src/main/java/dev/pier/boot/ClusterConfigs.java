@@ -58,7 +58,7 @@ public final class ClusterConfigs {
   /**
    * One item of {@code clusters} as the file gives it, checked.
    *
-   * @param spec the cluster (kubeconfigContent empty)
+   * @param spec the cluster (no inline credentials)
    * @param provider its provider sections by option path ({@code local.pools}), values as written
    */
   public record Item(ClusterSpec spec, Map<String, Object> provider) {
@@ -337,7 +337,7 @@ public final class ClusterConfigs {
       return new ClusterSpec(
           name,
           kubeconfig,
-          "",
+          null,
           context,
           inCluster,
           region,

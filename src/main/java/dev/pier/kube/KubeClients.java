@@ -1,6 +1,9 @@
 package dev.pier.kube;
 
+import dev.pier.model.ClusterSpec;
+import dev.pier.model.KubeCredentials;
 import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.vertx5.Vertx5HttpClientFactory;
@@ -35,20 +38,39 @@ public final class KubeClients {
   }
 
   /**
-   * A client for a configured or joined cluster: its kubeconfig content (a member joined through a
-   * Secret), its kubeconfig file, the pod's service account ({@code inCluster}), else fabric8's
+   * A client for a configured or joined cluster: the checked credentials of a member joined through
+   * a Secret, its kubeconfig file, the pod's service account ({@code inCluster}), else fabric8's
    * auto-configuration.
    */
-  public static KubernetesClient create(Vertx vertx, dev.pier.model.ClusterSpec spec) {
-    String ctx = spec.context().isEmpty() ? null : spec.context();
-    if (!spec.kubeconfigContent().isEmpty()) {
-      Config config = Config.fromKubeconfig(ctx, spec.kubeconfigContent(), null);
+  public static KubernetesClient create(Vertx vertx, ClusterSpec spec) {
+    if (spec.credentials() != null) {
       return new KubernetesClientBuilder()
-          .withConfig(config)
+          .withConfig(config(spec.credentials()))
           .withHttpClientFactory(new Http2ClientFactory(vertx))
           .build();
     }
     return create(vertx, spec.inCluster() ? "" : spec.kubeconfig(), spec.context());
+  }
+
+  /**
+   * A fabric8 configuration made of the credentials alone: not auto-configured, so nothing comes
+   * from Pier's environment, system properties, kubeconfig files or service account, and a token
+   * refresh never reads one.
+   */
+  static Config config(KubeCredentials c) {
+    ConfigBuilder b = new ConfigBuilder(Config.empty()).withMasterUrl(c.server());
+    if (!c.caData().isEmpty()) {
+      b.withCaCertData(c.caData());
+    }
+    if (!c.token().isEmpty()) {
+      b.withOauthToken(c.token());
+    }
+    if (!c.clientCertData().isEmpty()) {
+      b.withClientCertData(c.clientCertData())
+          .withClientKeyData(c.clientKeyData())
+          .withClientKeyAlgo(Config.getKeyAlgorithm(null, c.clientKeyData()));
+    }
+    return b.build();
   }
 
   /** Whether the API server connections use BoringSSL (else the JDK's TLS). */

@@ -9,7 +9,8 @@ import java.util.Map;
  *
  * @param name a DNS label, unique among the clusters
  * @param kubeconfig a kubeconfig file; empty with {@code inCluster} or for fabric8's defaults
- * @param kubeconfigContent a self-contained kubeconfig (members joined through a Secret), or empty
+ * @param credentials what a member joined through a Secret connects with (its checked kubeconfig),
+ *     else null
  * @param context the kubeconfig context; empty: current
  * @param inCluster use the pod's service account
  * @param region the region override; empty: read from the cluster's nodes
@@ -21,7 +22,7 @@ import java.util.Map;
 public record ClusterSpec(
     String name,
     String kubeconfig,
-    String kubeconfigContent,
+    KubeCredentials credentials,
     String context,
     boolean inCluster,
     String region,
@@ -38,6 +39,6 @@ public record ClusterSpec(
   /** The single {@code cluster:} section: load balancers on, no federation. */
   public static ClusterSpec single(String name, String kubeconfig, String context) {
     return new ClusterSpec(
-        name, kubeconfig, "", context, false, "", List.of(), true, FederationRole.NONE, Map.of());
+        name, kubeconfig, null, context, false, "", List.of(), true, FederationRole.NONE, Map.of());
   }
 }

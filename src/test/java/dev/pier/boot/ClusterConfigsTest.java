@@ -111,7 +111,7 @@ class ClusterConfigsTest {
             new ClusterSpec(
                 "hub",
                 "",
-                "",
+                null,
                 "",
                 true,
                 "",
@@ -122,7 +122,7 @@ class ClusterConfigsTest {
             new ClusterSpec(
                 "east",
                 "conf/east.kubeconfig",
-                "",
+                null,
                 "",
                 false,
                 "us-east",
@@ -133,7 +133,7 @@ class ClusterConfigsTest {
             new ClusterSpec(
                 "us-west",
                 "conf/west.kubeconfig",
-                "",
+                null,
                 "west-admin",
                 false,
                 "",

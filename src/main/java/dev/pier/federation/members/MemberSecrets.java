@@ -5,9 +5,11 @@ import dev.pier.events.ObjectRef;
 import dev.pier.federation.FederationKeys;
 import dev.pier.kube.Cluster;
 import dev.pier.kube.Informers;
+import dev.pier.kube.MemberKubeconfig;
 import dev.pier.kube.RbacFiles;
 import dev.pier.model.ClusterSpec;
 import dev.pier.model.FederationRole;
+import dev.pier.model.KubeCredentials;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
@@ -26,9 +28,12 @@ import org.slf4j.LoggerFactory;
 /**
  * Members that join and leave at runtime: a Secret in the host's {@code federation.secretNamespace}
  * labelled {@code pier.dev/cluster=<member name>}, with a self-contained kubeconfig under the key
- * {@code kubeconfig}, adds a member; deleting it removes the member. Region and zones come from the
- * annotations {@code pier.dev/region} and {@code pier.dev/zones} (comma-separated), placement
- * labels from the Secret's other labels. A bad Secret gets a Warning Event naming the field.
+ * {@code kubeconfig} (checked by {@link MemberKubeconfig}: an https server, inline CA, a token or
+ * inline client certificate, nothing else), adds a member; deleting it removes the member. Region
+ * and zones come from the annotations {@code pier.dev/region} and {@code pier.dev/zones}
+ * (comma-separated), placement labels from the Secret's other labels. A bad Secret gets a Warning
+ * Event naming the field, never quoting a credential, and a member whose Secret turns bad stays
+ * connected as before.
  */
 public final class MemberSecrets {
   private static final Logger log = LoggerFactory.getLogger(MemberSecrets.class);
@@ -95,8 +100,17 @@ public final class MemberSecrets {
     try {
       spec = spec(secret);
     } catch (IllegalArgumentException e) {
-      warn(secret, e.getMessage());
-      remove(secretName);
+      // A bad edit never disconnects a member: it stays on its last good connection, and only
+      // deleting the Secret makes it leave.
+      String member = memberBySecret.get(secretName);
+      warn(
+          secret,
+          member == null
+              ? e.getMessage()
+              : e.getMessage()
+                  + "; cluster "
+                  + member
+                  + " stays connected as its last valid Secret said");
       return;
     }
     String previous = memberBySecret.get(secretName);
@@ -156,11 +170,18 @@ public final class MemberSecrets {
     Map<String, String> placementLabels = new HashMap<>(labels);
     placementLabels.remove(FederationKeys.CLUSTER_SECRET_LABEL);
     String zones = annotations.getOrDefault(ZONES_ANNOTATION, "");
+    String context = annotations.getOrDefault(CONTEXT_ANNOTATION, "");
+    KubeCredentials credentials;
+    try {
+      credentials = MemberKubeconfig.parse(kubeconfig, context);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("data." + KUBECONFIG_KEY + ": " + e.getMessage());
+    }
     return new ClusterSpec(
         name,
         "",
-        kubeconfig,
-        annotations.getOrDefault(CONTEXT_ANNOTATION, ""),
+        credentials,
+        context,
         false,
         annotations.getOrDefault(REGION_ANNOTATION, "").trim(),
         zones.isBlank()

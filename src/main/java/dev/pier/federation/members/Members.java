@@ -68,6 +68,10 @@ public final class Members implements AutoCloseable {
       if (old.spec().equals(spec) && !old.leaving()) {
         return null;
       }
+      String problem = serverChange(old.spec(), spec);
+      if (problem != null) {
+        return problem;
+      }
       // A changed Secret reconnects at once: the copies stay, they belong to the same member.
       byName.remove(spec.name(), old);
       if (listener != null) {
@@ -90,6 +94,24 @@ public final class Members implements AutoCloseable {
       listener.joined(m);
     }
     return null;
+  }
+
+  /**
+   * A member is never moved to another API server by a Secret edit: whoever can write the Secret
+   * could point it at a server that feeds chosen addresses into the federation. The member stays on
+   * its server until its Secret is deleted and it joins again.
+   */
+  private static String serverChange(ClusterSpec old, ClusterSpec changed) {
+    if (old.credentials() == null
+        || changed.credentials() == null
+        || old.credentials().server().equals(changed.credentials().server())) {
+      return null;
+    }
+    return "data.kubeconfig: the server of cluster "
+        + old.name()
+        + " changed; Pier stays connected to "
+        + old.credentials().server()
+        + ". To move a member to another API server, delete its Secret and join it again";
   }
 
   /**

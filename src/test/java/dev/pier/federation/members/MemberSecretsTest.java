@@ -3,17 +3,42 @@ package dev.pier.federation.members;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.pier.kube.KubeClients;
 import dev.pier.model.ClusterSpec;
 import dev.pier.model.FederationRole;
+import dev.pier.model.KubeCredentials;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.vertx.core.Vertx;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class MemberSecretsTest {
+  private static final String KUBECONFIG =
+      """
+      apiVersion: v1
+      kind: Config
+      clusters:
+      - name: west
+        cluster:
+          server: https://west.example:6443
+      users:
+      - name: pier
+        user:
+          token: t0ken
+      contexts:
+      - name: west
+        context: {cluster: west, user: pier}
+      current-context: west
+      """;
+
+  @TempDir Path tmp;
+
   private static Secret secret(
       Map<String, String> labels, Map<String, String> annotations, String kubeconfig) {
     SecretBuilder b =
@@ -40,9 +65,10 @@ class MemberSecretsTest {
             secret(
                 Map.of("pier.dev/cluster", "west", "tier", "silver"),
                 Map.of("pier.dev/region", "us", "pier.dev/zones", "us-a, us-b"),
-                "apiVersion: v1\nkind: Config\n"));
+                KUBECONFIG));
     assertThat(spec.name()).isEqualTo("west");
-    assertThat(spec.kubeconfigContent()).isEqualTo("apiVersion: v1\nkind: Config\n");
+    assertThat(spec.credentials())
+        .isEqualTo(new KubeCredentials("https://west.example:6443", "", "t0ken", "", ""));
     assertThat(spec.region()).isEqualTo("us");
     assertThat(spec.zones()).isEqualTo(List.of("us-a", "us-b"));
     assertThat(spec.labels()).isEqualTo(Map.of("tier", "silver"));
@@ -53,12 +79,55 @@ class MemberSecretsTest {
   @Test
   void aBadSecretIsRefusedNamingTheFieldAndValue() {
     assertThatThrownBy(
-            () -> MemberSecrets.spec(secret(Map.of("pier.dev/cluster", "West_1"), Map.of(), "x")))
+            () ->
+                MemberSecrets.spec(
+                    secret(Map.of("pier.dev/cluster", "West_1"), Map.of(), KUBECONFIG)))
         .hasMessage(
             "label pier.dev/cluster: invalid value 'West_1': must be a DNS label (lower case"
                 + " letters, digits, '-')");
     assertThatThrownBy(
             () -> MemberSecrets.spec(secret(Map.of("pier.dev/cluster", "west"), Map.of(), null)))
         .hasMessage("data.kubeconfig: missing; it must hold a self-contained kubeconfig");
+  }
+
+  /**
+   * The critical hole: a Secret whose kubeconfig holds an exec credential plugin must not run it.
+   * fabric8 runs such a plugin as soon as it reads the kubeconfig; Pier must refuse the Secret
+   * before any client is built, naming the field and never quoting the command.
+   */
+  @Test
+  void anExecPluginInAMemberSecretNeverRuns() {
+    Path ran = tmp.resolve("plugin-ran");
+    String credential =
+        "{\\\"apiVersion\\\":\\\"client.authentication.k8s.io/v1beta1\\\","
+            + "\\\"kind\\\":\\\"ExecCredential\\\","
+            + "\\\"status\\\":{\\\"token\\\":\\\"t\\\"}}";
+    String kubeconfig =
+        KUBECONFIG.replace(
+            "    token: t0ken\n",
+            "    exec:\n"
+                + "      apiVersion: client.authentication.k8s.io/v1beta1\n"
+                + "      command: sh\n"
+                + "      args: [\"-c\", \"touch "
+                + ran
+                + "; echo "
+                + credential
+                + "\"]\n");
+    Vertx vertx = Vertx.vertx();
+    String refusal = null;
+    try {
+      ClusterSpec spec =
+          MemberSecrets.spec(secret(Map.of("pier.dev/cluster", "west"), Map.of(), kubeconfig));
+      KubeClients.create(vertx, spec).close();
+    } catch (RuntimeException e) {
+      refusal = e.getMessage();
+    } finally {
+      vertx.close().await();
+    }
+    assertThat(ran).doesNotExist();
+    assertThat(refusal)
+        .startsWith("data.kubeconfig: users[0].user.exec: not allowed in a member kubeconfig")
+        .doesNotContain("touch")
+        .doesNotContain(tmp.toString());
   }
 }
