@@ -16,6 +16,13 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.WebSocketClient;
+import io.vertx.core.http.WebSocketClientOptions;
+import io.vertx.core.http.WebSocketConnectOptions;
+import java.net.URI;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
@@ -185,6 +192,57 @@ class KubeApiServerTest {
   }
 
   /** A LoadBalancer Service with TCP and UDP ports (needs MixedProtocolLBService on 1.20). */
+  /**
+   * The provisioned server carries the fix for kubernetes/kubernetes#102464: a WebSocket watch of
+   * Services ends at its {@code timeoutSeconds} like any other resource's. On an unpatched 1.20.2
+   * the Service watch stays open and silent, which is also what a slow watcher that the watch cache
+   * drops sees (upstream's TestWebsocketWatchClientTimeout).
+   */
+  @Test
+  void aWebSocketWatchOfServicesEndsAtItsTimeout() throws Exception {
+    Vertx vertx = Vertx.vertx();
+    try {
+      WebSocketClient ws =
+          vertx.createWebSocketClient(
+              new WebSocketClientOptions().setSsl(true).setTrustAll(true).setVerifyHost(false));
+      Future<Long> services = watchSeconds(vertx, ws, "/api/v1/services");
+      Future<Long> configMaps = watchSeconds(vertx, ws, "/api/v1/configmaps");
+      long deadline = TimeUnit.SECONDS.toMillis(10);
+      assertThat(configMaps.toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS))
+          .as("the ConfigMap watch's lifetime in ms")
+          .isBetween(4_000L, deadline);
+      assertThat(services.toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS))
+          .as("the Service watch's lifetime in ms")
+          .isBetween(4_000L, deadline);
+    } finally {
+      vertx.close().await();
+    }
+  }
+
+  /** Opens a WebSocket watch with timeoutSeconds=5; completes with how long it stayed open. */
+  private Future<Long> watchSeconds(Vertx vertx, WebSocketClient ws, String path) {
+    URI url = URI.create(kube.url());
+    long start = System.nanoTime();
+    Promise<Long> closed = Promise.promise();
+    // A watch still open after 15 s counts as one that never ends.
+    vertx.setTimer(15_000, id -> closed.tryComplete(Long.MAX_VALUE));
+    ws.connect(
+            new WebSocketConnectOptions()
+                .setHost(url.getHost())
+                .setPort(url.getPort())
+                .setSsl(true)
+                .setURI(path + "?watch=true&timeoutSeconds=5")
+                .addHeader("Authorization", "Bearer " + kube.adminToken()))
+        .onFailure(closed::tryFail)
+        .onSuccess(
+            socket ->
+                socket.closeHandler(
+                    v ->
+                        closed.tryComplete(
+                            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start))));
+    return closed.future();
+  }
+
   private static Service service(String name) {
     return new ServiceBuilder()
         .withNewMetadata()
