@@ -63,7 +63,7 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- $_ := set $c "dns" $d -}}
 {{- end -}}
 {{- if eq $v.federation.role "host" -}}
-{{- $_ := set $c "federation" (dict "secretNamespace" .Release.Namespace) -}}
+{{- $_ := set $c "federation" (dict "secretNamespace" (default .Release.Namespace $v.federation.secretNamespace)) -}}
 {{- end -}}
 {{- toYaml (mustMergeOverwrite $c (deepCopy $v.config)) -}}
 {{- end -}}

@@ -280,6 +280,21 @@ class ChartTest {
   }
 
   @Test
+  void memberSecretsCanLiveInANamespaceOfTheirOwnWithTheRoleThere() {
+    String rendering =
+        Chart.template(Chart.KUBE_1_20)
+            .set("federation.role", "host")
+            .set("federation.secretNamespace", "pier-members")
+            .call();
+    assertThat(keys(rendering))
+        .contains(
+            "Role pier-members/pier-federation-members",
+            "RoleBinding pier-members/pier-federation-members")
+        .doesNotContain("Role pier/pier-federation-members");
+    assertThat(pierYaml(rendering)).contains("secretNamespace: pier-members");
+  }
+
+  @Test
   void dnsGetsItsApiKeyFromASecret() {
     String rendering = Chart.render("dns", Chart.KUBE_1_20);
     Container c =

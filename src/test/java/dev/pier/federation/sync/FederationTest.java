@@ -441,6 +441,31 @@ class FederationTest {
       awaitCopy(west, ns, "web");
       await().atMost(CONVERGE).until(() -> ready(pier, "west") == 1.0);
 
+      // An edit that breaks the Secret (here an exec plugin) is refused by field name, and west
+      // stays connected as before: no disconnect, no copy deleted.
+      String good = west.selfContainedKubeconfig();
+      editKubeconfig(
+          secretNs,
+          good.replaceAll(
+              "    token: .*\n",
+              "    exec:\n      command: sh\n      args: [\"-c\", \"echo pwned\"]\n"));
+      await()
+          .atMost(CONVERGE)
+          .until(
+              () -> hasEvent(secretNs, "member-west", "InvalidMemberSecret", "users[0].user.exec"));
+      assertThat(hostEvents(secretNs, "member-west"))
+          .noneMatch(e -> e.getMessage().contains("pwned"));
+      // Another API server for the same member is never a silent reconnect.
+      editKubeconfig(secretNs, good.replace(west.url(), east.url()));
+      await()
+          .atMost(CONVERGE)
+          .until(() -> hasEvent(secretNs, "member-west", "InvalidMemberSecret", "changed"));
+      assertThat(ready(pier, "west")).isEqualTo(1.0);
+      assertThat(copy(west, ns, "web")).isNotNull();
+      assertThat(copy(east, ns, "web").getMetadata().getUid())
+          .isNotEqualTo(copy(west, ns, "web").getMetadata().getUid());
+      editKubeconfig(secretNs, good);
+
       // Its Secret deleted: west leaves, and the copy Pier owned there goes with it.
       host.client().secrets().inNamespace(secretNs).withName("member-west").delete();
       await().atMost(CONVERGE).until(() -> copy(west, ns, "web") == null);
@@ -535,6 +560,19 @@ class FederationTest {
                               .toList())
                       .contains("DeletedOrphanedCopy"));
     }
+  }
+
+  private static void editKubeconfig(String secretNs, String kubeconfig) {
+    host.client()
+        .secrets()
+        .inNamespace(secretNs)
+        .withName("member-west")
+        .edit(
+            sec -> {
+              sec.setData(null);
+              sec.setStringData(Map.of("kubeconfig", kubeconfig));
+              return sec;
+            });
   }
 
   private static double ready(InProcessPier pier, String cluster) {
