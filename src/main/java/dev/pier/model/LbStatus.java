@@ -14,4 +14,27 @@ public record LbStatus(List<LbIngress> ingress) {
   public boolean isEmpty() {
     return ingress.isEmpty();
   }
+
+  /**
+   * This status as an API server that stored {@code stored} keeps it: a field that no ingress of
+   * {@code stored} carries is one the server does not know (1.20 drops {@code ipMode}, servers
+   * before 1.24 drop {@code ports}), and is left out here too.
+   */
+  public LbStatus keptAs(LbStatus stored) {
+    boolean ipMode = stored.ingress.stream().anyMatch(i -> i.ipMode() != null);
+    boolean ports = stored.ingress.stream().anyMatch(i -> !i.ports().isEmpty());
+    if (ipMode && ports) {
+      return this;
+    }
+    return new LbStatus(
+        ingress.stream()
+            .map(
+                i ->
+                    new LbIngress(
+                        i.ip(),
+                        i.hostname(),
+                        ipMode ? i.ipMode() : null,
+                        ports ? i.ports() : List.of()))
+            .toList());
+  }
 }

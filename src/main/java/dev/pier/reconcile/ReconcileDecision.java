@@ -4,6 +4,7 @@ import dev.pier.cloud.EnsureResult;
 import dev.pier.cloud.ProviderException;
 import dev.pier.cloud.VerifyResult;
 import dev.pier.events.EventReasons;
+import dev.pier.model.LbIngress;
 import dev.pier.model.LbStatus;
 import dev.pier.policy.ServiceFilter;
 import dev.pier.queue.WorkKind;
@@ -13,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * The decisions of a reconcile, as pure functions of the cached Service, the last state seen of a
@@ -123,15 +125,21 @@ public final class ReconcileDecision {
   }
 
   /**
-   * Upstream's status rule: write only when the Service does not show the desired status already;
-   * and not again when the last write of the same status left the Service as the server stored it
-   * (older servers drop fields they do not know, so the stored form differs from the desired one).
+   * Whether the Service shows {@code desired} already, counting as equal whatever the API server
+   * does not keep: the same status once the fields the stored status lacks altogether are set aside
+   * ({@link LbStatus#keptAs}), or what the last write of the same status left. The one rule for the
+   * status write and for the verifier's repair check.
    */
-  public static boolean statusWriteNeeded(LbStatus current, LbStatus desired, StatusWrite last) {
-    if (current.equals(desired)) {
-      return false;
+  public static boolean shows(LbStatus current, LbStatus desired, StatusWrite last) {
+    if (current.equals(desired) || current.equals(desired.keptAs(current))) {
+      return true;
     }
-    return last == null || !last.desired().equals(desired) || !last.stored().equals(current);
+    return last != null && last.desired().equals(desired) && last.stored().equals(current);
+  }
+
+  /** Upstream's status rule: write only when the Service does not show the desired status. */
+  public static boolean statusWriteNeeded(LbStatus current, LbStatus desired, StatusWrite last) {
+    return !shows(current, desired, last);
   }
 
   /** A provider answer that cannot be published (no status) is a failure to retry. */
@@ -178,15 +186,52 @@ public final class ReconcileDecision {
 
   /**
    * What a verification repaired: what the provider says it fixed, and the ingress when the Service
-   * no longer shows what the load balancer has. Empty when nothing had drifted.
+   * no longer shows what the load balancer has (by {@link #shows}), naming the field, what was
+   * expected and what was found. Empty when nothing had drifted.
    */
-  public static List<String> repairs(VerifyResult verified, LbStatus shown) {
+  public static List<String> repairs(VerifyResult verified, LbStatus shown, StatusWrite last) {
     List<String> repairs = new ArrayList<>(verified.repairs());
     LbStatus now = verified.result().status();
-    if (now != null && !now.equals(shown)) {
-      repairs.add("the Service's ingress did not match the load balancer");
+    if (now != null && !shows(shown, now, last)) {
+      repairs.add(ingressDrift(now.keptAs(shown), shown));
     }
     return repairs;
+  }
+
+  /** The first field where the Service's ingress differs from the load balancer's. */
+  static String ingressDrift(LbStatus expected, LbStatus found) {
+    List<LbIngress> want = expected.ingress();
+    List<LbIngress> have = found.ingress();
+    if (want.size() == have.size()) {
+      for (int i = 0; i < want.size(); i++) {
+        LbIngress w = want.get(i);
+        LbIngress h = have.get(i);
+        String at = "status.loadBalancer.ingress[" + i + "].";
+        if (!Objects.equals(w.ip(), h.ip())) {
+          return at + "ip: expected " + w.ip() + ", found " + h.ip();
+        }
+        if (!Objects.equals(w.hostname(), h.hostname())) {
+          return at + "hostname: expected " + w.hostname() + ", found " + h.hostname();
+        }
+        if (!Objects.equals(w.ipMode(), h.ipMode())) {
+          return at + "ipMode: expected " + w.ipMode() + ", found " + h.ipMode();
+        }
+        if (!w.ports().equals(h.ports())) {
+          return at + "ports: expected " + w.ports() + ", found " + h.ports();
+        }
+      }
+    }
+    return "status.loadBalancer.ingress: expected "
+        + addresses(expected)
+        + ", found "
+        + addresses(found);
+  }
+
+  /** The addresses of a status, as Events and log lines show them. */
+  static String addresses(LbStatus status) {
+    return status.ingress().stream()
+        .map(i -> i.ip() != null ? i.ip() : i.hostname())
+        .collect(Collectors.joining(",", "[", "]"));
   }
 
   /** The reason of the Warning event for a failed run: the provider's own, else the generic one. */

@@ -274,9 +274,9 @@ public final class ServiceReconciler {
     if (ReconcileDecision.replacesForeignIngress(current, desired, last)) {
       String message =
           "Replacing load balancer ingress "
-              + addresses(current)
+              + ReconcileDecision.addresses(current)
               + ", which Pier did not write, with "
-              + addresses(desired);
+              + ReconcileDecision.addresses(desired);
       run.events().warning(run.object(), EventReasons.INGRESS_REPLACED, message);
       log.warn(run.ref(), "{}", message);
     }
@@ -296,7 +296,7 @@ public final class ServiceReconciler {
     log.info(
         run.ref(),
         "ensured load balancer {} on {} node(s) in {} ms",
-        addresses(result.status()),
+        ReconcileDecision.addresses(result.status()),
         nodes.size(),
         (System.nanoTime() - start) / 1_000_000);
     return WorkResult.success();
@@ -328,7 +328,9 @@ public final class ServiceReconciler {
                     .compose(
                         result -> {
                           reportRepairs(
-                              run, ReconcileDecision.repairs(verified, run.view().status()));
+                              run,
+                              ReconcileDecision.repairs(
+                                  verified, run.view().status(), statusWrites.get(run.key())));
                           return writeStatus(run, result.status()).map(result);
                         }))
         .map(
@@ -710,11 +712,5 @@ public final class ServiceReconciler {
             .map(LbNode::name)
             .collect(Collectors.joining(", ", "[", "]"));
     return names + " (total number of nodes: " + nodes.size() + ")";
-  }
-
-  private static String addresses(LbStatus status) {
-    return status.ingress().stream()
-        .map(i -> i.ip() != null ? i.ip() : i.hostname())
-        .collect(Collectors.joining(",", "[", "]"));
   }
 }

@@ -168,6 +168,90 @@ class LoadBalancerLifecycleTest {
     }
   }
 
+  /**
+   * The local provider answers {@code ipMode: Proxy}, which the 1.20 server drops: verification
+   * must not take that for drift (it used to "repair" every Service, with a Warning, every round).
+   * A real difference, an ingress changed out of band, gets exactly one repair naming the field.
+   */
+  @Test
+  void verificationRepairsOnlyRealDriftAndSaysWhatItWas() {
+    String ns = kube.createNamespace("verify");
+    List<String> names = List.of("a", "b", "c");
+    try (InProcessPier pier =
+        InProcessPier.start(
+            kube,
+            Map.of(
+                PierOptions.LOCAL_POOLS.envName(),
+                POOL,
+                PierOptions.RECONCILE_VERIFY_PERIOD.envName(),
+                "1s"))) {
+      Map<String, String> ips = new java.util.HashMap<>();
+      for (String name : names) {
+        client
+            .services()
+            .inNamespace(ns)
+            .resource(lbService(ns, name, 8080, kube.freeNodePort()))
+            .create();
+      }
+      for (String name : names) {
+        ips.put(name, awaitIngress(ns, name));
+      }
+      // Several rounds over all three, proven by the provider's verify calls.
+      double before = verifications(pier);
+      await()
+          .atMost(InProcessPier.CONVERGE)
+          .until(() -> verifications(pier) >= before + 3 * names.size());
+      for (String name : names) {
+        assertThat(Services.eventCount(client, ns, name, "RepairedLoadBalancer"))
+            .as("false repairs of %s", name)
+            .isZero();
+      }
+
+      // Out of band: b's ingress shows another address.
+      client
+          .services()
+          .inNamespace(ns)
+          .withName("b")
+          .editStatus(
+              s -> {
+                s.getStatus().getLoadBalancer().getIngress().get(0).setIp("127.242.0.250");
+                return s;
+              });
+      await()
+          .atMost(InProcessPier.CONVERGE)
+          .until(() -> Services.eventCount(client, ns, "b", "RepairedLoadBalancer") == 1);
+      await().atMost(InProcessPier.CONVERGE).until(() -> ips.get("b").equals(ingressIp(ns, "b")));
+      double repaired = verifications(pier);
+      await()
+          .atMost(InProcessPier.CONVERGE)
+          .until(() -> verifications(pier) >= repaired + 2 * names.size());
+      assertThat(Services.eventCount(client, ns, "b", "RepairedLoadBalancer")).isEqualTo(1);
+      assertThat(
+              Services.events(client, ns, "b").stream()
+                  .filter(e -> "RepairedLoadBalancer".equals(e.getReason()))
+                  .findFirst()
+                  .orElseThrow()
+                  .getMessage())
+          .contains(
+              "status.loadBalancer.ingress[0].ip: expected "
+                  + ips.get("b")
+                  + ", found 127.242.0.250");
+      assertThat(Services.eventCount(client, ns, "a", "RepairedLoadBalancer")).isZero();
+      assertThat(Services.eventCount(client, ns, "c", "RepairedLoadBalancer")).isZero();
+    }
+  }
+
+  private static double verifications(InProcessPier pier) {
+    var timer =
+        pier.pier()
+            .metrics()
+            .registry()
+            .find("pier.provider.call.duration")
+            .tag("operation", "verify")
+            .timer();
+    return timer == null ? 0 : timer.count();
+  }
+
   @Test
   void restartKeepsEveryAddressAndLeaksNothing() {
     String ns = kube.createNamespace("restart");

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pier.cloud.EnsureResult;
 import dev.pier.cloud.ProviderException;
+import dev.pier.cloud.VerifyResult;
 import dev.pier.model.LbIngress;
 import dev.pier.model.LbStatus;
 import dev.pier.policy.ServiceFilter;
@@ -111,6 +112,34 @@ class ReconcileDecisionTest {
     assertThat(ReconcileDecision.statusWriteNeeded(A, A_VIP, last)).isFalse();
     // Someone changed the status since: write again.
     assertThat(ReconcileDecision.statusWriteNeeded(LbStatus.EMPTY, A_VIP, last)).isTrue();
+  }
+
+  @Test
+  void aFieldTheServerDoesNotKeepIsNoDriftEvenWithoutMemoryOfTheWrite() {
+    // The local provider and Hetzner with proxy protocol answer ipMode Proxy; 1.20 stores none.
+    LbStatus proxy = new LbStatus(List.of(new LbIngress("10.0.0.1", null, "Proxy", List.of())));
+    VerifyResult same = new VerifyResult(EnsureResult.of(proxy), List.of());
+    assertThat(ReconcileDecision.shows(A, proxy, null)).isTrue();
+    assertThat(ReconcileDecision.statusWriteNeeded(A, proxy, null)).isFalse();
+    assertThat(ReconcileDecision.repairs(same, A, null)).isEmpty();
+    assertThat(ReconcileDecision.repairs(same, A, new StatusWrite(proxy, A))).isEmpty();
+  }
+
+  @Test
+  void aRepairIsARealDifferenceNamingTheFieldAndBothValues() {
+    LbStatus proxy = new LbStatus(List.of(new LbIngress("10.0.0.7", null, "Proxy", List.of())));
+    VerifyResult moved = new VerifyResult(EnsureResult.of(proxy), List.of());
+    assertThat(ReconcileDecision.repairs(moved, A, null))
+        .containsExactly("status.loadBalancer.ingress[0].ip: expected 10.0.0.7, found 10.0.0.1");
+    assertThat(ReconcileDecision.repairs(moved, LbStatus.EMPTY, null))
+        .containsExactly("status.loadBalancer.ingress: expected [10.0.0.7], found []");
+    // A server that keeps ipMode: a changed mode is drift.
+    LbStatus vip = new LbStatus(List.of(new LbIngress("10.0.0.7", null, "VIP", List.of())));
+    assertThat(ReconcileDecision.repairs(moved, vip, null))
+        .containsExactly("status.loadBalancer.ingress[0].ipMode: expected Proxy, found VIP");
+    // What the provider says it fixed comes first, as it said it.
+    VerifyResult fixed = new VerifyResult(EnsureResult.of(A), List.of("listener 80 was gone"));
+    assertThat(ReconcileDecision.repairs(fixed, A, null)).containsExactly("listener 80 was gone");
   }
 
   @Test
