@@ -68,8 +68,9 @@ public final class MemberServices {
    * instructions ({@code pier.dev/federated|clusters|cluster-selector|delete-policy}, every {@code
    * federation.kubernetes.io/} key, kubectl's last-applied configuration), plus Pier's marks. The
    * spec is the host's without what each cluster allocates or defaults for itself: clusterIP(s),
-   * nodePorts, healthCheckNodePort, ipFamilies, ipFamilyPolicy. A headless Service's {@code
-   * clusterIP: None} is the user's choice, not an allocation, and stays.
+   * nodePorts, healthCheckNodePort, ipFamilies, ipFamilyPolicy; and never with {@code externalIPs}.
+   * A headless Service's {@code clusterIP: None} is the user's choice, not an allocation, and
+   * stays.
    */
   public static Service desired(
       Service host, String federation, String hostClusterUid, String hostServiceUid) {
@@ -94,6 +95,9 @@ public final class MemberServices {
     spec.setHealthCheckNodePort(null);
     spec.setIpFamilies(null);
     spec.setIpFamilyPolicy(null);
+    // Never propagated: with the member's rights, a host user's externalIPs would intercept
+    // traffic to any address in every member (CVE-2020-8554).
+    spec.setExternalIPs(null);
     return new ServiceBuilder()
         .withApiVersion("v1")
         .withKind("Service")

@@ -146,6 +146,27 @@ class MemberServicesTest {
   }
 
   @Test
+  void externalIpsNeverReachAMember() {
+    Service withExternalIps =
+        new ServiceBuilder(host()).editSpec().withExternalIPs("203.0.113.7").endSpec().build();
+    Service desired = MemberServices.desired(withExternalIps, FED, HOST_CLUSTER, HOST_SERVICE);
+    assertThat(desired.getSpec().getExternalIPs()).isNullOrEmpty();
+    // A copy that carries them (made before, or edited in the member) loses them.
+    Service existing =
+        new ServiceBuilder(desired)
+            .editMetadata()
+            .withUid("m1")
+            .endMetadata()
+            .editSpec()
+            .withExternalIPs("203.0.113.7")
+            .endSpec()
+            .build();
+    Service update = MemberServices.update(desired, existing);
+    assertThat(update).isNotNull();
+    assertThat(update.getSpec().getExternalIPs()).isNullOrEmpty();
+  }
+
+  @Test
   void ownershipAbsentWhenThereIsNoMemberService() {
     assertThat(MemberServices.ownership(null, FED, HOST_CLUSTER)).isEqualTo(Ownership.ABSENT);
   }
