@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.pier.boot.PierOptions;
+import dev.pier.config.Option;
 import dev.pier.policy.ServiceFilter;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
@@ -15,6 +16,7 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -44,6 +46,12 @@ class LoadBalancerLifecycleTest {
 
   private static InProcessPier startPier() {
     return InProcessPier.start(kube, Map.of(PierOptions.LOCAL_POOLS.envName(), POOL));
+  }
+
+  /** Pier on the test pool with one more option set. */
+  private static InProcessPier startPier(Option<?> option, String value) {
+    return InProcessPier.start(
+        kube, Map.of(PierOptions.LOCAL_POOLS.envName(), POOL, option.envName(), value));
   }
 
   private static Service lbService(String ns, String name, int port, int nodePort) {
@@ -177,15 +185,8 @@ class LoadBalancerLifecycleTest {
   void verificationRepairsOnlyRealDriftAndSaysWhatItWas() {
     String ns = kube.createNamespace("verify");
     List<String> names = List.of("a", "b", "c");
-    try (InProcessPier pier =
-        InProcessPier.start(
-            kube,
-            Map.of(
-                PierOptions.LOCAL_POOLS.envName(),
-                POOL,
-                PierOptions.RECONCILE_VERIFY_PERIOD.envName(),
-                "1s"))) {
-      Map<String, String> ips = new java.util.HashMap<>();
+    try (InProcessPier pier = startPier(PierOptions.RECONCILE_VERIFY_PERIOD, "1s")) {
+      Map<String, String> ips = new HashMap<>();
       for (String name : names) {
         client
             .services()
@@ -358,14 +359,7 @@ class LoadBalancerLifecycleTest {
   @Test
   void aClusterWhoseDefaultControllerIsAnotherLeavesClasslessServicesAlone() throws Exception {
     String ns = kube.createNamespace("notdefault");
-    try (InProcessPier pier =
-        InProcessPier.start(
-            kube,
-            Map.of(
-                PierOptions.LOCAL_POOLS.envName(),
-                POOL,
-                PierOptions.SERVE_SERVICES_WITHOUT_CLASS.envName(),
-                "false"))) {
+    try (InProcessPier pier = startPier(PierOptions.SERVE_SERVICES_WITHOUT_CLASS, "false")) {
       client.services().inNamespace(ns).resource(lbService(ns, "theirs", 80, 30991)).create();
       // The cluster's default controller answers.
       client
