@@ -28,7 +28,9 @@ public final class FederationSettings {
         .setHealthTimeout(config.get(PierOptions.FEDERATION_HEALTH_TIMEOUT))
         .setFailureThreshold(config.get(PierOptions.FEDERATION_HEALTH_FAILURE_THRESHOLD))
         .setSuccessThreshold(config.get(PierOptions.FEDERATION_HEALTH_SUCCESS_THRESHOLD))
-        .setDeleteTimeout(config.get(PierOptions.FEDERATION_DELETE_TIMEOUT));
+        .setDeleteTimeout(config.get(PierOptions.FEDERATION_DELETE_TIMEOUT))
+        .setPanicThreshold(config.get(PierOptions.FEDERATION_PANIC_THRESHOLD))
+        .setMaxHold(config.get(PierOptions.FEDERATION_MAX_HOLD));
   }
 
   /**

@@ -135,6 +135,22 @@ public final class PierOptions {
           Duration.ofDays(7),
           "How long a deleted host Service waits for an unreachable member before its finalizer"
               + " goes.");
+  public static final Option<Integer> FEDERATION_PANIC_THRESHOLD =
+      Option.integer(
+          "federation.panicThreshold",
+          FederationOptions.DEFAULT_PANIC_THRESHOLD,
+          0,
+          100,
+          "Below this percentage of reachable member clusters, a federated Service keeps the"
+              + " unreachable ones as last seen in its status and DNS names (losing contact is no"
+              + " proof of failure); 0: never.");
+  public static final Option<Duration> FEDERATION_MAX_HOLD =
+      Option.duration(
+          "federation.maxHold",
+          FederationOptions.DEFAULT_MAX_HOLD,
+          Duration.ofSeconds(1),
+          Duration.ofDays(7),
+          "How long an unreachable member is kept as last seen at most (see panicThreshold).");
   public static final Option<String> PROVIDER =
       Option.choice(
           "provider",
@@ -814,6 +830,8 @@ public final class PierOptions {
           FEDERATION_HEALTH_FAILURE_THRESHOLD,
           FEDERATION_HEALTH_SUCCESS_THRESHOLD,
           FEDERATION_DELETE_TIMEOUT,
+          FEDERATION_PANIC_THRESHOLD,
+          FEDERATION_MAX_HOLD,
           PROVIDER,
           LOAD_BALANCER_CLASSES,
           SERVE_SERVICES_WITHOUT_CLASS,

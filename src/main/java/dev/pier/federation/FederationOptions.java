@@ -15,6 +15,8 @@ public final class FederationOptions {
   public static final int DEFAULT_FAILURE_THRESHOLD = 3;
   public static final int DEFAULT_SUCCESS_THRESHOLD = 1;
   public static final Duration DEFAULT_DELETE_TIMEOUT = Duration.ofMinutes(10);
+  public static final int DEFAULT_PANIC_THRESHOLD = 50;
+  public static final Duration DEFAULT_MAX_HOLD = Duration.ofHours(1);
 
   /** What the aggregated status keeps of a member that is not ready. */
   public enum UnreadyClusters {
@@ -33,6 +35,8 @@ public final class FederationOptions {
   private int failureThreshold = DEFAULT_FAILURE_THRESHOLD;
   private int successThreshold = DEFAULT_SUCCESS_THRESHOLD;
   private Duration deleteTimeout = DEFAULT_DELETE_TIMEOUT;
+  private int panicThreshold = DEFAULT_PANIC_THRESHOLD;
+  private Duration maxHold = DEFAULT_MAX_HOLD;
 
   public String name() {
     return name;
@@ -108,6 +112,29 @@ public final class FederationOptions {
   }
 
   /** How long a deleted host Service waits for an unreachable member before its finalizer goes. */
+  /**
+   * Below this percentage of reachable members, a federated Service holds its unreachable members
+   * as last seen ({@link HeldMembers}); 0: never.
+   */
+  public int panicThreshold() {
+    return panicThreshold;
+  }
+
+  public FederationOptions setPanicThreshold(int panicThreshold) {
+    this.panicThreshold = panicThreshold;
+    return this;
+  }
+
+  /** How long an unreachable member is held as last seen at most. */
+  public Duration maxHold() {
+    return maxHold;
+  }
+
+  public FederationOptions setMaxHold(Duration maxHold) {
+    this.maxHold = maxHold;
+    return this;
+  }
+
   public Duration deleteTimeout() {
     return deleteTimeout;
   }

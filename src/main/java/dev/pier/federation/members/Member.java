@@ -18,6 +18,8 @@ public final class Member {
   private final ReadyEndpoints endpoints;
   private volatile boolean ready;
   private volatile long leavingSince = -1;
+  // Not reachable since (epoch millis): since it was added, until a probe first passes.
+  private volatile long unreadySince = System.currentTimeMillis();
 
   Member(ClusterSpec spec, Cluster cluster, ClusterHealthState health, ReadyEndpoints endpoints) {
     this.spec = spec;
@@ -62,6 +64,11 @@ public final class Member {
     return ready;
   }
 
+  /** When it last became unreachable (epoch millis); meaningless while ready. */
+  public long unreadySince() {
+    return unreadySince;
+  }
+
   /** Ready, and its Service cache filled: work for it can run. */
   public boolean workable() {
     return ready && cluster.serviceInformer().hasSynced();
@@ -90,6 +97,9 @@ public final class Member {
   boolean recordProbe(boolean ok) {
     boolean changed = health.record(ok);
     ready = health.ready();
+    if (changed && !ready) {
+      unreadySince = System.currentTimeMillis();
+    }
     return changed;
   }
 

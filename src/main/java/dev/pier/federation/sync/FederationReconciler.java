@@ -9,6 +9,7 @@ import dev.pier.events.ObjectRef;
 import dev.pier.federation.Federated;
 import dev.pier.federation.FederationKeys;
 import dev.pier.federation.FederationOptions;
+import dev.pier.federation.HeldMembers;
 import dev.pier.federation.IngressAggregate;
 import dev.pier.federation.IngressAnnotation;
 import dev.pier.federation.MemberServices;
@@ -50,6 +51,8 @@ final class FederationReconciler {
   private static final ServiceLog log = ServiceLog.of(FederationReconciler.class);
   private static final Duration WAIT_FOR_COPIES = Duration.ofSeconds(2);
   private static final Set<WorkKind> RUN = Set.of(WorkKind.RECONCILE);
+  private static final HeldMembers.Decision NOT_HOLDING =
+      HeldMembers.decide(List.of(), 0, Duration.ZERO, 0);
 
   private final Cluster host;
   private final Members members;
@@ -58,9 +61,11 @@ final class FederationReconciler {
   private final Consumer<ServiceKey> enqueue;
   private final LongSupplier clock;
   private final DnsPublisher dns;
+  private final HeldNames heldNames;
 
   /**
    * @param dns publishes the federated Services' names, or null without DNS
+   * @param heldNames the Services whose names are held as last seen, for the metric
    */
   FederationReconciler(
       Cluster host,
@@ -69,8 +74,10 @@ final class FederationReconciler {
       FederationWrites writes,
       Consumer<ServiceKey> enqueue,
       LongSupplier clock,
-      DnsPublisher dns) {
+      DnsPublisher dns,
+      HeldNames heldNames) {
     this.dns = dns;
+    this.heldNames = heldNames;
     this.host = host;
     this.members = members;
     this.options = options;
@@ -300,6 +307,19 @@ final class FederationReconciler {
       host.events()
           .warning(ObjectRef.of(ref(svc)), EventReasons.INVALID_PLACEMENT, placement.problem());
     }
+    HeldMembers.Decision hold = hold(placement);
+    if (!hold.holding()) {
+      heldNames.release(key);
+    } else {
+      heldNames.hold(key, hold.since());
+      warnHeld(svc, hold);
+      if (hold.held().stream()
+          .anyMatch(n -> !members.get(n).cluster().serviceInformer().hasSynced())) {
+        // Not seen since Pier started: there is no last answer to hold, and nothing known to
+        // change, so the status and the names stay as they are.
+        return Future.succeededFuture(WorkResult.retryAfter(untilReleased(hold), RUN));
+      }
+    }
     List<IngressAggregate.MemberStatus> statuses = new ArrayList<>();
     for (String name : placement.clusters()) {
       Member m = members.get(name);
@@ -318,7 +338,7 @@ final class FederationReconciler {
       statuses.add(
           new IngressAggregate.MemberStatus(
               name,
-              m.ready(),
+              m.ready() || hold.held().contains(name),
               owned ? copy : null,
               owned && m.hasReadyEndpoints(key.namespace(), key.name())));
     }
@@ -338,7 +358,49 @@ final class FederationReconciler {
                 sameIngress(currentIngress(svc), result.ingress())
                     ? Future.<Void>succeededFuture()
                     : writes.status(host, key.namespace(), key.name(), result.ingress()))
-        .compose(v -> names(key, svc, placement));
+        .compose(v -> names(key, svc, placement, hold))
+        .map(
+            r ->
+                hold.holding() && r.outcome() == WorkResult.Outcome.SUCCESS
+                    // Looked at again when the hold ends, if no readiness change came first.
+                    ? WorkResult.retryAfter(untilReleased(hold), RUN)
+                    : r);
+  }
+
+  /** The panic threshold over the members the Service is placed in, for this run. */
+  private HeldMembers.Decision hold(Placement.Result placement) {
+    List<HeldMembers.Placed> placed = new ArrayList<>();
+    for (String name : placement.clusters()) {
+      Member m = members.get(name);
+      if (m != null) {
+        placed.add(new HeldMembers.Placed(name, m.ready(), m.unreadySince()));
+      }
+    }
+    return HeldMembers.decide(
+        placed, options.panicThreshold(), options.maxHold(), clock.getAsLong());
+  }
+
+  private Duration untilReleased(HeldMembers.Decision hold) {
+    return Duration.ofMillis(Math.max(1_000, hold.until() - clock.getAsLong()));
+  }
+
+  private void warnHeld(Service svc, HeldMembers.Decision hold) {
+    host.events()
+        .warning(
+            ObjectRef.of(ref(svc)),
+            EventReasons.FEDERATED_NAMES_HELD,
+            "Only "
+                + hold.reachable()
+                + " of "
+                + hold.placed()
+                + " placed clusters are reachable (below federation.panicThreshold "
+                + options.panicThreshold()
+                + "%): clusters "
+                + String.join(", ", new java.util.TreeSet<>(hold.held()))
+                + " are kept as last seen in the status and DNS names since "
+                + Instant.ofEpochMilli(hold.since())
+                + ", for at most "
+                + dev.pier.config.Durations.format(options.maxHold()));
   }
 
   /**
@@ -347,7 +409,8 @@ final class FederationReconciler {
    * unreadyClusters} keeps in the status: DNS steers traffic, so it never points at a member known
    * to be down.
    */
-  private Future<WorkResult> names(ServiceKey key, Service svc, Placement.Result placement) {
+  private Future<WorkResult> names(
+      ServiceKey key, Service svc, Placement.Result placement, HeldMembers.Decision hold) {
     if (dns == null) {
       return Future.succeededFuture(WorkResult.success());
     }
@@ -366,7 +429,8 @@ final class FederationReconciler {
           dns.servingCluster(
               new ClusterLocation(m.name(), t.region(), t.zones()),
               Views.status(copy.getStatus().getLoadBalancer()).ingress(),
-              m.ready() && m.hasReadyEndpoints(key.namespace(), key.name())));
+              (m.ready() || hold.held().contains(name))
+                  && m.hasReadyEndpoints(key.namespace(), key.name())));
     }
     return dns.syncFederated(host, key, svc, placement != null, serving);
   }
@@ -411,7 +475,7 @@ final class FederationReconciler {
                   + " are not ready: their copies are deleted when they are ready again");
       log.warn(ref(svc), "released although clusters {} are not ready", unreachable);
     }
-    return names(key, svc, null)
+    return names(key, svc, null, NOT_HOLDING)
         .compose(
             dnsDone ->
                 dnsDone.outcome() != WorkResult.Outcome.SUCCESS

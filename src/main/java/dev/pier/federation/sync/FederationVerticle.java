@@ -88,7 +88,8 @@ public final class FederationVerticle extends VerticleBase {
             new FederationWrites(context),
             this::add,
             System::currentTimeMillis,
-            dns);
+            dns,
+            new HeldNames(registry));
     queue =
         new WorkQueue<>(
             vertx,

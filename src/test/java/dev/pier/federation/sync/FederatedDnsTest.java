@@ -77,6 +77,11 @@ class FederatedDnsTest {
   }
 
   private static InProcessPier startPier() {
+    return startPier("");
+  }
+
+  /** Pier over the three clusters, with more of the federation section (indented by two). */
+  private static InProcessPier startPier(String federationExtra) {
     String yaml =
         "clusters:\n"
             + "  - name: host\n"
@@ -102,7 +107,8 @@ class FederatedDnsTest {
             + "federation:\n"
             + "  health:\n"
             + "    period: 500ms\n"
-            + "    timeout: 400ms\n";
+            + "    timeout: 400ms\n"
+            + federationExtra;
     Map<String, String> env = new HashMap<>();
     env.put(PierOptions.DNS_ENABLED.envName(), "true");
     env.put(PierOptions.DNS_ZONE_NAME.envName(), ZONE);
@@ -249,6 +255,73 @@ class FederatedDnsTest {
           .until(() -> host.client().services().inNamespace(ns).withName("web").get() == null);
       assertThat(rrsetsOf(ns, "web")).isEmpty();
     }
+  }
+
+  /**
+   * Pier loses contact with every member at once (its egress blocked, or tokens that expired
+   * together) while the members go on serving: no name may go. Below the panic threshold every name
+   * keeps its last answer, with a Warning and a metric, until federation.maxHold.
+   */
+  @Test
+  void losingContactWithEveryMemberKeepsEveryNameUntilMaxHold() {
+    String ns = host.createNamespace("fed-dns-held");
+    try (InProcessPier pier = startPier("  maxHold: 8s\n")) {
+      host.client().resource(FederatedServices.federated(ns, "shop", Map.of())).create();
+      String eastIp = Services.awaitIngress(east.client(), ns, "shop");
+      String westIp = Services.awaitIngress(west.client(), ns, "shop");
+      FederatedServices.endpointSlice(east.client(), ns, "shop", true);
+      FederatedServices.endpointSlice(west.client(), ns, "shop", true);
+      awaitA(global(ns, "shop"), eastIp, westIp);
+      awaitA(zone(ns, "shop", "us-a", "us"), westIp);
+
+      east.freeze();
+      west.freeze();
+      try {
+        long frozen = System.nanoTime();
+        await().atMost(CONVERGE).until(() -> ready(pier, "east") == 0 && ready(pier, "west") == 0);
+        // Pier saw both go and ran the Service: it says it holds them.
+        await()
+            .atMost(CONVERGE)
+            .until(() -> Services.eventCount(host.client(), ns, "shop", "FederatedNamesHeld") > 0);
+        assertThat(held(pier, ns, "shop")).isPositive();
+        assertThat(pdns.dig(global(ns, "shop"), "A")).containsExactlyInAnyOrder(eastIp, westIp);
+        assertThat(pdns.dig(region(ns, "shop", "eu"), "A")).containsExactly(eastIp);
+        assertThat(pdns.dig(zone(ns, "shop", "us-a", "us"), "A")).containsExactly(westIp);
+        assertThat(
+                Services.events(host.client(), ns, "shop").stream()
+                    .filter(e -> "FederatedNamesHeld".equals(e.getReason()))
+                    .findFirst()
+                    .orElseThrow()
+                    .getMessage())
+            .contains("Only 0 of 2 placed clusters are reachable", "east, west", "at most 8s");
+
+        // After maxHold, losing contact counts as failure after all: the names go.
+        awaitGone(global(ns, "shop"));
+        log.info(
+            "Every member frozen to the global name gone (maxHold 8s): {} ms",
+            (System.nanoTime() - frozen) / 1_000_000);
+        assertThat(held(pier, ns, "shop")).isNegative();
+      } finally {
+        east.thaw();
+        west.thaw();
+      }
+      awaitA(global(ns, "shop"), eastIp, westIp);
+      host.client().services().inNamespace(ns).withName("shop").delete();
+      awaitGone(global(ns, "shop"));
+    }
+  }
+
+  /** When the Service's names began to be held (epoch seconds), or -1 when they are not. */
+  private static double held(InProcessPier pier, String ns, String name) {
+    var gauge =
+        pier.pier()
+            .metrics()
+            .registry()
+            .find("pier.federation.names.held.since")
+            .tag("namespace", ns)
+            .tag("name", name)
+            .gauge();
+    return gauge == null ? -1 : gauge.value();
   }
 
   @Test
