@@ -115,8 +115,8 @@ public final class MemberServices {
    * What to write over an existing, owned member Service so that it matches {@code desired}, or
    * null when it already does. The write keeps the member's metadata (uid, resourceVersion,
    * finalizers, ...) with desired's labels and annotations, and desired's spec with what the member
-   * allocated for itself: clusterIP(s), nodePorts (matched by port name, protocol and port),
-   * healthCheckNodePort, ipFamilies, ipFamilyPolicy.
+   * allocated for itself: clusterIP(s), nodePorts (matched by port and protocol, whatever the
+   * name), healthCheckNodePort, ipFamilies, ipFamilyPolicy.
    *
    * <p>Like the seed's {@code Equivalent} this compares what users write, not bytes: a field
    * desired leaves unset that the member holds at its API server's default (type ClusterIP,
@@ -178,9 +178,9 @@ public final class MemberServices {
           continue;
         }
         for (ServicePort h : have.getPorts()) {
-          if (Objects.equals(w.getName(), h.getName())
-              && protocol(w).equals(protocol(h))
-              && Objects.equals(w.getPort(), h.getPort())) {
+          // (port, protocol) is unique within a Service; a renamed port keeps its nodePort, so
+          // the member's load balancer does not move.
+          if (protocol(w).equals(protocol(h)) && Objects.equals(w.getPort(), h.getPort())) {
             w.setNodePort(h.getNodePort());
             break;
           }

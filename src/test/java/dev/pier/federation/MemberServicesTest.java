@@ -344,6 +344,17 @@ class MemberServicesTest {
   }
 
   @Test
+  void aRenamedPortKeepsItsNodePortSoTheMembersLoadBalancerStays() {
+    Service renamed =
+        edit(desired(), b -> b.editSpec().editFirstPort().withName("web").endPort().endSpec());
+    Service write = MemberServices.update(renamed, created());
+    assertThat(write).isNotNull();
+    assertThat(write.getSpec().getPorts().get(0).getName()).isEqualTo("web");
+    assertThat(write.getSpec().getPorts().get(0).getNodePort()).isEqualTo(31080);
+    assertThat(write.getSpec().getPorts().get(1).getNodePort()).isEqualTo(31053);
+  }
+
+  @Test
   void updateKeepsWhatTheMemberAllocatedAndItsOwnMetadata() {
     Service changed =
         edit(desired(), b -> b.editSpec().editFirstPort().withPort(81).endPort().endSpec());
@@ -363,7 +374,7 @@ class MemberServicesTest {
     assertThat(write.getSpec().getIpFamilies()).containsExactly("IPv4");
     assertThat(write.getSpec().getIpFamilyPolicy()).isEqualTo("SingleStack");
     assertThat(write.getSpec().getHealthCheckNodePort()).isEqualTo(32111);
-    // port 81 is a new port (the match is name+protocol+port): the member allocates it afresh
+    // port 81 is a new port (the match is port and protocol): the member allocates it afresh
     assertThat(write.getSpec().getPorts().get(0).getPort()).isEqualTo(81);
     assertThat(write.getSpec().getPorts().get(0).getNodePort()).isNull();
     assertThat(write.getSpec().getPorts().get(1).getNodePort()).isEqualTo(31053);

@@ -412,6 +412,38 @@ class FederationTest {
   }
 
   @Test
+  void renamingAPortOnTheHostKeepsEveryCopysNodePortAndAddress() {
+    String ns = namespace("fed-rename");
+    try (InProcessPier pier = startPier(true, "")) {
+      host.client().resource(FederatedServices.federated(ns, "web", Map.of())).create();
+      String eastIp = Services.awaitIngress(east.client(), ns, "web");
+      int nodePort = awaitCopy(east, ns, "web").getSpec().getPorts().get(0).getNodePort();
+
+      Services.edit(
+          host.client(),
+          ns,
+          "web",
+          s ->
+              new io.fabric8.kubernetes.api.model.ServiceBuilder(s)
+                  .editSpec()
+                  .editFirstPort()
+                  .withName("renamed")
+                  .endPort()
+                  .endSpec()
+                  .build());
+      await()
+          .atMost(CONVERGE)
+          .until(
+              () -> "renamed".equals(copy(east, ns, "web").getSpec().getPorts().get(0).getName()));
+      assertThat(copy(east, ns, "web").getSpec().getPorts().get(0).getNodePort())
+          .isEqualTo(nodePort);
+      assertThat(Services.ingressIp(east.client(), ns, "web")).isEqualTo(eastIp);
+      host.client().services().inNamespace(ns).withName("web").delete();
+      await().atMost(CONVERGE).until(() -> copy(east, ns, "web") == null);
+    }
+  }
+
+  @Test
   void aMemberJoinsAndLeavesThroughItsSecret() {
     String ns = namespace("fed-join");
     String secretNs = "pier";
