@@ -30,7 +30,8 @@ public final class FederationSettings {
         .setSuccessThreshold(config.get(PierOptions.FEDERATION_HEALTH_SUCCESS_THRESHOLD))
         .setDeleteTimeout(config.get(PierOptions.FEDERATION_DELETE_TIMEOUT))
         .setPanicThreshold(config.get(PierOptions.FEDERATION_PANIC_THRESHOLD))
-        .setMaxHold(config.get(PierOptions.FEDERATION_MAX_HOLD));
+        .setMaxHold(config.get(PierOptions.FEDERATION_MAX_HOLD))
+        .setLeaveGrace(config.get(PierOptions.FEDERATION_LEAVE_GRACE));
   }
 
   /**

@@ -151,6 +151,14 @@ public final class PierOptions {
           Duration.ofSeconds(1),
           Duration.ofDays(7),
           "How long an unreachable member is kept as last seen at most (see panicThreshold).");
+  public static final Option<Duration> FEDERATION_LEAVE_GRACE =
+      Option.duration(
+          "federation.leaveGrace",
+          FederationOptions.DEFAULT_LEAVE_GRACE,
+          Duration.ZERO,
+          Duration.ofDays(7),
+          "How long a member whose Secret was deleted or unlabelled stays in the federation; a"
+              + " Secret for it that returns within the grace changes nothing.");
   public static final Option<String> PROVIDER =
       Option.choice(
           "provider",
@@ -832,6 +840,7 @@ public final class PierOptions {
           FEDERATION_DELETE_TIMEOUT,
           FEDERATION_PANIC_THRESHOLD,
           FEDERATION_MAX_HOLD,
+          FEDERATION_LEAVE_GRACE,
           PROVIDER,
           LOAD_BALANCER_CLASSES,
           SERVE_SERVICES_WITHOUT_CLASS,

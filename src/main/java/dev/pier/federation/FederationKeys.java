@@ -30,5 +30,11 @@ public final class FederationKeys {
   /** On the Secrets that join members to the federation. */
   public static final String CLUSTER_SECRET_LABEL = "pier.dev/cluster";
 
+  /**
+   * On a member Secret: what leaving does to the copies Pier owns there. {@code orphan} (the
+   * default) leaves them serving without Pier's marks; {@code delete-copies} deletes them.
+   */
+  public static final String LEAVE_POLICY_ANNOTATION = "pier.dev/leave-policy";
+
   private FederationKeys() {}
 }

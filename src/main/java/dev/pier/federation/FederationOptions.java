@@ -17,6 +17,7 @@ public final class FederationOptions {
   public static final Duration DEFAULT_DELETE_TIMEOUT = Duration.ofMinutes(10);
   public static final int DEFAULT_PANIC_THRESHOLD = 50;
   public static final Duration DEFAULT_MAX_HOLD = Duration.ofHours(1);
+  public static final Duration DEFAULT_LEAVE_GRACE = Duration.ofMinutes(10);
 
   /** What the aggregated status keeps of a member that is not ready. */
   public enum UnreadyClusters {
@@ -37,6 +38,7 @@ public final class FederationOptions {
   private Duration deleteTimeout = DEFAULT_DELETE_TIMEOUT;
   private int panicThreshold = DEFAULT_PANIC_THRESHOLD;
   private Duration maxHold = DEFAULT_MAX_HOLD;
+  private Duration leaveGrace = DEFAULT_LEAVE_GRACE;
 
   public String name() {
     return name;
@@ -132,6 +134,19 @@ public final class FederationOptions {
 
   public FederationOptions setMaxHold(Duration maxHold) {
     this.maxHold = maxHold;
+    return this;
+  }
+
+  /**
+   * How long a member whose Secret was deleted or unlabelled stays; a Secret for it that returns
+   * within the grace changes nothing.
+   */
+  public Duration leaveGrace() {
+    return leaveGrace;
+  }
+
+  public FederationOptions setLeaveGrace(Duration leaveGrace) {
+    this.leaveGrace = leaveGrace;
     return this;
   }
 

@@ -1,6 +1,7 @@
 package dev.pier.federation.members;
 
 import dev.pier.federation.ClusterHealthState;
+import dev.pier.federation.LeavePolicy;
 import dev.pier.federation.MemberInfo;
 import dev.pier.federation.Topology;
 import dev.pier.kube.Cluster;
@@ -12,12 +13,13 @@ import dev.pier.model.ClusterSpec;
  * everything else reads its caches and never waits on it.
  */
 public final class Member {
-  private final ClusterSpec spec;
+  private volatile ClusterSpec spec;
   private final Cluster cluster;
   private final ClusterHealthState health;
   private final ReadyEndpoints endpoints;
   private volatile boolean ready;
   private volatile long leavingSince = -1;
+  private volatile LeavePolicy leavePolicy = LeavePolicy.ORPHAN;
   // Not reachable since (epoch millis): since it was added, until a probe first passes.
   private volatile long unreadySince = System.currentTimeMillis();
 
@@ -45,9 +47,17 @@ public final class Member {
     return new MemberInfo(spec.name(), spec.labels());
   }
 
-  /** Leaving the federation (its Secret was deleted): its copies are being deleted. */
+  /**
+   * Leaving the federation (its Secret went, and the grace passed): its copies are being orphaned
+   * or deleted, as {@link #leavePolicy()} says.
+   */
   public boolean leaving() {
     return leavingSince >= 0;
+  }
+
+  /** What leaving does to the copies Pier owns here. */
+  public LeavePolicy leavePolicy() {
+    return leavePolicy;
   }
 
   /** When it started leaving (epoch millis), or -1. */
@@ -55,8 +65,14 @@ public final class Member {
     return leavingSince;
   }
 
-  void markLeaving(long now) {
+  void markLeaving(long now, LeavePolicy policy) {
+    leavePolicy = policy;
     leavingSince = now;
+  }
+
+  /** Placement labels, region or zones changed; the connection stays as it is. */
+  void respec(ClusterSpec changed) {
+    spec = changed;
   }
 
   /** Ready per the health thresholds; safe to read from any thread. */

@@ -1,8 +1,10 @@
 package dev.pier.federation.members;
 
+import dev.pier.config.Durations;
 import dev.pier.events.EventSink;
 import dev.pier.events.ObjectRef;
 import dev.pier.federation.FederationKeys;
+import dev.pier.federation.LeavePolicy;
 import dev.pier.kube.Cluster;
 import dev.pier.kube.Informers;
 import dev.pier.kube.MemberKubeconfig;
@@ -15,7 +17,9 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
+import io.vertx.core.Vertx;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.HashMap;
@@ -29,11 +33,13 @@ import org.slf4j.LoggerFactory;
  * Members that join and leave at runtime: a Secret in the host's {@code federation.secretNamespace}
  * labelled {@code pier.dev/cluster=<member name>}, with a self-contained kubeconfig under the key
  * {@code kubeconfig} (checked by {@link MemberKubeconfig}: an https server, inline CA, a token or
- * inline client certificate, nothing else), adds a member; deleting it removes the member. Region
- * and zones come from the annotations {@code pier.dev/region} and {@code pier.dev/zones}
- * (comma-separated), placement labels from the Secret's other labels. A bad Secret gets a Warning
- * Event naming the field, never quoting a credential, and a member whose Secret turns bad stays
- * connected as before.
+ * inline client certificate, nothing else), adds a member; deleting or unlabelling it makes the
+ * member leave after the leave grace, orphaning its copies unless the Secret said {@code
+ * pier.dev/leave-policy: delete-copies}, and a Secret for it that returns within the grace changes
+ * nothing. Region and zones come from the annotations {@code pier.dev/region} and {@code
+ * pier.dev/zones} (comma-separated), placement labels from the Secret's other labels. A bad Secret
+ * gets a Warning Event naming the field, never quoting a credential, and a member whose Secret
+ * turns bad stays connected as before.
  */
 public final class MemberSecrets {
   private static final Logger log = LoggerFactory.getLogger(MemberSecrets.class);
@@ -48,19 +54,29 @@ public final class MemberSecrets {
   private final String namespace;
   private final Members members;
   private final EventSink events;
+  private final Duration leaveGrace;
   // Which member each Secret added, by Secret name.
   private final Map<String, String> memberBySecret = new HashMap<>();
+  // Members whose Secret went, by member name: the timer that makes them leave after the grace.
+  private final Map<String, Long> pendingLeaves = new HashMap<>();
   private SharedIndexInformer<Secret> informer;
+  private Vertx vertx;
 
-  public MemberSecrets(Cluster host, String namespace, Members members) {
+  /**
+   * @param leaveGrace how long a member whose Secret went stays; a Secret for it that returns
+   *     within the grace changes nothing
+   */
+  public MemberSecrets(Cluster host, String namespace, Members members, Duration leaveGrace) {
     this.host = host;
     this.namespace = namespace;
     this.members = members;
     this.events = host.events();
+    this.leaveGrace = leaveGrace;
   }
 
   /** Starts watching; joins and leaves run on {@code ctx}. Completes after the first list. */
   public Future<Void> start(Context ctx) {
+    vertx = ctx.owner();
     informer =
         host.client()
             .secrets()
@@ -81,7 +97,9 @@ public final class MemberSecrets {
 
           @Override
           public void onDelete(Secret s, boolean finalStateUnknown) {
-            ctx.runOnContext(v -> remove(s.getMetadata().getName()));
+            // Deleted, or unlabelled (it left the label selector): the member leaves after the
+            // grace, as the Secret's last state said.
+            ctx.runOnContext(v -> gone(s.getMetadata().getName(), annotations(s)));
           }
         });
     return Informers.start(
@@ -92,6 +110,8 @@ public final class MemberSecrets {
     if (informer != null) {
       informer.stop();
     }
+    pendingLeaves.values().forEach(t -> vertx.cancelTimer(t));
+    pendingLeaves.clear();
   }
 
   private void apply(Secret secret) {
@@ -113,9 +133,14 @@ public final class MemberSecrets {
                   + " stays connected as its last valid Secret said");
       return;
     }
+    String leavePolicyProblem = LeavePolicy.problem(secret.getMetadata().getAnnotations());
+    if (leavePolicyProblem != null) {
+      warn(secret, leavePolicyProblem);
+    }
     String previous = memberBySecret.get(secretName);
     if (previous != null && !previous.equals(spec.name())) {
-      remove(secretName);
+      // Relabelled to another member: the old one goes as if its Secret had.
+      gone(secretName, annotations(secret));
     }
     String problem = members.join(spec);
     if (problem != null) {
@@ -123,13 +148,54 @@ public final class MemberSecrets {
       return;
     }
     memberBySecret.put(secretName, spec.name());
+    Long pending = pendingLeaves.remove(spec.name());
+    if (pending != null) {
+      vertx.cancelTimer(pending);
+      log.info(
+          "Cluster {}: a Secret for it ({}/{}) is back within the leave grace; it stays",
+          spec.name(),
+          namespace,
+          secretName);
+    }
   }
 
-  private void remove(String secretName) {
+  /** The Secret that joined a member went: the member leaves after the grace, unless it returns. */
+  private void gone(String secretName, Map<String, String> lastAnnotations) {
     String member = memberBySecret.remove(secretName);
-    if (member != null) {
-      members.leave(member);
+    if (member == null || memberBySecret.containsValue(member)) {
+      return;
     }
+    LeavePolicy policy = LeavePolicy.of(lastAnnotations);
+    if (leaveGrace.isZero()) {
+      members.leave(member, policy);
+      return;
+    }
+    log.info(
+        "Cluster {}: its Secret {}/{} is gone; it leaves the federation in {} ({} its copies)"
+            + " unless a Secret for it returns",
+        member,
+        namespace,
+        secretName,
+        Durations.format(leaveGrace),
+        policy == LeavePolicy.DELETE_COPIES ? "deleting" : "orphaning");
+    long timer =
+        vertx.setTimer(
+            leaveGrace.toMillis(),
+            id -> {
+              pendingLeaves.remove(member);
+              if (!memberBySecret.containsValue(member)) {
+                members.leave(member, policy);
+              }
+            });
+    Long before = pendingLeaves.put(member, timer);
+    if (before != null) {
+      vertx.cancelTimer(before);
+    }
+  }
+
+  private static Map<String, String> annotations(Secret s) {
+    Map<String, String> a = s.getMetadata().getAnnotations();
+    return a == null ? Map.of() : a;
   }
 
   private void warn(Secret secret, String problem) {

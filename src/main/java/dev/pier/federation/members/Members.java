@@ -2,6 +2,7 @@ package dev.pier.federation.members;
 
 import dev.pier.federation.ClusterHealthState;
 import dev.pier.federation.FederationOptions;
+import dev.pier.federation.LeavePolicy;
 import dev.pier.federation.MemberInfo;
 import dev.pier.kube.Cluster;
 import dev.pier.model.ClusterSpec;
@@ -24,11 +25,14 @@ public final class Members implements AutoCloseable {
   public interface Listener {
     void joined(Member member);
 
-    /** The member started leaving: its copies are to be deleted. */
+    /** The member started leaving: its copies are to be orphaned or deleted. */
     void left(Member member);
 
     /** The member's Secret changed: the old connection is closed, a new one joins. */
     void replaced(Member member);
+
+    /** The member's placement labels, region or zones changed; its connection stays. */
+    void respecified(Member member);
 
     void readinessChanged(Member member);
   }
@@ -72,6 +76,14 @@ public final class Members implements AutoCloseable {
       if (problem != null) {
         return problem;
       }
+      if (!old.leaving() && sameConnection(old.spec(), spec)) {
+        old.respec(spec);
+        log.info("Cluster {}: placement labels or topology changed", spec.name());
+        if (listener != null) {
+          listener.respecified(old);
+        }
+        return null;
+      }
       // A changed Secret reconnects at once: the copies stay, they belong to the same member.
       byName.remove(spec.name(), old);
       if (listener != null) {
@@ -96,6 +108,16 @@ public final class Members implements AutoCloseable {
     return null;
   }
 
+  /** Whether two specs reach the member the same way: only labels, region or zones differ. */
+  private static boolean sameConnection(ClusterSpec a, ClusterSpec b) {
+    return java.util.Objects.equals(a.credentials(), b.credentials())
+        && a.context().equals(b.context())
+        && a.kubeconfig().equals(b.kubeconfig())
+        && a.inCluster() == b.inCluster()
+        && a.loadBalancers() == b.loadBalancers()
+        && a.federation() == b.federation();
+  }
+
   /**
    * A member is never moved to another API server by a Secret edit: whoever can write the Secret
    * could point it at a server that feeds chosen addresses into the federation. The member stays on
@@ -115,10 +137,11 @@ public final class Members implements AutoCloseable {
   }
 
   /**
-   * A member joined through a Secret starts leaving: it leaves every placement at once, so the
-   * copies Pier owns there are deleted; {@link #forget} then closes it.
+   * A member joined through a Secret starts leaving (its Secret went, and the grace passed): it
+   * leaves every placement at once, so its names go, and the copies Pier owns there are orphaned or
+   * deleted as {@code policy} says; {@link #forget} then closes it.
    */
-  void leave(String name) {
+  void leave(String name, LeavePolicy policy) {
     if (configured.containsKey(name)) {
       return;
     }
@@ -126,8 +149,11 @@ public final class Members implements AutoCloseable {
     if (m == null || m.leaving()) {
       return;
     }
-    m.markLeaving(System.currentTimeMillis());
-    log.info("Cluster {}: leaving the federation; deleting the copies Pier owns there", name);
+    m.markLeaving(System.currentTimeMillis(), policy);
+    log.info(
+        "Cluster {}: leaving the federation; {} the copies Pier owns there",
+        name,
+        policy == LeavePolicy.DELETE_COPIES ? "deleting" : "orphaning (leaving in place)");
     if (listener != null) {
       listener.left(m);
     }

@@ -12,6 +12,7 @@ import dev.pier.federation.FederationOptions;
 import dev.pier.federation.HeldMembers;
 import dev.pier.federation.IngressAggregate;
 import dev.pier.federation.IngressAnnotation;
+import dev.pier.federation.LeavePolicy;
 import dev.pier.federation.MemberServices;
 import dev.pier.federation.Placement;
 import dev.pier.federation.Topology;
@@ -125,19 +126,25 @@ final class FederationReconciler {
     if (ownership != MemberServices.Ownership.OWNED) {
       return done();
     }
-    if (hostSvc != null
-        && hostSvc.getMetadata().getDeletionTimestamp() != null
-        && Federated.orphanOnDelete(hostSvc)) {
+    boolean orphanedByLeave = member.leaving() && member.leavePolicy() == LeavePolicy.ORPHAN;
+    if (orphanedByLeave
+        || (hostSvc != null
+            && hostSvc.getMetadata().getDeletionTimestamp() != null
+            && Federated.orphanOnDelete(hostSvc))) {
       return writes
           .update(member.cluster(), unmarked(copy))
           .map(
               v -> {
-                event(
-                    hostSvc,
-                    EventSink.NORMAL,
-                    EventReasons.ORPHANED_IN_CLUSTER,
-                    member,
-                    "left in place");
+                if (hostSvc != null) {
+                  event(
+                      hostSvc,
+                      EventSink.NORMAL,
+                      EventReasons.ORPHANED_IN_CLUSTER,
+                      member,
+                      orphanedByLeave
+                          ? "left the federation; its copy stays in place without Pier's marks"
+                          : "left in place");
+                }
                 return WorkResult.success();
               })
           .recover(e -> failed(hostSvc, member, "orphan", e));

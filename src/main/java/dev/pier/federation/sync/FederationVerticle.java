@@ -150,12 +150,17 @@ public final class FederationVerticle extends VerticleBase {
           }
 
           @Override
+          public void respecified(Member m) {
+            everyKeyOfEveryFederatedService();
+          }
+
+          @Override
           public void readinessChanged(Member m) {
             onReadiness(m);
           }
         });
     members.all().forEach(this::attach);
-    secrets = new MemberSecrets(host, options.secretNamespace(), members);
+    secrets = new MemberSecrets(host, options.secretNamespace(), members, options.leaveGrace());
     return host.startServices(context)
         .compose(v -> secrets.start(context))
         .onSuccess(

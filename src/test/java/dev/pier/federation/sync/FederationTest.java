@@ -13,6 +13,7 @@ import dev.pier.testkit.TestBackend;
 import dev.pier.testkit.Traffic;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
@@ -454,22 +455,12 @@ class FederationTest {
               new NamespaceBuilder().withNewMetadata().withName(secretNs).endMetadata().build())
           .create();
     }
-    try (InProcessPier pier = startPier(false, "")) {
+    try (InProcessPier pier = startPier(false, "  leaveGrace: 2s\n")) {
       host.client().resource(FederatedServices.federated(ns, "web", Map.of())).create();
       awaitCopy(east, ns, "web");
       assertThat(copy(west, ns, "web")).isNull();
 
-      host.client()
-          .resource(
-              new SecretBuilder()
-                  .withNewMetadata()
-                  .withNamespace(secretNs)
-                  .withName("member-west")
-                  .withLabels(Map.of(FederationKeys.CLUSTER_SECRET_LABEL, "west", "tier", "silver"))
-                  .endMetadata()
-                  .withStringData(Map.of("kubeconfig", west.selfContainedKubeconfig()))
-                  .build())
-          .create();
+      host.client().resource(westSecret(secretNs, Map.of())).create();
       awaitCopy(west, ns, "web");
       await().atMost(CONVERGE).until(() -> ready(pier, "west") == 1.0);
 
@@ -498,13 +489,83 @@ class FederationTest {
           .isNotEqualTo(copy(west, ns, "web").getMetadata().getUid());
       editKubeconfig(secretNs, good);
 
-      // Its Secret deleted: west leaves, and the copy Pier owned there goes with it.
+      String westUid = copyUid(west, ns);
+
+      // Deleted and created again identically, or unlabelled and labelled again, within the leave
+      // grace: nothing changes, the copy keeps its uid (and its address, on a real cloud).
+      host.client().secrets().inNamespace(secretNs).withName("member-west").delete();
+      host.client().resource(westSecret(secretNs, Map.of())).create();
+      relabelWest(secretNs, null);
+      relabelWest(secretNs, "west");
+      long afterGrace = System.nanoTime() + Duration.ofSeconds(4).toNanos();
+      await().atMost(CONVERGE).until(() -> System.nanoTime() > afterGrace);
+      assertThat(copyUid(west, ns)).isEqualTo(westUid);
+      assertThat(owned(copy(west, ns, "web"))).isTrue();
+      assertThat(ready(pier, "west")).isEqualTo(1.0);
+
+      // Its Secret deleted for good: after the grace west leaves, and its copy stays serving
+      // without Pier's marks (deleting copies is a choice the Secret states, never a default).
+      host.client().secrets().inNamespace(secretNs).withName("member-west").delete();
+      await().atMost(CONVERGE).until(() -> !owned(copy(west, ns, "web")));
+      assertThat(copyUid(west, ns)).isEqualTo(westUid);
+
+      // With pier.dev/leave-policy: delete-copies, leaving deletes the copies Pier owns.
+      west.client().services().inNamespace(ns).withName("web").delete();
+      await().atMost(CONVERGE).until(() -> copy(west, ns, "web") == null);
+      host.client()
+          .resource(
+              westSecret(secretNs, Map.of(FederationKeys.LEAVE_POLICY_ANNOTATION, "delete-copies")))
+          .create();
+      await().atMost(CONVERGE).until(() -> owned(copy(west, ns, "web")));
       host.client().secrets().inNamespace(secretNs).withName("member-west").delete();
       await().atMost(CONVERGE).until(() -> copy(west, ns, "web") == null);
       assertThat(copy(east, ns, "web")).isNotNull();
       host.client().services().inNamespace(ns).withName("web").delete();
       await().atMost(CONVERGE).until(() -> copy(east, ns, "web") == null);
     }
+  }
+
+  private static Secret westSecret(String secretNs, Map<String, String> annotations) {
+    return new SecretBuilder()
+        .withNewMetadata()
+        .withNamespace(secretNs)
+        .withName("member-west")
+        .withLabels(Map.of(FederationKeys.CLUSTER_SECRET_LABEL, "west", "tier", "silver"))
+        .withAnnotations(annotations)
+        .endMetadata()
+        .withStringData(Map.of("kubeconfig", west.selfContainedKubeconfig()))
+        .build();
+  }
+
+  /** Sets (or with null removes) the member Secret's pier.dev/cluster label. */
+  private static void relabelWest(String secretNs, String member) {
+    host.client()
+        .secrets()
+        .inNamespace(secretNs)
+        .withName("member-west")
+        .edit(
+            sec -> {
+              Map<String, String> labels = new HashMap<>(sec.getMetadata().getLabels());
+              if (member == null) {
+                labels.remove(FederationKeys.CLUSTER_SECRET_LABEL);
+              } else {
+                labels.put(FederationKeys.CLUSTER_SECRET_LABEL, member);
+              }
+              sec.getMetadata().setLabels(labels);
+              return sec;
+            });
+  }
+
+  private static String copyUid(KubeApiServer member, String ns) {
+    Service c = copy(member, ns, "web");
+    return c == null ? null : c.getMetadata().getUid();
+  }
+
+  /** Whether the copy carries this federation's mark. */
+  private static boolean owned(Service copy) {
+    return copy != null
+        && copy.getMetadata().getLabels() != null
+        && copy.getMetadata().getLabels().containsKey(FederationKeys.FEDERATION_LABEL);
   }
 
   @Test
