@@ -21,6 +21,7 @@ import dev.pier.kube.ServiceWriter;
 import dev.pier.leader.LeaderElection;
 import dev.pier.leader.LeaderElectionOptions;
 import dev.pier.leader.LeaderGate;
+import dev.pier.leader.NotLeadingException;
 import dev.pier.metrics.MeteredProvider;
 import dev.pier.metrics.PierMetrics;
 import dev.pier.model.ClusterSpec;
@@ -53,6 +54,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
 /**
@@ -117,6 +119,14 @@ public record Components(
       PrometheusMeterRegistry registry,
       LeaderElectionOptions electionOptions) {
     PierMetrics metrics = new PierMetrics(registry);
+    // Runs check it before each write and provider call, and every API write checks it again
+    // right before it is sent: open while this process holds the Lease.
+    LeaderGate gate =
+        electionOptions == null
+            ? LeaderGate.alwaysOpen()
+            : LeaderGate.forLease(electionOptions.getRenewDeadline());
+    Function<String, RuntimeException> fence =
+        what -> gate.isOpen() ? null : new NotLeadingException(what);
     List<ClusterSetup> setups = ClusterConfigs.of(config, System::getenv);
     FederationOptions federationOptions = FederationSettings.federationOptions(config);
     List<Cluster> connected = new ArrayList<>();
@@ -127,12 +137,12 @@ public record Components(
         new Members(
             federationOptions,
             spec ->
-                cluster(vertx, spec, "the Secret of cluster " + spec.name(), resync)
+                cluster(vertx, spec, "the Secret of cluster " + spec.name(), resync, fence)
                     .retryWhenForbidden());
     List<Cluster> withLoadBalancers = new ArrayList<>();
     try {
       for (ClusterSetup setup : setups) {
-        Cluster c = cluster(vertx, setup.spec(), setup.kubeconfigOrigin(), resync);
+        Cluster c = cluster(vertx, setup.spec(), setup.kubeconfigOrigin(), resync, fence);
         connected.add(c);
         if (setup.spec().loadBalancers()) {
           withLoadBalancers.add(c);
@@ -193,11 +203,6 @@ public record Components(
     }
     PushedNodeSets pushed = new PushedNodeSets();
     DeletedServices deleted = new DeletedServices();
-    // Runs check it before each write and provider call: open while this process holds the Lease.
-    LeaderGate gate =
-        electionOptions == null
-            ? LeaderGate.alwaysOpen()
-            : LeaderGate.forLease(electionOptions.getRenewDeadline());
     ReconcileVerticle reconciler =
         new ReconcileVerticle(
             clusters,
@@ -369,13 +374,17 @@ public record Components(
 
   /** A cluster Pier runs against, with its writers and Event recorder. */
   static Cluster cluster(
-      Vertx vertx, ClusterSpec spec, String kubeconfigOrigin, Duration serviceResync) {
+      Vertx vertx,
+      ClusterSpec spec,
+      String kubeconfigOrigin,
+      Duration serviceResync,
+      Function<String, RuntimeException> fence) {
     String kubeconfig = spec.kubeconfig();
     if (!kubeconfig.isEmpty() && !spec.inCluster() && !new File(kubeconfig).canRead()) {
       throw new ConfigException(kubeconfigOrigin + ": cannot read '" + kubeconfig + "'");
     }
     KubernetesClient client = KubeClients.create(vertx, spec);
-    AsyncKubeApi api = new AsyncKubeApi(client);
+    AsyncKubeApi api = new AsyncKubeApi(client, fence);
     return new Cluster(
         spec.name(),
         client,

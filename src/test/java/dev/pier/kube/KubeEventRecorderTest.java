@@ -87,4 +87,40 @@ class KubeEventRecorderTest {
         .untilAsserted(() -> assertThat(events(client, ns)).hasSize(1));
     assertThat(busy.isComplete()).isFalse();
   }
+
+  /**
+   * An Event queued while this process led, and sent after it stopped leading (a leader frozen with
+   * Events held behind its writes, then thawed), never reaches the API server: the fence is asked
+   * right before each write goes, and the Event is dropped. LeaderFreezeIT saw such a late Event
+   * from a deposed leader.
+   */
+  @Test
+  void aWriteIsFencedRightBeforeItIsSent(KubeApiServer kube) {
+    KubernetesClient client = kube.client();
+    String ns = kube.createNamespace("events-fenced");
+    java.util.concurrent.atomic.AtomicBoolean leading =
+        new java.util.concurrent.atomic.AtomicBoolean(true);
+    AsyncKubeApi api =
+        new AsyncKubeApi(
+            client, what -> leading.get() ? null : new IllegalStateException("fenced: " + what));
+    Context ctx = vertx.getOrCreateContext();
+    KubeEventRecorder recorder =
+        new KubeEventRecorder(vertx, api, "pier-test", Duration.ofSeconds(60));
+    Future<?> busy = busyFor(api, ctx, ns, 2);
+    recorder.record(ref(ns), "Normal", "EnsuringLoadBalancer", "Ensuring load balancer");
+    // Queued behind the other request while leading; the lead is lost before it goes.
+    leading.set(false);
+    await().atMost(Duration.ofSeconds(10)).until(busy::isComplete);
+    recorder.record(ref(ns), "Normal", "EnsuredLoadBalancer", "Ensured load balancer");
+    long deadline = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+    await().atMost(Duration.ofSeconds(3)).until(() -> System.nanoTime() > deadline);
+    assertThat(events(client, ns)).isEmpty();
+    assertThat(recorder.written()).isZero();
+    // Reads are never fenced, and writes go again once it leads.
+    leading.set(true);
+    recorder.record(ref(ns), "Normal", "EnsuredLoadBalancer", "Ensured load balancer again");
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .untilAsserted(() -> assertThat(events(client, ns)).hasSize(1));
+  }
 }
