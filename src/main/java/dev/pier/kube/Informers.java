@@ -12,7 +12,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Starting informers the one way Pier does: errors are logged and retried, except a 403 before the
- * first list, which fails the start naming the missing permission (RBAC does not fix itself).
+ * first list, which fails the start naming the missing permission (RBAC does not fix itself), and
+ * no watch lives longer than {@link WatchLifetime} allows, so no cache stays stale for a minute.
  */
 public final class Informers {
   private static final Logger log = LoggerFactory.getLogger(Informers.class);
@@ -41,6 +42,7 @@ public final class Informers {
       String what,
       String rbac,
       boolean forbiddenIsFatal) {
+    WatchLifetime.bound(informer);
     informer.exceptionHandler(
         (isStarted, t) -> {
           if (forbiddenIsFatal && !isStarted && forbidden(t)) {
