@@ -149,6 +149,23 @@ final class FederationReconciler {
               })
           .recover(e -> failed(hostSvc, member, "orphan", e));
     }
+    if (copy.getMetadata().getDeletionTimestamp() != null) {
+      // Deleted already, and held by finalizers in the member: deleting again changes nothing.
+      if (hostSvc != null) {
+        event(
+            hostSvc,
+            EventSink.WARNING,
+            EventReasons.COPY_TERMINATING,
+            member,
+            "its copy is being deleted, held by finalizers "
+                + copy.getMetadata().getFinalizers()
+                + " there; Pier waits for them"
+                + (hostSvc.getMetadata().getDeletionTimestamp() != null
+                    ? " (for at most federation.deleteTimeout)"
+                    : ""));
+      }
+      return done();
+    }
     return writes
         .delete(member.cluster(), copy)
         .map(
@@ -450,37 +467,53 @@ final class FederationReconciler {
   private Future<WorkResult> release(ServiceKey key, Service svc) {
     List<String> waiting = new ArrayList<>();
     List<String> unreachable = new ArrayList<>();
+    List<String> terminating = new ArrayList<>();
     for (Member m : members.all()) {
-      if (ownedCopy(m, key) == null) {
+      Service copy = ownedCopy(m, key);
+      if (copy == null) {
         continue;
       }
-      if (m.workable()) {
+      if (!m.workable()) {
+        unreachable.add(m.name());
+      } else if (copy.getMetadata().getDeletionTimestamp() != null) {
+        // Held by finalizers in the member: waited for like an unreachable member, without
+        // deleting it again; its removal runs this key again.
+        terminating.add(m.name());
+      } else {
         waiting.add(m.name());
         enqueue.accept(new ServiceKey(m.name(), key.namespace(), key.name()));
-      } else {
-        unreachable.add(m.name());
       }
     }
     if (!waiting.isEmpty()) {
       return Future.succeededFuture(WorkResult.retryAfter(WAIT_FOR_COPIES, RUN));
     }
-    if (!unreachable.isEmpty()) {
+    if (!unreachable.isEmpty() || !terminating.isEmpty()) {
       Duration left = timeLeft(svc);
       if (!left.isZero()) {
-        return Future.succeededFuture(
-            WorkResult.retryAfter(
-                left.compareTo(WAIT_FOR_COPIES) < 0 ? left : WAIT_FOR_COPIES, RUN));
+        // An unreachable member is polled; a terminating copy wakes this key when it goes.
+        boolean poll = !unreachable.isEmpty() && left.compareTo(WAIT_FOR_COPIES) > 0;
+        return Future.succeededFuture(WorkResult.retryAfter(poll ? WAIT_FOR_COPIES : left, RUN));
       }
-      host.events()
-          .warning(
-              ObjectRef.of(ref(svc)),
-              EventReasons.DELETION_TIMED_OUT,
-              "Released after "
-                  + options.deleteTimeout().toSeconds()
-                  + "s although clusters "
-                  + String.join(", ", unreachable)
-                  + " are not ready: their copies are deleted when they are ready again");
-      log.warn(ref(svc), "released although clusters {} are not ready", unreachable);
+      List<String> why = new ArrayList<>();
+      if (!unreachable.isEmpty()) {
+        why.add(
+            "clusters "
+                + String.join(", ", unreachable)
+                + " are not ready (their copies are deleted when they are ready again)");
+      }
+      if (!terminating.isEmpty()) {
+        why.add(
+            "the copies in clusters "
+                + String.join(", ", terminating)
+                + " are still held by finalizers there");
+      }
+      String message =
+          "Released after "
+              + options.deleteTimeout().toSeconds()
+              + "s although "
+              + String.join(", and ", why);
+      host.events().warning(ObjectRef.of(ref(svc)), EventReasons.DELETION_TIMED_OUT, message);
+      log.warn(ref(svc), "{}", message);
     }
     return names(key, svc, null, NOT_HOLDING)
         .compose(

@@ -58,7 +58,6 @@ final class FederationWrites {
         .mapEmpty();
   }
 
-  /** Deletes exactly the copy with this uid; a copy already gone is fine. */
   /**
    * Deletes the copy (its uid as precondition).
    *

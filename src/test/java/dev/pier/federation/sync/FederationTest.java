@@ -655,6 +655,62 @@ class FederationTest {
     }
   }
 
+  /**
+   * A copy that another controller's finalizer holds in a reachable member: Pier deletes it once,
+   * says so with a Warning, and releases the host Service at the delete timeout instead of holding
+   * it forever with a DELETE every two seconds.
+   */
+  @Test
+  void aCopyHeldByAFinalizerInTheMemberHoldsTheHostServiceOnlyUntilTheTimeout() {
+    String ns = namespace("fed-stuck");
+    try (InProcessPier pier = startPier(true, "  deleteTimeout: 4s\n")) {
+      host.client().resource(FederatedServices.federated(ns, "web", Map.of())).create();
+      awaitCopy(east, ns, "web");
+      awaitCopy(west, ns, "web");
+      west.client()
+          .services()
+          .inNamespace(ns)
+          .withName("web")
+          .edit(
+              s ->
+                  new ServiceBuilder(s)
+                      .editMetadata()
+                      .addToFinalizers("example.com/hold")
+                      .endMetadata()
+                      .build());
+
+      host.client().services().inNamespace(ns).withName("web").delete();
+      await().atMost(CONVERGE).until(() -> copy(east, ns, "web") == null);
+      await()
+          .atMost(CONVERGE)
+          .until(() -> copy(west, ns, "web").getMetadata().getDeletionTimestamp() != null);
+      await()
+          .atMost(CONVERGE)
+          .until(() -> hasEvent(ns, "web", "FederatedCopyTerminating", "example.com/hold"));
+      await()
+          .atMost(CONVERGE)
+          .until(() -> host.client().services().inNamespace(ns).withName("web").get() == null);
+      assertThat(hostEvents(ns, "web"))
+          .anyMatch(
+              e ->
+                  "FederatedDeletionTimedOut".equals(e.getReason())
+                      && e.getMessage().contains("west are still held by finalizers"));
+      // The member's own controller lets go: the copy goes.
+      west.client()
+          .services()
+          .inNamespace(ns)
+          .withName("web")
+          .edit(
+              s ->
+                  new ServiceBuilder(s)
+                      .editMetadata()
+                      .withFinalizers(List.of())
+                      .endMetadata()
+                      .build());
+      await().atMost(CONVERGE).until(() -> copy(west, ns, "web") == null);
+    }
+  }
+
   private static void editKubeconfig(String secretNs, String kubeconfig) {
     host.client()
         .secrets()
