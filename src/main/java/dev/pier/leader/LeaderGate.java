@@ -1,5 +1,6 @@
 package dev.pier.leader;
 
+import dev.pier.util.RequestFence;
 import io.vertx.core.Future;
 import java.time.Duration;
 import java.util.function.LongSupplier;
@@ -12,12 +13,14 @@ import java.util.function.Supplier;
  * each provider call, so that a leader that lost the Lease, or cannot tell whether it still holds
  * it, stops writing before another process may start.
  */
-public final class LeaderGate {
+public final class LeaderGate implements RequestFence {
   private final boolean alwaysOpen;
   private final long validForNanos;
   private final LongSupplier clock;
   private volatile boolean leading;
   private volatile long renewedAt;
+  // Counts the times this process became the leader: a call belongs to the term it started in.
+  private volatile long term;
 
   private LeaderGate(boolean alwaysOpen, Duration validFor, LongSupplier clock) {
     this.alwaysOpen = alwaysOpen;
@@ -46,8 +49,9 @@ public final class LeaderGate {
     renewedAt = startNanos;
   }
 
-  /** This process became the leader. */
+  /** This process became the leader: a new term begins. */
   public void lead() {
+    term++;
     leading = true;
   }
 
@@ -58,6 +62,20 @@ public final class LeaderGate {
 
   public boolean isOpen() {
     return alwaysOpen || (leading && clock.getAsLong() - renewedAt < validForNanos);
+  }
+
+  @Override
+  public long term() {
+    return term;
+  }
+
+  /** Refused once the gate closed, or once a later term began, whatever this term's gate says. */
+  @Override
+  public RuntimeException refusal(long callTerm, String what) {
+    if (alwaysOpen || (callTerm == term && isOpen())) {
+      return null;
+    }
+    return new NotLeadingException(what);
   }
 
   /** Fails with {@link NotLeadingException} when closed; else makes the call. */

@@ -34,6 +34,25 @@ class LeaderGateTest {
   }
 
   @Test
+  void aRequestGoesOnlyInTheTermItsCallStartedIn() {
+    gate.renewed(now.get());
+    gate.lead();
+    long term = gate.term();
+    assertThat(gate.refusal(term, "ensure")).isNull();
+    // Frozen past the renew deadline: the call's next request is refused.
+    now.addAndGet(Duration.ofSeconds(5).toNanos());
+    assertThat(gate.refusal(term, "ensure")).isInstanceOf(NotLeadingException.class);
+    // Leading again later is another term: the old call stays refused, a new one goes.
+    gate.close();
+    gate.renewed(now.get());
+    gate.lead();
+    assertThat(gate.isOpen()).isTrue();
+    assertThat(gate.refusal(term, "ensure")).isInstanceOf(NotLeadingException.class);
+    assertThat(gate.refusal(gate.term(), "ensure")).isNull();
+    assertThat(LeaderGate.alwaysOpen().refusal(0, "ensure")).isNull();
+  }
+
+  @Test
   void closesWhenTheLeaseIsLost() {
     gate.renewed(now.get());
     gate.lead();
