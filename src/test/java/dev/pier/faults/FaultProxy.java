@@ -44,6 +44,7 @@ final class FaultProxy implements AutoCloseable {
   private final List<Call> calls = new ArrayList<>();
   private Fault fault = Fault.NONE;
   private Hook hook;
+  private long delayMillis;
 
   private FaultProxy(URI upstream) {
     this.upstream = upstream;
@@ -79,6 +80,11 @@ final class FaultProxy implements AutoCloseable {
     fault = f;
   }
 
+  /** Every call forwarded from now on waits this long first: a slow cloud. */
+  synchronized void delay(java.time.Duration d) {
+    delayMillis = d.toMillis();
+  }
+
   /**
    * Once, after the upstream answered a call whose path and body match {@code when}, runs {@code
    * action} (off the event loop) before the answer goes back.
@@ -111,8 +117,10 @@ final class FaultProxy implements AutoCloseable {
             body -> {
               Fault f;
               Hook h = null;
+              long delay;
               synchronized (this) {
                 f = fault;
+                delay = delayMillis;
                 calls.add(
                     new Call(Instant.now(), req.method().name(), req.path(), body.toString(), f));
                 if (f == Fault.NONE
@@ -138,7 +146,14 @@ final class FaultProxy implements AutoCloseable {
                   // no answer; the connection stays open until the client gives up
                 }
                 case TRICKLE -> trickle(req);
-                case NONE -> forward(req, body, h);
+                case NONE -> {
+                  Hook hk = h;
+                  if (delay > 0) {
+                    vertx.setTimer(delay, id -> forward(req, body, hk));
+                  } else {
+                    forward(req, body, hk);
+                  }
+                }
               }
             });
   }
