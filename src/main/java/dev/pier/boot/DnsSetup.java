@@ -86,6 +86,8 @@ public final class DnsSetup {
                 new ExternalDnsOptions()
                     .setUrl(config.get(PierOptions.DNS_EXTERNAL_DNS_URL))
                     .setTimeout(config.get(PierOptions.DNS_EXTERNAL_DNS_TIMEOUT))
+                    .setMaxConnections(
+                        HttpPools.dns(config, PierOptions.DNS_EXTERNAL_DNS_MAX_CONNECTIONS))
                     .setTxtPrefix(config.get(PierOptions.DNS_EXTERNAL_DNS_TXT_PREFIX))
                     .setNames(new DnsNames(federation, suffix.isEmpty() ? zoneName : suffix)))
             : powerDns(vertx, config, env);
@@ -132,6 +134,7 @@ public final class DnsSetup {
             .setUrl(config.get(PierOptions.DNS_POWERDNS_URL))
             .setServerId(config.get(PierOptions.DNS_POWERDNS_SERVER_ID))
             .setTimeout(config.get(PierOptions.DNS_POWERDNS_TIMEOUT))
+            .setMaxConnections(HttpPools.dns(config, PierOptions.DNS_POWERDNS_MAX_CONNECTIONS))
             .setApiKey(key));
   }
 

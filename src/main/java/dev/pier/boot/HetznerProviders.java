@@ -31,6 +31,7 @@ public final class HetznerProviders {
             .setHealthCheckRetries(config.get(PierOptions.HETZNER_HEALTH_CHECK_RETRIES))
             .setUsePrivateIp(config.get(PierOptions.HETZNER_USE_PRIVATE_IP))
             .setRequestTimeout(config.get(PierOptions.HETZNER_REQUEST_TIMEOUT))
+            .setMaxConnections(HttpPools.provider(config, PierOptions.HETZNER_MAX_CONNECTIONS))
             .setActionPollInterval(config.get(PierOptions.HETZNER_ACTION_POLL_INTERVAL))
             .setActionTimeout(config.get(PierOptions.HETZNER_ACTION_TIMEOUT))
             .setRateLimitMaxWait(config.get(PierOptions.HETZNER_RATE_LIMIT_MAX_WAIT))

@@ -465,6 +465,14 @@ public final class PierOptions {
           MS,
           DAY,
           "Timeout of one API call.");
+  public static final Option<Integer> HETZNER_MAX_CONNECTIONS =
+      Option.integer(
+          "hetzner.maxConnections",
+          HetznerOptions.DEFAULT_MAX_CONNECTIONS,
+          0,
+          10_000,
+          "Most connections to the API, so most calls in flight at once (0: auto,"
+              + " reconcile.concurrency + nodeSync.concurrency).");
   public static final Option<Duration> HETZNER_ACTION_POLL_INTERVAL =
       Option.duration(
           "hetzner.actionPollInterval",
@@ -534,6 +542,14 @@ public final class PierOptions {
           MS,
           DAY,
           "First delay between retries; doubles per retry.");
+  public static final Option<Integer> WEBHOOK_MAX_CONNECTIONS =
+      Option.integer(
+          "webhook.maxConnections",
+          WebhookOptions.DEFAULT_MAX_CONNECTIONS,
+          0,
+          10_000,
+          "Most connections to the webhook, so most calls in flight at once (0: auto,"
+              + " reconcile.concurrency + nodeSync.concurrency).");
   public static final Option<String> WEBHOOK_TOKEN_FILE =
       Option.string(
           "webhook.tokenFile",
@@ -801,6 +817,14 @@ public final class PierOptions {
           MS,
           Duration.ofMinutes(10),
           "API call timeout.");
+  public static final Option<Integer> DNS_POWERDNS_MAX_CONNECTIONS =
+      Option.integer(
+          "dns.powerdns.maxConnections",
+          PowerDnsOptions.DEFAULT_MAX_CONNECTIONS,
+          0,
+          10_000,
+          "Most connections to the API, so most calls in flight at once (0: auto, 2 x"
+              + " reconcile.concurrency).");
   public static final Option<String> DNS_EXTERNAL_DNS_URL =
       Option.string(
           "dns.externalDns.url",
@@ -815,6 +839,14 @@ public final class PierOptions {
           MS,
           Duration.ofMinutes(10),
           "Total timeout of one webhook request.");
+  public static final Option<Integer> DNS_EXTERNAL_DNS_MAX_CONNECTIONS =
+      Option.integer(
+          "dns.externalDns.maxConnections",
+          ExternalDnsOptions.DEFAULT_MAX_CONNECTIONS,
+          0,
+          10_000,
+          "Most connections to the webhook provider, so most calls in flight at once (0: auto,"
+              + " 2 x reconcile.concurrency).");
   public static final Option<String> DNS_EXTERNAL_DNS_TXT_PREFIX =
       Option.string(
           "dns.externalDns.txtPrefix",
@@ -883,6 +915,7 @@ public final class PierOptions {
           HETZNER_HEALTH_CHECK_RETRIES,
           HETZNER_USE_PRIVATE_IP,
           HETZNER_REQUEST_TIMEOUT,
+          HETZNER_MAX_CONNECTIONS,
           HETZNER_ACTION_POLL_INTERVAL,
           HETZNER_ACTION_TIMEOUT,
           HETZNER_RATE_LIMIT_MAX_WAIT,
@@ -893,6 +926,7 @@ public final class PierOptions {
           WEBHOOK_TIMEOUT,
           WEBHOOK_RETRIES,
           WEBHOOK_RETRY_DELAY,
+          WEBHOOK_MAX_CONNECTIONS,
           WEBHOOK_TOKEN_FILE,
           WEBHOOK_TLS_CA_FILE,
           WEBHOOK_TLS_CERT_FILE,
@@ -934,8 +968,10 @@ public final class PierOptions {
           DNS_POWERDNS_API_KEY_FILE,
           DNS_POWERDNS_API_KEY_ENV,
           DNS_POWERDNS_TIMEOUT,
+          DNS_POWERDNS_MAX_CONNECTIONS,
           DNS_EXTERNAL_DNS_URL,
           DNS_EXTERNAL_DNS_TIMEOUT,
+          DNS_EXTERNAL_DNS_MAX_CONNECTIONS,
           DNS_EXTERNAL_DNS_TXT_PREFIX);
 
   /**

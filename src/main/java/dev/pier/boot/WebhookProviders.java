@@ -50,6 +50,7 @@ public final class WebhookProviders {
             .setTimeout(config.get(PierOptions.WEBHOOK_TIMEOUT))
             .setRetries(config.get(PierOptions.WEBHOOK_RETRIES))
             .setRetryDelay(config.get(PierOptions.WEBHOOK_RETRY_DELAY))
+            .setMaxConnections(HttpPools.provider(config, PierOptions.WEBHOOK_MAX_CONNECTIONS))
             .setToken(token(config))
             .setCaFile(config.get(PierOptions.WEBHOOK_TLS_CA_FILE))
             .setCertFile(cert)

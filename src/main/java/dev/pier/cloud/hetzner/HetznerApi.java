@@ -7,6 +7,7 @@ import dev.pier.cloud.hetzner.HetznerJson.ApiError;
 import dev.pier.cloud.hetzner.HetznerJson.ErrorAnswer;
 import dev.pier.cloud.hetzner.HetznerJson.LoadBalancer;
 import dev.pier.cloud.hetzner.HetznerJson.Page;
+import dev.pier.util.ClientPools;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -52,7 +53,8 @@ final class HetznerApi {
             vertx,
             new WebClientOptions()
                 .setUserAgent("pier")
-                .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, timeout().toMillis())));
+                .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, timeout().toMillis())),
+            ClientPools.of(options.getMaxConnections()));
   }
 
   private Duration timeout() {

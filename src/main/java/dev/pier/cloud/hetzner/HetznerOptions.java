@@ -15,6 +15,7 @@ public final class HetznerOptions {
   public static final int DEFAULT_HEALTH_CHECK_RETRIES = 3;
   public static final boolean DEFAULT_USE_PRIVATE_IP = false;
   public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(30);
+  public static final int DEFAULT_MAX_CONNECTIONS = 0;
   public static final Duration DEFAULT_ACTION_POLL_INTERVAL = Duration.ofSeconds(1);
   public static final Duration DEFAULT_ACTION_TIMEOUT = Duration.ofMinutes(5);
   public static final Duration DEFAULT_RATE_LIMIT_MAX_WAIT = Duration.ofSeconds(60);
@@ -32,6 +33,7 @@ public final class HetznerOptions {
   private int healthCheckRetries = DEFAULT_HEALTH_CHECK_RETRIES;
   private boolean usePrivateIp = DEFAULT_USE_PRIVATE_IP;
   private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
+  private int maxConnections = DEFAULT_MAX_CONNECTIONS;
   private Duration actionPollInterval = DEFAULT_ACTION_POLL_INTERVAL;
   private Duration actionTimeout = DEFAULT_ACTION_TIMEOUT;
   private Duration rateLimitMaxWait = DEFAULT_RATE_LIMIT_MAX_WAIT;
@@ -137,6 +139,19 @@ public final class HetznerOptions {
 
   public HetznerOptions setRequestTimeout(Duration requestTimeout) {
     this.requestTimeout = requestTimeout;
+    return this;
+  }
+
+  /**
+   * Connections the client may hold open to the API, so many calls can be in flight at once; 0: a
+   * fallback of {@link dev.pier.util.ClientPools#FALLBACK_MAX_CONNECTIONS}.
+   */
+  public int getMaxConnections() {
+    return maxConnections;
+  }
+
+  public HetznerOptions setMaxConnections(int maxConnections) {
+    this.maxConnections = maxConnections;
     return this;
   }
 

@@ -14,6 +14,7 @@ import dev.pier.model.LbStatus;
 import dev.pier.model.ServiceKey;
 import dev.pier.model.ServiceRef;
 import dev.pier.retry.ExponentialBackoff;
+import dev.pier.util.ClientPools;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -84,7 +85,7 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
               .setCertPath(options.getCertFile())
               .setKeyPath(options.getKeyFile()));
     }
-    this.client = vertx.createHttpClient(web);
+    this.client = vertx.createHttpClient(web, ClientPools.of(options.getMaxConnections()));
   }
 
   @Override

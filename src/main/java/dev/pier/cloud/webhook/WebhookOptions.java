@@ -7,11 +7,13 @@ public final class WebhookOptions {
   public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
   public static final int DEFAULT_RETRIES = 3;
   public static final Duration DEFAULT_RETRY_DELAY = Duration.ofMillis(500);
+  public static final int DEFAULT_MAX_CONNECTIONS = 0;
 
   private String url = "";
   private Duration timeout = DEFAULT_TIMEOUT;
   private int retries = DEFAULT_RETRIES;
   private Duration retryDelay = DEFAULT_RETRY_DELAY;
+  private int maxConnections = DEFAULT_MAX_CONNECTIONS;
   private String token = "";
   private String caFile = "";
   private String certFile = "";
@@ -56,6 +58,19 @@ public final class WebhookOptions {
 
   public WebhookOptions setRetryDelay(Duration retryDelay) {
     this.retryDelay = retryDelay;
+    return this;
+  }
+
+  /**
+   * Connections the client may hold open to the webhook, so many calls can be in flight at once; 0:
+   * a fallback of {@link dev.pier.util.ClientPools#FALLBACK_MAX_CONNECTIONS}.
+   */
+  public int getMaxConnections() {
+    return maxConnections;
+  }
+
+  public WebhookOptions setMaxConnections(int maxConnections) {
+    this.maxConnections = maxConnections;
     return this;
   }
 

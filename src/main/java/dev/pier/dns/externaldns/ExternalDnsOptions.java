@@ -7,10 +7,12 @@ import java.time.Duration;
 public final class ExternalDnsOptions {
   public static final String DEFAULT_URL = "http://localhost:8888";
   public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
+  public static final int DEFAULT_MAX_CONNECTIONS = 0;
   public static final String DEFAULT_TXT_PREFIX = "pier-";
 
   private String url = DEFAULT_URL;
   private Duration timeout = DEFAULT_TIMEOUT;
+  private int maxConnections = DEFAULT_MAX_CONNECTIONS;
   private String txtPrefix = DEFAULT_TXT_PREFIX;
   private DnsNames names;
 
@@ -33,6 +35,19 @@ public final class ExternalDnsOptions {
 
   public ExternalDnsOptions setTimeout(Duration timeout) {
     this.timeout = timeout;
+    return this;
+  }
+
+  /**
+   * Connections the client may hold open to the webhook provider, so many calls can be in flight at
+   * once; 0: a fallback of {@link dev.pier.util.ClientPools#FALLBACK_MAX_CONNECTIONS}.
+   */
+  public int getMaxConnections() {
+    return maxConnections;
+  }
+
+  public ExternalDnsOptions setMaxConnections(int maxConnections) {
+    this.maxConnections = maxConnections;
     return this;
   }
 

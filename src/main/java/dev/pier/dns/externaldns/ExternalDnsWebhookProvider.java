@@ -6,6 +6,7 @@ import dev.pier.dns.DnsNames;
 import dev.pier.dns.DnsProvider;
 import dev.pier.dns.DnsZone;
 import dev.pier.dns.RecordSet;
+import dev.pier.util.ClientPools;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -66,7 +67,8 @@ public final class ExternalDnsWebhookProvider implements DnsProvider {
             vertx,
             new WebClientOptions()
                 .setConnectTimeout((int) options.getTimeout().toMillis())
-                .setUserAgent("pier"));
+                .setUserAgent("pier"),
+            ClientPools.of(options.getMaxConnections()));
     log.info(
         "external-dns webhook provider at {}, registry TXT prefix '{}'",
         options.getUrl(),

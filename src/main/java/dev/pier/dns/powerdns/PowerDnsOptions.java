@@ -7,11 +7,13 @@ public final class PowerDnsOptions {
   public static final String DEFAULT_URL = "http://127.0.0.1:8081";
   public static final String DEFAULT_SERVER_ID = "localhost";
   public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
+  public static final int DEFAULT_MAX_CONNECTIONS = 0;
 
   private String url = DEFAULT_URL;
   private String serverId = DEFAULT_SERVER_ID;
   private ApiKey apiKey;
   private Duration timeout = DEFAULT_TIMEOUT;
+  private int maxConnections = DEFAULT_MAX_CONNECTIONS;
 
   /** The webserver's base URL, without {@code /api/v1}. */
   public String getUrl() {
@@ -47,6 +49,19 @@ public final class PowerDnsOptions {
 
   public PowerDnsOptions setTimeout(Duration timeout) {
     this.timeout = timeout;
+    return this;
+  }
+
+  /**
+   * Connections the client may hold open to the API, so many calls can be in flight at once; 0: a
+   * fallback of {@link dev.pier.util.ClientPools#FALLBACK_MAX_CONNECTIONS}.
+   */
+  public int getMaxConnections() {
+    return maxConnections;
+  }
+
+  public PowerDnsOptions setMaxConnections(int maxConnections) {
+    this.maxConnections = maxConnections;
     return this;
   }
 }

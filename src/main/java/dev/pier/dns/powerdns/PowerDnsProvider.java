@@ -10,6 +10,7 @@ import dev.pier.dns.powerdns.PowerDnsJson.Change;
 import dev.pier.dns.powerdns.PowerDnsJson.Comment;
 import dev.pier.dns.powerdns.PowerDnsJson.ResourceRecord;
 import dev.pier.dns.powerdns.PowerDnsJson.Zone;
+import dev.pier.util.ClientPools;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -51,7 +52,8 @@ public final class PowerDnsProvider implements DnsProvider {
             vertx,
             new WebClientOptions()
                 .setConnectTimeout((int) options.getTimeout().toMillis())
-                .setUserAgent("pier"));
+                .setUserAgent("pier"),
+            ClientPools.of(options.getMaxConnections()));
     this.base = options.getUrl() + "/api/v1/servers/" + encode(options.getServerId());
     log.info(
         "PowerDNS API at {} (server {}), API key from {}",

@@ -31,6 +31,7 @@ import org.junit.jupiter.api.Test;
 class WebhookSlowAnswerTest {
   private static final ClusterIdentity CLUSTER = new ClusterIdentity("c", "uid-of-cluster-c");
   private static final Duration TIMEOUT = Duration.ofSeconds(1);
+  private static final int MAX_CONNECTIONS = 5;
 
   private Vertx vertx;
   private HttpServer server;
@@ -52,7 +53,8 @@ class WebhookSlowAnswerTest {
             new WebhookOptions()
                 .setUrl("http://127.0.0.1:" + server.actualPort())
                 .setRetries(0)
-                .setTimeout(TIMEOUT));
+                .setTimeout(TIMEOUT)
+                .setMaxConnections(MAX_CONNECTIONS));
     provider.initialize(CLUSTER, List.of()).await(10, TimeUnit.SECONDS);
   }
 
@@ -112,7 +114,7 @@ class WebhookSlowAnswerTest {
   void callsAbandonedAtTheTimeoutGiveTheirConnectionsBack() throws Exception {
     // More slow calls at once than the client keeps connections per server.
     List<Future<Void>> slow = new ArrayList<>();
-    for (int i = 0; i < 12; i++) {
+    for (int i = 0; i < MAX_CONNECTIONS * 2 + 2; i++) {
       slow.add(provider.ensureLoadBalancerDeleted("c", svc(i)));
     }
     for (Future<Void> f : slow) {
