@@ -147,7 +147,8 @@ public record Components(
         if (setup.spec().loadBalancers()) {
           withLoadBalancers.add(c);
           providers.put(
-              c.name(), LoadBalancerProviders.create(vertx, setup.config(), registry, c.events()));
+              c.name(),
+              LoadBalancerProviders.create(vertx, setup.config(), registry, c.events(), gate));
         }
         switch (setup.spec().federation()) {
           case HOST -> host = c;
@@ -197,7 +198,8 @@ public record Components(
             filter,
             System::getenv,
             setups.size() > 1 ? setups.stream().map(c -> c.spec().name()).toList() : List.of(),
-            host == null ? "" : host.name());
+            host == null ? "" : host.name(),
+            gate);
     if (dns != null) {
       metrics.bindOwnedDnsNames(dns::ownedNames);
     }

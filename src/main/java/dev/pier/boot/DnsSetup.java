@@ -15,6 +15,7 @@ import dev.pier.dns.powerdns.PowerDnsProvider;
 import dev.pier.dns.publish.DnsOptions;
 import dev.pier.dns.publish.DnsPublisher;
 import dev.pier.policy.ServiceFilter;
+import dev.pier.util.RequestFence;
 import io.vertx.core.Vertx;
 import java.util.List;
 import java.util.function.Function;
@@ -60,6 +61,20 @@ public final class DnsSetup {
       Function<String, String> env,
       List<String> clusters,
       String host) {
+    return create(vertx, config, filter, env, clusters, host, RequestFence.OPEN);
+  }
+
+  /**
+   * @param fence asked right before each request to the DNS backend goes (the leadership gate)
+   */
+  public static DnsPublisher create(
+      Vertx vertx,
+      ConfigValues config,
+      ServiceFilter filter,
+      Function<String, String> env,
+      List<String> clusters,
+      String host,
+      RequestFence fence) {
     if (!config.get(PierOptions.DNS_ENABLED)) {
       return null;
     }
@@ -89,8 +104,9 @@ public final class DnsSetup {
                     .setMaxConnections(
                         HttpPools.dns(config, PierOptions.DNS_EXTERNAL_DNS_MAX_CONNECTIONS))
                     .setTxtPrefix(config.get(PierOptions.DNS_EXTERNAL_DNS_TXT_PREFIX))
-                    .setNames(new DnsNames(federation, suffix.isEmpty() ? zoneName : suffix)))
-            : powerDns(vertx, config, env);
+                    .setNames(new DnsNames(federation, suffix.isEmpty() ? zoneName : suffix)),
+                fence)
+            : powerDns(vertx, config, env, fence);
     DnsOptions options =
         new DnsOptions()
             .setFederation(federation)
@@ -112,7 +128,7 @@ public final class DnsSetup {
   }
 
   private static DnsProvider powerDns(
-      Vertx vertx, ConfigValues config, Function<String, String> env) {
+      Vertx vertx, ConfigValues config, Function<String, String> env, RequestFence fence) {
     ApiKey key;
     try {
       String var = config.get(PierOptions.DNS_POWERDNS_API_KEY_ENV);
@@ -135,7 +151,8 @@ public final class DnsSetup {
             .setServerId(config.get(PierOptions.DNS_POWERDNS_SERVER_ID))
             .setTimeout(config.get(PierOptions.DNS_POWERDNS_TIMEOUT))
             .setMaxConnections(HttpPools.dns(config, PierOptions.DNS_POWERDNS_MAX_CONNECTIONS))
-            .setApiKey(key));
+            .setApiKey(key),
+        fence);
   }
 
   private static ConfigException fail(ConfigValues config, String path, String message) {

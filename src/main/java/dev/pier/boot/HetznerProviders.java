@@ -5,6 +5,7 @@ import dev.pier.cloud.hetzner.HetznerOptions;
 import dev.pier.config.ConfigException;
 import dev.pier.config.ConfigValues;
 import dev.pier.config.Secrets;
+import dev.pier.util.RequestFence;
 import io.vertx.core.Vertx;
 import java.util.function.Function;
 
@@ -12,12 +13,18 @@ import java.util.function.Function;
 public final class HetznerProviders {
   private HetznerProviders() {}
 
-  public static HetznerLoadBalancerProvider create(Vertx vertx, ConfigValues config) {
-    return create(vertx, config, System::getenv);
+  public static HetznerLoadBalancerProvider create(
+      Vertx vertx, ConfigValues config, RequestFence fence) {
+    return create(vertx, config, System::getenv, fence);
   }
 
   static HetznerLoadBalancerProvider create(
       Vertx vertx, ConfigValues config, Function<String, String> env) {
+    return create(vertx, config, env, RequestFence.OPEN);
+  }
+
+  static HetznerLoadBalancerProvider create(
+      Vertx vertx, ConfigValues config, Function<String, String> env, RequestFence fence) {
     HetznerOptions options =
         new HetznerOptions()
             .setEndpoint(config.get(PierOptions.HETZNER_ENDPOINT))
@@ -37,7 +44,7 @@ public final class HetznerProviders {
             .setRateLimitMaxWait(config.get(PierOptions.HETZNER_RATE_LIMIT_MAX_WAIT))
             .setOrphanCleanup(Components.orphanCleanup(config))
             .setAdoptByName(config.get(PierOptions.HETZNER_ADOPT_BY_NAME));
-    return new HetznerLoadBalancerProvider(vertx, options);
+    return new HetznerLoadBalancerProvider(vertx, options, fence);
   }
 
   /** The token from hetzner.tokenFile, else from the variable hetzner.tokenEnv names. */

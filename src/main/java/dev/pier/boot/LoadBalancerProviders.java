@@ -11,6 +11,7 @@ import dev.pier.config.ConfigException;
 import dev.pier.config.ConfigValues;
 import dev.pier.config.InvalidItemException;
 import dev.pier.events.EventSink;
+import dev.pier.util.RequestFence;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;
@@ -52,11 +53,24 @@ public final class LoadBalancerProviders {
    */
   public static LoadBalancerProvider create(
       Vertx vertx, ConfigValues config, MeterRegistry registry, EventSink events) {
+    return create(vertx, config, registry, events, RequestFence.OPEN);
+  }
+
+  /**
+   * @param fence asked right before each request a provider sends out of the process (the
+   *     leadership gate)
+   */
+  public static LoadBalancerProvider create(
+      Vertx vertx,
+      ConfigValues config,
+      MeterRegistry registry,
+      EventSink events,
+      RequestFence fence) {
     String name = config.get(PierOptions.PROVIDER);
     return switch (name) {
       case "local" -> local(vertx, config, registry, events);
-      case "hetzner" -> HetznerProviders.create(vertx, config);
-      case "webhook" -> WebhookProviders.create(vertx, config);
+      case "hetzner" -> HetznerProviders.create(vertx, config, fence);
+      case "webhook" -> WebhookProviders.create(vertx, config, fence);
       case "benchmark" ->
           new BenchmarkLoadBalancerProvider(
               vertx,

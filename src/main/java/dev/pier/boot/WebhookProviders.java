@@ -5,6 +5,7 @@ import dev.pier.cloud.webhook.WebhookOptions;
 import dev.pier.config.ConfigException;
 import dev.pier.config.ConfigValues;
 import dev.pier.config.Secrets;
+import dev.pier.util.RequestFence;
 import io.vertx.core.Vertx;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,6 +16,14 @@ public final class WebhookProviders {
   private WebhookProviders() {}
 
   public static WebhookLoadBalancerProvider create(Vertx vertx, ConfigValues config) {
+    return create(vertx, config, RequestFence.OPEN);
+  }
+
+  /**
+   * @param fence asked right before each webhook request goes (the leadership gate)
+   */
+  public static WebhookLoadBalancerProvider create(
+      Vertx vertx, ConfigValues config, RequestFence fence) {
     String url = config.get(PierOptions.WEBHOOK_URL);
     if (url.isEmpty()) {
       throw new ConfigException(
@@ -56,7 +65,7 @@ public final class WebhookProviders {
             .setCertFile(cert)
             .setKeyFile(key);
     try {
-      return new WebhookLoadBalancerProvider(vertx, options);
+      return new WebhookLoadBalancerProvider(vertx, options, fence);
     } catch (RuntimeException e) {
       throw new ConfigException(config.source() + ": webhook.tls: " + e.getMessage(), e);
     }

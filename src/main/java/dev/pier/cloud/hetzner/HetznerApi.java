@@ -8,6 +8,7 @@ import dev.pier.cloud.hetzner.HetznerJson.ErrorAnswer;
 import dev.pier.cloud.hetzner.HetznerJson.LoadBalancer;
 import dev.pier.cloud.hetzner.HetznerJson.Page;
 import dev.pier.util.ClientPools;
+import dev.pier.util.RequestFence;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -44,10 +45,20 @@ final class HetznerApi {
   private final HetznerOptions options;
   private final WebClient client;
   private final AtomicLong blockedUntilMillis = new AtomicLong();
+  private final RequestFence fence;
 
   HetznerApi(Vertx vertx, HetznerOptions options) {
+    this(vertx, options, RequestFence.OPEN);
+  }
+
+  /**
+   * @param fence asked right before each request goes (after any wait for the rate limit), for the
+   *     term the request was made in
+   */
+  HetznerApi(Vertx vertx, HetznerOptions options, RequestFence fence) {
     this.vertx = vertx;
     this.options = options;
+    this.fence = fence;
     this.client =
         WebClient.create(
             vertx,
@@ -167,7 +178,7 @@ final class HetznerApi {
   private <T> Future<T> call(
       HttpMethod method, String path, Map<String, String> query, Object body, Class<T> type) {
     long deadline = System.currentTimeMillis() + options.getRateLimitMaxWait().toMillis();
-    return attempt(method, path, query, body, type, deadline);
+    return attempt(method, path, query, body, type, deadline, fence.term());
   }
 
   private <T> Future<T> attempt(
@@ -176,9 +187,16 @@ final class HetznerApi {
       Map<String, String> query,
       Object body,
       Class<T> type,
-      long deadline) {
+      long deadline,
+      long term) {
     return waitForBudget(deadline)
-        .compose(v -> send(method, path, query, body))
+        .compose(
+            v -> {
+              RuntimeException refused = fence.refusal(term, "Hetzner API " + method + " " + path);
+              return refused != null
+                  ? Future.failedFuture(refused)
+                  : send(method, path, query, body);
+            })
         .compose(
             response -> {
               noteRateLimit(response);
@@ -191,7 +209,7 @@ final class HetznerApi {
                     method,
                     path,
                     until - System.currentTimeMillis());
-                return attempt(method, path, query, body, type, deadline);
+                return attempt(method, path, query, body, type, deadline, term);
               }
               if (status >= 400) {
                 return Future.failedFuture(error(method, path, response));

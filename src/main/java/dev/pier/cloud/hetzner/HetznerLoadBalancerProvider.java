@@ -13,6 +13,7 @@ import dev.pier.model.LbStatus;
 import dev.pier.model.ServiceKey;
 import dev.pier.model.ServiceRef;
 import dev.pier.util.Futures;
+import dev.pier.util.RequestFence;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;
@@ -72,11 +73,19 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
   private final Map<String, String> clusterUids = new ConcurrentHashMap<>();
 
   public HetznerLoadBalancerProvider(Vertx vertx, HetznerOptions options) {
+    this(vertx, options, RequestFence.OPEN);
+  }
+
+  /**
+   * @param fence asked right before each API request goes: a process that stopped leading sends the
+   *     Hetzner API nothing more
+   */
+  public HetznerLoadBalancerProvider(Vertx vertx, HetznerOptions options, RequestFence fence) {
     if (options.getToken() == null || options.getToken().isBlank()) {
       throw new IllegalArgumentException("the Hetzner API token is empty");
     }
     this.options = options;
-    this.api = new HetznerApi(vertx, options);
+    this.api = new HetznerApi(vertx, options, fence);
   }
 
   @Override

@@ -15,6 +15,7 @@ import dev.pier.model.ServiceKey;
 import dev.pier.model.ServiceRef;
 import dev.pier.retry.ExponentialBackoff;
 import dev.pier.util.ClientPools;
+import dev.pier.util.RequestFence;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -60,6 +61,7 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
   private final Vertx vertx;
   private final WebhookOptions options;
   private final HttpClient client;
+  private final RequestFence fence;
   // Cluster name -> uid of its kube-system namespace, from initialize.
   private final Map<String, String> clusterUids = new ConcurrentHashMap<>();
   // False once the webhook answered /list with 404: it does not implement the optional call.
@@ -68,11 +70,20 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
   private volatile boolean verifySupported = true;
 
   public WebhookLoadBalancerProvider(Vertx vertx, WebhookOptions options) {
+    this(vertx, options, RequestFence.OPEN);
+  }
+
+  /**
+   * @param fence asked right before each request goes (retries and requests that waited for a
+   *     connection included), for the term its call started in
+   */
+  public WebhookLoadBalancerProvider(Vertx vertx, WebhookOptions options, RequestFence fence) {
     if (options.getUrl().isEmpty()) {
       throw new IllegalArgumentException("the webhook URL is empty");
     }
     this.vertx = vertx;
     this.options = options;
+    this.fence = fence;
     HttpClientOptions web =
         new HttpClientOptions()
             .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, options.getTimeout().toMillis()));
@@ -226,6 +237,7 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
         new WebhookJson.ListRequest(cluster, clusterUid),
         WebhookJson.ListAnswer.class,
         false,
+        fence.term(),
         0,
         done);
     return done.future()
@@ -298,7 +310,7 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
             cluster, clusterUid, loadBalancerName(cluster, service), service, nodes);
     ServiceRef prefix = service.ref();
     Promise<Answer> done = Promise.promise();
-    attempt(op, prefix, body, Answer.class, elsewhereAllowed, 0, done);
+    attempt(op, prefix, body, Answer.class, elsewhereAllowed, fence.term(), 0, done);
     return done.future();
   }
 
@@ -317,19 +329,31 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
     }
   }
 
+  /** A request the fence refused: the call ends with the fence's exception, never retried. */
+  private static final class Refused extends RuntimeException {
+    Refused(RuntimeException cause) {
+      super(cause.getMessage(), cause, false, false);
+    }
+  }
+
   private <T> void attempt(
       String op,
       ServiceRef prefix,
       Object body,
       Class<T> type,
       boolean elsewhereAllowed,
+      long term,
       int attempt,
       Promise<T> done) {
-    send(op, WebhookJson.encode(body))
+    send(op, WebhookJson.encode(body), term)
         .onComplete(
             ar -> {
               Throwable failure;
               boolean transientFailure;
+              if (ar.failed() && ar.cause() instanceof Refused refused) {
+                done.fail(refused.getCause());
+                return;
+              }
               if (ar.failed()) {
                 failure =
                     new ProviderException.Retry(
@@ -384,7 +408,8 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
                 }
                 vertx.setTimer(
                     Math.max(1, delay),
-                    t -> attempt(op, prefix, body, type, elsewhereAllowed, attempt + 1, done));
+                    t ->
+                        attempt(op, prefix, body, type, elsewhereAllowed, term, attempt + 1, done));
                 return;
               }
               done.fail(failure);
@@ -400,7 +425,11 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
    * byte now and then. At the timeout the request is reset, which closes its connection: an
    * abandoned call never keeps a connection that later calls wait for.
    */
-  private Future<Reply> send(String op, Buffer payload) {
+  private Future<Reply> send(String op, Buffer payload, long term) {
+    RuntimeException notNow = fence.refusal(term, "webhook " + op);
+    if (notNow != null) {
+      return Future.failedFuture(new Refused(notNow));
+    }
     RequestOptions request =
         new RequestOptions()
             .setMethod(HttpMethod.POST)
@@ -433,6 +462,12 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
               if (reply.future().isComplete()) {
                 r.reset();
                 return Future.failedFuture("abandoned at the timeout");
+              }
+              // It may have waited for a connection while this process stopped leading.
+              RuntimeException refused = fence.refusal(term, "webhook " + op);
+              if (refused != null) {
+                r.reset();
+                return Future.failedFuture(new Refused(refused));
               }
               // The body is asked for in the callback that delivers the response: a body handler
               // set one hop later can miss the end of a short answer (a 204) and wait forever.

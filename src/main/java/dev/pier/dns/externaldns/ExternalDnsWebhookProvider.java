@@ -7,6 +7,7 @@ import dev.pier.dns.DnsProvider;
 import dev.pier.dns.DnsZone;
 import dev.pier.dns.RecordSet;
 import dev.pier.util.ClientPools;
+import dev.pier.util.RequestFence;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -56,11 +57,20 @@ public final class ExternalDnsWebhookProvider implements DnsProvider {
 
   private final WebClient client;
   private final ExternalDnsOptions options;
+  private final RequestFence fence;
   private final TxtRegistry registry;
   private Future<State> listing;
 
   public ExternalDnsWebhookProvider(Vertx vertx, ExternalDnsOptions options) {
+    this(vertx, options, RequestFence.OPEN);
+  }
+
+  /**
+   * @param fence asked right before each request goes: a deposed leader sends nothing more
+   */
+  public ExternalDnsWebhookProvider(Vertx vertx, ExternalDnsOptions options, RequestFence fence) {
     this.options = options;
+    this.fence = fence;
     this.registry = new TxtRegistry(options.getTxtPrefix());
     this.client =
         WebClient.create(
@@ -545,6 +555,10 @@ public final class ExternalDnsWebhookProvider implements DnsProvider {
 
   private Future<HttpResponse<Buffer>> call(
       HttpMethod method, String path, Buffer body, String what) {
+    RuntimeException refused = fence.refusal(fence.term(), "external-dns " + what);
+    if (refused != null) {
+      return Future.failedFuture(refused);
+    }
     long ms = options.getTimeout().toMillis();
     HttpRequest<Buffer> req =
         client

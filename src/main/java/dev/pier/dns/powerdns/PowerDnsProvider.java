@@ -11,6 +11,7 @@ import dev.pier.dns.powerdns.PowerDnsJson.Comment;
 import dev.pier.dns.powerdns.PowerDnsJson.ResourceRecord;
 import dev.pier.dns.powerdns.PowerDnsJson.Zone;
 import dev.pier.util.ClientPools;
+import dev.pier.util.RequestFence;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -44,9 +45,18 @@ public final class PowerDnsProvider implements DnsProvider {
   private final WebClient client;
   private final PowerDnsOptions options;
   private final String base;
+  private final RequestFence fence;
 
   public PowerDnsProvider(Vertx vertx, PowerDnsOptions options) {
+    this(vertx, options, RequestFence.OPEN);
+  }
+
+  /**
+   * @param fence asked right before each request goes: a deposed leader sends nothing more
+   */
+  public PowerDnsProvider(Vertx vertx, PowerDnsOptions options, RequestFence fence) {
     this.options = options;
+    this.fence = fence;
     this.client =
         WebClient.create(
             vertx,
@@ -81,6 +91,10 @@ public final class PowerDnsProvider implements DnsProvider {
   public Future<Optional<DnsZone>> zone(String id) {
     HttpRequest<Buffer> req =
         request(HttpMethod.GET, "/zones/" + encode(id)).addQueryParam("rrsets", "false");
+    RuntimeException refused = fence.refusal(fence.term(), "PowerDNS get zone");
+    if (refused != null) {
+      return Future.failedFuture(refused);
+    }
     return req.send()
         .recover(e -> Future.failedFuture(unreachable("get zone " + id, e)))
         .compose(
@@ -186,6 +200,10 @@ public final class PowerDnsProvider implements DnsProvider {
   }
 
   private Future<HttpResponse<Buffer>> send(HttpRequest<Buffer> req, Object body, String what) {
+    RuntimeException refused = fence.refusal(fence.term(), "PowerDNS " + what);
+    if (refused != null) {
+      return Future.failedFuture(refused);
+    }
     Future<HttpResponse<Buffer>> sent =
         body == null
             ? req.send()
