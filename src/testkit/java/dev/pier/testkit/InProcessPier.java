@@ -85,6 +85,18 @@ public final class InProcessPier implements AutoCloseable {
     return pier;
   }
 
+  /** How many provider calls of this operation (ensure, verify, ...) completed successfully. */
+  public double providerCalls(String operation) {
+    var timer =
+        pier.metrics()
+            .registry()
+            .find("pier.provider.call.duration")
+            .tag("operation", operation)
+            .tag("result", "success")
+            .timer();
+    return timer == null ? 0 : timer.count();
+  }
+
   @Override
   public void close() {
     try {

@@ -410,6 +410,57 @@ class HetznerProviderTest {
     }
   }
 
+  /**
+   * With proxy protocol the provider answers ipMode Proxy, which the 1.20 server drops: several
+   * verification rounds find nothing to repair; an ingress changed out of band is one repair.
+   */
+  @Test
+  void verificationWithProxyProtocolRepairsOnlyRealDrift() {
+    String ns = kube.createNamespace("hzverify");
+    try (InProcessPier pier =
+        startPier(Map.of(PierOptions.RECONCILE_VERIFY_PERIOD.envName(), "1s"))) {
+      client
+          .services()
+          .inNamespace(ns)
+          .resource(
+              lbService(
+                  ns, "pp", Map.of(HetznerSpec.PROXY_PROTOCOL, "true"), port("http", "TCP", 80)))
+          .create();
+      await().atMost(InProcessPier.CONVERGE).until(() -> !ingressIps(ns, "pp").isEmpty());
+      List<String> ips = ingressIps(ns, "pp");
+      String ip = ips.get(0);
+      double before = pier.providerCalls("verify");
+      await()
+          .atMost(InProcessPier.CONVERGE)
+          .until(() -> pier.providerCalls("verify") >= before + 4);
+      assertThat(warnings(ns, "pp")).noneMatch(w -> w.startsWith("RepairedLoadBalancer"));
+
+      client
+          .services()
+          .inNamespace(ns)
+          .withName("pp")
+          .editStatus(
+              s -> {
+                s.getStatus().getLoadBalancer().getIngress().get(0).setIp("192.0.2.99");
+                return s;
+              });
+      await().atMost(InProcessPier.CONVERGE).until(() -> ingressIps(ns, "pp").equals(ips));
+      double repaired = pier.providerCalls("verify");
+      await()
+          .atMost(InProcessPier.CONVERGE)
+          .until(() -> pier.providerCalls("verify") >= repaired + 3);
+      assertThat(warnings(ns, "pp"))
+          .filteredOn(w -> w.startsWith("RepairedLoadBalancer"))
+          .containsExactly(
+              "RepairedLoadBalancer: Repaired load balancer drift: status.loadBalancer.ingress[0].ip:"
+                  + " expected "
+                  + ip
+                  + ", found 192.0.2.99");
+      client.services().inNamespace(ns).withName("pp").delete();
+      await().atMost(InProcessPier.CONVERGE).until(() -> get(ns, "pp") == null);
+    }
+  }
+
   @Test
   void aServiceNamingAnUnlabelledLoadBalancerIsRefusedAndCannotDeleteIt() {
     String ns = kube.createNamespace("hztaken");
