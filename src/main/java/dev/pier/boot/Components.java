@@ -36,7 +36,6 @@ import dev.pier.reconcile.ReconcileOptions;
 import dev.pier.reconcile.ReconcileVerticle;
 import dev.pier.watch.WatchVerticle;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Deployable;
@@ -133,12 +132,14 @@ public record Components(
     Map<String, LoadBalancerProvider> providers = new LinkedHashMap<>();
     Cluster host = null;
     Duration resync = config.get(PierOptions.WATCH_SERVICE_RESYNC);
+    RelistCounters relists = new RelistCounters(registry);
     Members members =
         new Members(
             federationOptions,
             spec ->
-                cluster(vertx, spec, "the Secret of cluster " + spec.name(), resync, fence)
-                    .retryWhenForbidden());
+                relists.track(
+                    cluster(vertx, spec, "the Secret of cluster " + spec.name(), resync, fence)
+                        .retryWhenForbidden()));
     List<Cluster> withLoadBalancers = new ArrayList<>();
     try {
       for (ClusterSetup setup : setups) {
@@ -260,14 +261,7 @@ public record Components(
         .description(
             "Deletions Pier started on its own that the deletion guard holds until confirmed")
         .register(registry);
-    for (Cluster c : connected) {
-      FunctionCounter.builder("pier.service.cache.relists", c, Cluster::serviceRelists)
-          .description(
-              "Times the cluster's Service cache was listed again because its watch had missed"
-                  + " events")
-          .tag("cluster", c.name())
-          .register(registry);
-    }
+    connected.forEach(relists::track);
     OrphanSweeper sweeper =
         orphanCleanup(config)
             ? OrphanSweeper.forProvider(
