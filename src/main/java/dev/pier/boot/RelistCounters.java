@@ -25,12 +25,12 @@ final class RelistCounters {
     String name = cluster.name();
     Cluster before = current.put(name, cluster);
     if (before == null) {
-      FunctionCounter.builder("pier.service.cache.relists", this, c -> c.total(name))
+      // The registry is the weakly held object, so the counter lives as long as it does.
+      FunctionCounter.builder("pier.service.cache.relists", registry, r -> total(name))
           .description(
               "Times the cluster's Service cache was listed again because its watch had missed"
                   + " events")
           .tag("cluster", name)
-          .strongReference(true)
           .register(registry);
     } else if (before != cluster) {
       retired.merge(name, before.serviceRelists(), Long::sum);
