@@ -7,6 +7,7 @@
 #   scripts/bench/run.sh --sizes 1000 --delays 100     # a quick subset
 #   scripts/bench/run.sh federation --services 1000    # the federation benchmark (docs/benchmarks.md)
 #   scripts/bench/run.sh informer-stall --rounds 5     # reproduces the informer stall (docs/benchmarks.md)
+#   scripts/bench/run.sh verify-drift --services 1000 --minutes 30 --period 60s   # false drift repairs
 #   scripts/bench/run.sh --peer upstream               # side by side with upstream's service controller
 #
 # Options (all optional): --sizes N[,N..] --delays MS[,MS..] --nodes M (Ready nodes, default 10;
@@ -65,6 +66,10 @@ classpath="$build_dir/test-classes:$build_dir/classes:$(cat "$build_dir/bench-cl
 if [ "${1:-}" = informer-stall ]; then
   shift
   exec java -Xmx1g -cp "$classpath" dev.pier.bench.InformerStallRepro "$@"
+fi
+if [ "${1:-}" = verify-drift ]; then
+  shift
+  exec java -Xmx1g -cp "$classpath" dev.pier.bench.VerifyDriftBench "$@"
 fi
 if [ "${1:-}" = federation ]; then
   shift
