@@ -12,10 +12,9 @@ import java.util.Map;
 import java.util.stream.IntStream;
 
 /**
- * Counts false drift repairs: N load-balanced Services on the local provider (which answers
- * {@code ipMode: Proxy}, dropped by the 1.20 API server), nothing changed, verification every
- * {@code --period} for {@code --minutes}; every {@code RepairedLoadBalancer} Event is a false
- * repair.
+ * Counts false drift repairs: N load-balanced Services on the local provider (which answers {@code
+ * ipMode: Proxy}, dropped by the 1.20 API server), nothing changed, verification every {@code
+ * --period} for {@code --minutes}; every {@code RepairedLoadBalancer} Event is a false repair.
  *
  * <pre>scripts/bench/run.sh verify-drift --services 1000 --minutes 30 --period 60s</pre>
  */
@@ -73,10 +72,7 @@ public final class VerifyDriftBench {
                 .sum();
         BenchDriver.log(
             "%d minutes, %d Services: %.0f verifications, %d RepairedLoadBalancer Events",
-            minutes,
-            services,
-            verified,
-            repairs);
+            minutes, services, verified, repairs);
         System.exit(repairs == 0 ? 0 : 1);
       }
     }

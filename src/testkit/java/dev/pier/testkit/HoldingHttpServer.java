@@ -1,13 +1,17 @@
 package dev.pier.testkit;
 
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerRequest;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.IntFunction;
 
 /**
  * An HTTP server on 127.0.0.1 that holds every request for a while before answering it with a fixed
@@ -84,6 +88,28 @@ public final class HoldingHttpServer implements AutoCloseable {
   /** The base URL, {@code http://127.0.0.1:<port>}. */
   public String url() {
     return "http://127.0.0.1:" + server.actualPort();
+  }
+
+  /**
+   * Starts {@code n} calls at once ({@code call} gets 0 to n-1) and waits for all of them; returns
+   * the most requests the server held at the same time. Fails unless every call succeeded with
+   * exactly one request each (no retry inflated the count).
+   */
+  public int peakOf(int n, IntFunction<Future<?>> call) throws TimeoutException {
+    List<Future<?>> calls = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      calls.add(call.apply(i));
+    }
+    Future.join(calls).otherwiseEmpty().await(30, TimeUnit.SECONDS);
+    for (Future<?> f : calls) {
+      if (!f.succeeded()) {
+        throw new IllegalStateException("a call did not succeed: " + f.cause());
+      }
+    }
+    if (received != n) {
+      throw new IllegalStateException(n + " calls sent " + received + " requests");
+    }
+    return peak;
   }
 
   /** The most requests held at the same time so far. */

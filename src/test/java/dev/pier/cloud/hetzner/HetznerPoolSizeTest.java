@@ -2,13 +2,9 @@ package dev.pier.cloud.hetzner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pier.cloud.hetzner.HetznerJson.Answer;
 import dev.pier.testkit.HoldingHttpServer;
-import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -48,14 +44,9 @@ class HetznerPoolSizeTest {
                 .setToken("pool-test-token")
                 .setRequestTimeout(Duration.ofSeconds(10))
                 .setMaxConnections(CALLS));
-    List<Future<Answer>> calls = new ArrayList<>();
-    for (int i = 0; i < CALLS; i++) {
-      calls.add(api.get("/load_balancers/" + i));
-    }
-    Future.join(calls).otherwiseEmpty().await(30, TimeUnit.SECONDS);
-    assertThat(calls).allMatch(Future::succeeded);
-    assertThat(server.received()).isEqualTo(CALLS);
-    assertThat(server.peakInFlight()).as("requests the API held at once").isEqualTo(CALLS);
+    assertThat(server.peakOf(CALLS, i -> api.get("/load_balancers/" + i)))
+        .as("requests the API held at once")
+        .isEqualTo(CALLS);
     api.close();
   }
 }
