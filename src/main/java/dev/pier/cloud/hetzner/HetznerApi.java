@@ -17,7 +17,6 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.ext.web.client.HttpRequest;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
-import io.vertx.ext.web.client.WebClientOptions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -59,13 +58,7 @@ final class HetznerApi {
     this.vertx = vertx;
     this.options = options;
     this.fence = fence;
-    this.client =
-        WebClient.create(
-            vertx,
-            new WebClientOptions()
-                .setUserAgent("pier")
-                .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, timeout().toMillis())),
-            ClientPools.of(options.getMaxConnections()));
+    this.client = ClientPools.webClient(vertx, timeout(), options.getMaxConnections());
   }
 
   private Duration timeout() {

@@ -17,7 +17,6 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpRequest;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
-import io.vertx.ext.web.client.WebClientOptions;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -72,13 +71,7 @@ public final class ExternalDnsWebhookProvider implements DnsProvider {
     this.options = options;
     this.fence = fence;
     this.registry = new TxtRegistry(options.getTxtPrefix());
-    this.client =
-        WebClient.create(
-            vertx,
-            new WebClientOptions()
-                .setConnectTimeout((int) options.getTimeout().toMillis())
-                .setUserAgent("pier"),
-            ClientPools.of(options.getMaxConnections()));
+    this.client = ClientPools.webClient(vertx, options.getTimeout(), options.getMaxConnections());
     log.info(
         "external-dns webhook provider at {}, registry TXT prefix '{}'",
         options.getUrl(),

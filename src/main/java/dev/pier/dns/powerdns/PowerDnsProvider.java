@@ -20,7 +20,6 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpRequest;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
-import io.vertx.ext.web.client.WebClientOptions;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -57,13 +56,7 @@ public final class PowerDnsProvider implements DnsProvider {
   public PowerDnsProvider(Vertx vertx, PowerDnsOptions options, RequestFence fence) {
     this.options = options;
     this.fence = fence;
-    this.client =
-        WebClient.create(
-            vertx,
-            new WebClientOptions()
-                .setConnectTimeout((int) options.getTimeout().toMillis())
-                .setUserAgent("pier"),
-            ClientPools.of(options.getMaxConnections()));
+    this.client = ClientPools.webClient(vertx, options.getTimeout(), options.getMaxConnections());
     this.base = options.getUrl() + "/api/v1/servers/" + encode(options.getServerId());
     log.info(
         "PowerDNS API at {} (server {}), API key from {}",
