@@ -137,6 +137,9 @@ public final class ServiceReconciler {
   private final Map<ServiceKey, LbStatus> ensured = new HashMap<>();
   // Services of a class Pier does not own that were reported, by key and uid: once each.
   private final Map<ServiceKey, String> reportedClassNotOwned = new HashMap<>();
+  // Services (by uid) whose load balancer this process failed to delete: only for them is the
+  // abandon annotation honoured.
+  private final Map<ServiceKey, String> deleteFailed = new HashMap<>();
 
   /**
    * @param clusters the cluster of a name, or null for an unknown one
@@ -465,9 +468,15 @@ public final class ServiceReconciler {
         .recover(e -> deleteFailed(run, e));
   }
 
-  /** Deletes the load balancer, unless the operator abandoned it. */
+  /**
+   * Deletes the load balancer, unless the operator abandoned it after a deletion failed: the
+   * annotation exists for a load balancer the provider will not delete, and honoured on any
+   * deletion it would let a tenant keep cloud load balancers (and their bills) after their Services
+   * are gone.
+   */
   private Future<Void> deleteLoadBalancer(Run run) {
-    if (!ReconcileDecision.abandoned(run.svc())) {
+    boolean failedBefore = run.ref().uid().equals(deleteFailed.get(run.key()));
+    if (!ReconcileDecision.abandoned(run.svc()) || !failedBefore) {
       return fenced(
           "deleting the load balancer",
           () -> provider.ensureLoadBalancerDeleted(run.ref().cluster(), run.view()));
@@ -490,6 +499,7 @@ public final class ServiceReconciler {
     if (r.outcome() == WorkResult.Outcome.SUCCESS) {
       return Future.succeededFuture(r);
     }
+    deleteFailed.put(run.key(), run.ref().uid());
     String why = Outcomes.describe(e);
     run.events()
         .warning(
@@ -700,6 +710,7 @@ public final class ServiceReconciler {
 
   private void forget(ServiceKey key) {
     reportedClassNotOwned.remove(key);
+    deleteFailed.remove(key);
     pushed.forget(key);
     statusWrites.remove(key);
     ensured.remove(key);

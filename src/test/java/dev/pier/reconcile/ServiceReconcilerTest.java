@@ -358,10 +358,27 @@ class ServiceReconcilerTest {
         Future.failedFuture(new ProviderException.InvalidInput("pool", "x", "webhook said 422"));
     cluster.events.recorded.clear();
 
+    // Only once a deletion failed: the annotation is for a load balancer the provider refuses.
+    assertThat(run(WorkKind.RECONCILE).outcome()).isEqualTo(Outcome.RETRY);
+    assertThat(provider.calls).containsExactly("ensure ns/web", "delete ns/web u1");
     assertThat(run(WorkKind.RECONCILE).outcome()).isEqualTo(Outcome.SUCCESS);
-    assertThat(provider.calls).containsExactly("ensure ns/web");
+    assertThat(provider.calls).containsExactly("ensure ns/web", "delete ns/web u1");
     assertThat(cluster.writes.calls).endsWith("removeFinalizer ns/web");
     assertThat(cluster.events.recorded).contains("Warning LoadBalancerAbandoned");
+  }
+
+  @Test
+  void theAbandonAnnotationNeverKeepsALoadBalancerTheProviderWouldDelete() {
+    Service svc = withFinalizer(service("u1"));
+    svc.getMetadata()
+        .setAnnotations(java.util.Map.of(ReconcileDecision.ABANDON_ANNOTATION, "true"));
+    svc.getMetadata().setDeletionTimestamp("2026-12-03T12:00:00Z");
+    cluster.put(svc);
+
+    assertThat(run(WorkKind.RECONCILE).outcome()).isEqualTo(Outcome.SUCCESS);
+
+    assertThat(provider.calls).containsExactly("delete ns/web u1");
+    assertThat(cluster.events.recorded).doesNotContain("Warning LoadBalancerAbandoned");
   }
 
   @Test
