@@ -280,6 +280,26 @@ class ChartTest {
   }
 
   @Test
+  void theAdminEndpointListensOnThePodIpOnly() {
+    for (String preset : List.of("default", "federation-host")) {
+      Container c =
+          one(Chart.render(preset, Chart.KUBE_1_20), Deployment.class)
+              .getSpec()
+              .getTemplate()
+              .getSpec()
+              .getContainers()
+              .get(0);
+      assertThat(c.getEnv())
+          .as(preset)
+          .anySatisfy(
+              e -> {
+                assertThat(e.getName()).isEqualTo("PIER_ADMIN_HOST");
+                assertThat(e.getValueFrom().getFieldRef().getFieldPath()).isEqualTo("status.podIP");
+              });
+    }
+  }
+
+  @Test
   void memberSecretsCanLiveInANamespaceOfTheirOwnWithTheRoleThere() {
     String rendering =
         Chart.template(Chart.KUBE_1_20)
