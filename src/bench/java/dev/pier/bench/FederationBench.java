@@ -1,6 +1,6 @@
 package dev.pier.bench;
 
-import dev.pier.federation.FederationKeys;
+import dev.pier.model.FederationKeys;
 import dev.pier.testkit.KubeApiServer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;

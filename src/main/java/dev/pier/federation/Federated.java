@@ -1,5 +1,6 @@
 package dev.pier.federation;
 
+import dev.pier.model.FederationKeys;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Service;
 import java.util.List;

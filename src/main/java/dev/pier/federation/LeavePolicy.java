@@ -1,5 +1,6 @@
 package dev.pier.federation;
 
+import dev.pier.model.FederationKeys;
 import java.util.Map;
 
 /**

@@ -2,6 +2,7 @@ package dev.pier.federation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pier.model.FederationKeys;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import java.util.List;

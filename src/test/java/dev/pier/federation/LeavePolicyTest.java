@@ -2,6 +2,7 @@ package dev.pier.federation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pier.model.FederationKeys;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 

@@ -3,6 +3,7 @@ package dev.pier.federation;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pier.federation.MemberServices.Ownership;
+import dev.pier.model.FederationKeys;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;

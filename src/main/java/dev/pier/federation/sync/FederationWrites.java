@@ -1,10 +1,10 @@
 package dev.pier.federation.sync;
 
-import dev.pier.federation.FederationKeys;
 import dev.pier.kube.AsyncKubeApi;
 import dev.pier.kube.Cluster;
 import dev.pier.kube.KubeApiException;
 import dev.pier.kube.ServiceWriter;
+import dev.pier.model.FederationKeys;
 import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
 import io.fabric8.kubernetes.api.model.Service;
 import io.vertx.core.Context;

@@ -3,7 +3,7 @@ package dev.pier.federation.sync;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.pier.federation.FederationKeys;
+import dev.pier.model.FederationKeys;
 import dev.pier.testkit.FederatedServices;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;

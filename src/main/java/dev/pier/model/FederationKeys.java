@@ -1,4 +1,4 @@
-package dev.pier.federation;
+package dev.pier.model;
 
 /** The annotations, labels and finalizers federation reads and writes. */
 public final class FederationKeys {
