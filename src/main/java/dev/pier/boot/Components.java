@@ -234,6 +234,11 @@ public record Components(
       watchers.add(new EndpointsWatchVerticle(clusters, dns::wantsDns));
       watchers.add(new TopologyWatchVerticle(clusters, dns));
     }
+    DeletionGuard guard = deletionGuard(config);
+    Gauge.builder("pier.deletion.guard.held", guard, DeletionGuard::held)
+        .description(
+            "Deletions Pier started on its own that the deletion guard holds until confirmed")
+        .register(registry);
     FederationVerticle federation =
         host == null
             ? null
@@ -246,7 +251,8 @@ public record Components(
                 config.get(PierOptions.RECONCILE_MIN_RETRY_DELAY),
                 config.get(PierOptions.RECONCILE_MAX_RETRY_DELAY),
                 config.get(PierOptions.RECONCILE_RUN_DEADLINE),
-                dns);
+                dns,
+                guard);
     // With a federation the Lease lives in its host cluster.
     LeaderElection election =
         electionOptions == null
@@ -256,11 +262,6 @@ public record Components(
                 electionOptions,
                 vertx.getOrCreateContext(),
                 gate);
-    DeletionGuard guard = deletionGuard(config);
-    Gauge.builder("pier.deletion.guard.held", guard, DeletionGuard::held)
-        .description(
-            "Deletions Pier started on its own that the deletion guard holds until confirmed")
-        .register(registry);
     connected.forEach(relists::track);
     OrphanSweeper sweeper =
         orphanCleanup(config)

@@ -23,6 +23,7 @@ import dev.pier.model.FederationKeys;
 import dev.pier.model.ServiceKey;
 import dev.pier.model.ServiceRef;
 import dev.pier.model.Views;
+import dev.pier.policy.DeletionGuard;
 import dev.pier.queue.WorkKind;
 import dev.pier.queue.WorkResult;
 import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
@@ -51,6 +52,8 @@ import java.util.function.LongSupplier;
 final class FederationReconciler {
   private static final ServiceLog log = ServiceLog.of(FederationReconciler.class);
   private static final Duration WAIT_FOR_COPIES = Duration.ofSeconds(2);
+  // A deletion the guard holds is asked again this often (it goes once the window has room).
+  private static final Duration HELD_RECHECK = Duration.ofMinutes(1);
   private static final Set<WorkKind> RUN = Set.of(WorkKind.RECONCILE);
   private static final HeldMembers.Decision NOT_HOLDING =
       HeldMembers.decide(List.of(), 0, Duration.ZERO, 0);
@@ -63,10 +66,13 @@ final class FederationReconciler {
   private final LongSupplier clock;
   private final DnsPublisher dns;
   private final HeldNames heldNames;
+  private final DeletionGuard guard;
 
   /**
    * @param dns publishes the federated Services' names, or null without DNS
    * @param heldNames the Services whose names are held as last seen, for the metric
+   * @param guard holds copy deletions that no one asked for (placement changes, copies of host
+   *     Services that are gone) beyond its limit
    */
   FederationReconciler(
       Cluster host,
@@ -76,7 +82,9 @@ final class FederationReconciler {
       Consumer<ServiceKey> enqueue,
       LongSupplier clock,
       DnsPublisher dns,
-      HeldNames heldNames) {
+      HeldNames heldNames,
+      DeletionGuard guard) {
+    this.guard = guard;
     this.dns = dns;
     this.heldNames = heldNames;
     this.host = host;
@@ -106,6 +114,19 @@ final class FederationReconciler {
   /** Whose a member Service is: this federation's and this host's, someone else's, or none. */
   MemberServices.Ownership ownership(Service copy) {
     return MemberServices.ownership(copy, options.name(), host.identity().uid());
+  }
+
+  /** How many copies Pier owns in every member: what the deletion guard's share is of. */
+  private int ownedCopies() {
+    int n = 0;
+    for (Member m : members.all()) {
+      for (Service s : m.cluster().services()) {
+        if (ownership(s) == MemberServices.Ownership.OWNED) {
+          n++;
+        }
+      }
+    }
+    return n;
   }
 
   /** The member's cached copy of the key's Service, if Pier owns it; else null. */
@@ -165,6 +186,26 @@ final class FederationReconciler {
                     : ""));
       }
       return done();
+    }
+    boolean asked =
+        (hostSvc != null && hostSvc.getMetadata().getDeletionTimestamp() != null)
+            || (member.leaving() && member.leavePolicy() == LeavePolicy.DELETE_COPIES);
+    if (!asked
+        && !guard.allow(
+            "copy " + key.namespace() + "/" + key.name() + " in cluster " + member.name(),
+            ownedCopies())) {
+      String message =
+          "its copy is not deleted although placement no longer includes it: held by the"
+              + " deletion guard until deletionGuard.confirm";
+      if (hostSvc != null) {
+        event(hostSvc, EventSink.WARNING, EventReasons.DELETION_HELD, member, message);
+      } else {
+        log.warn(
+            new ServiceRef(member.name(), key.namespace(), key.name(), uid(copy)),
+            "copy of a federated Service that no longer exists is not deleted: held by the"
+                + " deletion guard until deletionGuard.confirm");
+      }
+      return Future.succeededFuture(WorkResult.retryAfter(HELD_RECHECK, RUN));
     }
     return writes
         .delete(member.cluster(), copy)

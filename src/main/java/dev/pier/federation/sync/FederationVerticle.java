@@ -14,6 +14,7 @@ import dev.pier.kube.Cluster;
 import dev.pier.model.Addresses;
 import dev.pier.model.FederationKeys;
 import dev.pier.model.ServiceKey;
+import dev.pier.policy.DeletionGuard;
 import dev.pier.queue.WorkItem;
 import dev.pier.queue.WorkKind;
 import dev.pier.queue.WorkQueue;
@@ -46,6 +47,7 @@ public final class FederationVerticle extends VerticleBase {
   private final Members members;
   private final FederationOptions options;
   private final MeterRegistry registry;
+  private final DeletionGuard guard;
   private final int concurrency;
   private final Duration minRetryDelay;
   private final Duration maxRetryDelay;
@@ -66,7 +68,9 @@ public final class FederationVerticle extends VerticleBase {
       Duration minRetryDelay,
       Duration maxRetryDelay,
       Duration runDeadline,
-      DnsPublisher dns) {
+      DnsPublisher dns,
+      DeletionGuard guard) {
+    this.guard = guard;
     this.runDeadline = runDeadline;
     this.dns = dns;
     this.host = host;
@@ -89,7 +93,8 @@ public final class FederationVerticle extends VerticleBase {
             this::add,
             System::currentTimeMillis,
             dns,
-            new HeldNames(registry));
+            new HeldNames(registry),
+            guard);
     queue =
         new WorkQueue<>(
             vertx,

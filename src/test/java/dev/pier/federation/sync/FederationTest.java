@@ -711,6 +711,53 @@ class FederationTest {
     }
   }
 
+  /**
+   * A placement edit that takes Services out of a member (here every one of them: a typo in a
+   * selector does the same) deletes copies only within the deletion guard's limit; the rest are
+   * held and reported until an operator confirms.
+   */
+  @Test
+  void copiesThatPlacementNoLongerWantsGoOnlyWithinTheDeletionGuard() {
+    String ns = namespace("fed-guard");
+    String guarded = config(true, "") + "deletionGuard:\n  minDeletions: 1\n  maxPercent: 0\n";
+    try (InProcessPier pier = InProcessPier.startWithConfig(guarded, Map.of())) {
+      List<String> names = List.of("web-0", "web-1", "web-2");
+      for (String name : names) {
+        host.client().resource(FederatedServices.federated(ns, name, Map.of())).create();
+      }
+      for (String name : names) {
+        awaitCopy(west, ns, name);
+      }
+      for (String name : names) {
+        Services.edit(
+            host.client(),
+            ns,
+            name,
+            s ->
+                new ServiceBuilder(s)
+                    .editMetadata()
+                    .addToAnnotations(FederationKeys.CLUSTERS_ANNOTATION, "east")
+                    .endMetadata()
+                    .build());
+      }
+      await()
+          .atMost(CONVERGE)
+          .until(
+              () ->
+                  names.stream()
+                          .filter(n -> hasEvent(ns, n, "LoadBalancerDeletionHeld", "west"))
+                          .count()
+                      == 2);
+      assertThat(names.stream().filter(n -> copy(west, ns, n) != null).count()).isEqualTo(2);
+      assertThat(names.stream().filter(n -> copy(east, ns, n) != null).count()).isEqualTo(3);
+      for (String name : names) {
+        host.client().services().inNamespace(ns).withName(name).delete();
+      }
+      // Deleting the host Services is asked for: their copies go, whatever the guard holds.
+      await().atMost(CONVERGE).until(() -> names.stream().allMatch(n -> copy(west, ns, n) == null));
+    }
+  }
+
   private static void editKubeconfig(String secretNs, String kubeconfig) {
     host.client()
         .secrets()
