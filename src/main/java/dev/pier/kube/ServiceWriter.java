@@ -58,7 +58,8 @@ public final class ServiceWriter implements ServiceWrites {
     return patch;
   }
 
-  private static String resourceVersion(JsonObject service) {
+  /** The {@code metadata.resourceVersion} of a Service as the API server answered a write. */
+  public static String resourceVersion(JsonObject service) {
     JsonObject metadata = service.getJsonObject("metadata");
     return metadata == null ? null : metadata.getString("resourceVersion");
   }

@@ -108,6 +108,11 @@ public final class ReconcileDecision {
     if (!filter.wantsLoadBalancer(svc)) {
       return Action.NOT_WANTED;
     }
+    if (svc.getMetadata().getDeletionTimestamp() != null) {
+      // Being deleted with Pier's finalizer gone (cleaned up, another finalizer holds it): an
+      // ensure would build the load balancer again, and could not add the finalizer back.
+      return Action.CLEANUP_IF_PRESENT;
+    }
     boolean full = kinds.contains(WorkKind.RECONCILE);
     if (!full && !kinds.contains(WorkKind.UPDATE_HOSTS) && kinds.contains(WorkKind.VERIFY)) {
       return ensured ? Action.VERIFY : Action.ENSURE;

@@ -64,6 +64,18 @@ class ReconcileDecisionTest {
     assertThat(plan(plainClusterIp, null, FULL).action()).isEqualTo(Action.CLEANUP_IF_PRESENT);
   }
 
+  /**
+   * Cleaned up already (Pier's finalizer gone) but held by another controller's finalizer: the
+   * Service is being deleted, so its load balancer never comes back; one that exists goes.
+   */
+  @Test
+  void aServiceBeingDeletedIsNeverEnsuredAgain() {
+    Service held = svc("u1");
+    held.getMetadata().setFinalizers(List.of("example.com/hold"));
+    held.getMetadata().setDeletionTimestamp("2026-12-03T12:00:00Z");
+    assertThat(plan(held, null, FULL).action()).isEqualTo(Action.CLEANUP_IF_PRESENT);
+  }
+
   @Test
   void classesDecideWhoseServiceItIs() {
     Service owned = svc("u1");

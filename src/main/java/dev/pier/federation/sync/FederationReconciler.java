@@ -353,20 +353,29 @@ final class FederationReconciler {
     if (svc.getMetadata().getDeletionTimestamp() != null || !federated(svc)) {
       return hasFinalizer ? release(key, svc) : done();
     }
-    Future<Void> marked =
+    String read = svc.getMetadata().getResourceVersion();
+    Future<String> marked =
         hasFinalizer
-            ? Future.succeededFuture()
-            : writes.addFinalizer(host, key.namespace(), key.name());
+            ? Future.succeededFuture(read)
+            : writes.addFinalizer(host, key.namespace(), key.name(), read);
     return marked
-        .compose(v -> writeAggregate(key, svc))
+        .compose(version -> writeAggregate(key, svc, version))
         .recover(
             e -> {
+              if (FederationWrites.isConflict(e)) {
+                // The Service changed since this run read it: run again on what it is now.
+                return Future.succeededFuture(WorkResult.retryAfter(Duration.ofSeconds(1), RUN));
+              }
               log.warn(ref(svc), "aggregating status failed: {}", e.getMessage());
               return Future.succeededFuture(WorkResult.retry(RUN));
             });
   }
 
-  private Future<WorkResult> writeAggregate(ServiceKey key, Service svc) {
+  /**
+   * @param version the Service's version this run's writes are based on (the one it read, or its
+   *     own previous write's)
+   */
+  private Future<WorkResult> writeAggregate(ServiceKey key, Service svc, String version) {
     Placement.Result placement = Placement.of(svc, members.infos());
     if (placement.problem() != null) {
       host.events()
@@ -410,19 +419,19 @@ final class FederationReconciler {
     String previous = annotation(svc);
     IngressAggregate.Result result =
         IngressAggregate.compute(statuses, previous, options.unreadyClusters());
-    Future<Void> annotated =
+    Future<String> annotated =
         Objects.equals(previous, result.annotation())
                 // No entry yet and none before: nothing to write.
                 || (previous == null
                     && IngressAnnotation.json(List.of()).equals(result.annotation()))
-            ? Future.succeededFuture()
-            : writes.annotate(host, key.namespace(), key.name(), result.annotation());
+            ? Future.succeededFuture(version)
+            : writes.annotate(host, key.namespace(), key.name(), result.annotation(), version);
     return annotated
         .compose(
             v ->
                 sameIngress(currentIngress(svc), result.ingress())
-                    ? Future.<Void>succeededFuture()
-                    : writes.status(host, key.namespace(), key.name(), result.ingress()))
+                    ? Future.succeededFuture(v)
+                    : writes.status(host, key.namespace(), key.name(), result.ingress(), v))
         .compose(v -> names(key, svc, placement, hold))
         .map(
             r ->
@@ -562,9 +571,18 @@ final class FederationReconciler {
                 dnsDone.outcome() != WorkResult.Outcome.SUCCESS
                     // Every name goes before the finalizer: none is left behind (k8s#36799).
                     ? Future.succeededFuture(dnsDone)
-                    : writes.release(host, key.namespace(), key.name()).map(WorkResult.success()))
+                    : writes
+                        .release(
+                            host,
+                            key.namespace(),
+                            key.name(),
+                            svc.getMetadata().getResourceVersion())
+                        .map(WorkResult.success()))
         .recover(
             e -> {
+              if (FederationWrites.isConflict(e)) {
+                return Future.succeededFuture(WorkResult.retryAfter(Duration.ofSeconds(1), RUN));
+              }
               log.warn(ref(svc), "removing the federation's finalizer failed: {}", e.getMessage());
               return Future.succeededFuture(WorkResult.retry(RUN));
             });

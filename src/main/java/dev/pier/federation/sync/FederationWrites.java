@@ -77,18 +77,23 @@ final class FederationWrites {
         .recover(e -> isNotFound(e) ? Future.succeededFuture(false) : Future.failedFuture(e));
   }
 
-  Future<Void> addFinalizer(Cluster host, String namespace, String name) {
+  /**
+   * Host writes are based on the version the run read, or on the run's previous write: each returns
+   * the version it made, and a Service that changed meanwhile answers 409 (run again).
+   */
+  Future<String> addFinalizer(Cluster host, String namespace, String name, String version) {
     return host.api()
         .patch(
             ctx,
             servicePath(namespace, name),
             AsyncKubeApi.STRATEGIC_MERGE_PATCH,
-            ServiceWriter.addFinalizerPatch(FederationKeys.FINALIZER))
-        .mapEmpty();
+            ServiceWriter.precondition(
+                ServiceWriter.addFinalizerPatch(FederationKeys.FINALIZER), version))
+        .map(ServiceWriter::resourceVersion);
   }
 
   /** Removes the federation's finalizer and its ingress annotation in one write. */
-  Future<Void> release(Cluster host, String namespace, String name) {
+  Future<Void> release(Cluster host, String namespace, String name, String version) {
     JsonObject metadata =
         ServiceWriter.removeFinalizer(FederationKeys.FINALIZER)
             .put("annotations", new JsonObject().putNull(FederationKeys.INGRESSES_ANNOTATION));
@@ -97,12 +102,13 @@ final class FederationWrites {
             ctx,
             servicePath(namespace, name),
             AsyncKubeApi.STRATEGIC_MERGE_PATCH,
-            new JsonObject().put("metadata", metadata))
+            ServiceWriter.precondition(new JsonObject().put("metadata", metadata), version))
         .<Void>mapEmpty()
         .recover(e -> isNotFound(e) ? Future.succeededFuture() : Future.failedFuture(e));
   }
 
-  Future<Void> annotate(Cluster host, String namespace, String name, String ingresses) {
+  Future<String> annotate(
+      Cluster host, String namespace, String name, String ingresses, String version) {
     JsonObject body =
         new JsonObject()
             .put(
@@ -112,12 +118,20 @@ final class FederationWrites {
                         "annotations",
                         new JsonObject().put(FederationKeys.INGRESSES_ANNOTATION, ingresses)));
     return host.api()
-        .patch(ctx, servicePath(namespace, name), AsyncKubeApi.MERGE_PATCH, body)
-        .mapEmpty();
+        .patch(
+            ctx,
+            servicePath(namespace, name),
+            AsyncKubeApi.MERGE_PATCH,
+            ServiceWriter.precondition(body, version))
+        .map(ServiceWriter::resourceVersion);
   }
 
-  Future<Void> status(
-      Cluster host, String namespace, String name, List<LoadBalancerIngress> ingress) {
+  Future<String> status(
+      Cluster host,
+      String namespace,
+      String name,
+      List<LoadBalancerIngress> ingress,
+      String version) {
     JsonArray items = new JsonArray();
     for (LoadBalancerIngress i : ingress) {
       JsonObject item = new JsonObject();
@@ -136,8 +150,12 @@ final class FederationWrites {
     JsonObject body =
         new JsonObject().put("status", new JsonObject().put("loadBalancer", loadBalancer));
     return host.api()
-        .patch(ctx, servicePath(namespace, name) + "/status", AsyncKubeApi.MERGE_PATCH, body)
-        .mapEmpty();
+        .patch(
+            ctx,
+            servicePath(namespace, name) + "/status",
+            AsyncKubeApi.MERGE_PATCH,
+            ServiceWriter.precondition(body, version))
+        .map(ServiceWriter::resourceVersion);
   }
 
   private static JsonObject json(Cluster cluster, Service svc) {

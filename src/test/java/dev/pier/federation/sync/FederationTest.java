@@ -690,11 +690,13 @@ class FederationTest {
       await()
           .atMost(CONVERGE)
           .until(() -> host.client().services().inNamespace(ns).withName("web").get() == null);
-      assertThat(hostEvents(ns, "web"))
-          .anyMatch(
-              e ->
-                  "FederatedDeletionTimedOut".equals(e.getReason())
-                      && e.getMessage().contains("west are still held by finalizers"));
+      // Events are written after the Service writes: the Service may be gone first.
+      await()
+          .atMost(CONVERGE)
+          .until(
+              () ->
+                  hasEvent(
+                      ns, "web", "FederatedDeletionTimedOut", "west are still held by finalizers"));
       // The member's own controller lets go: the copy goes.
       west.client()
           .services()
