@@ -109,8 +109,8 @@ public final class ReconcileDecision {
       return Action.NOT_WANTED;
     }
     if (svc.getMetadata().getDeletionTimestamp() != null) {
-      // Being deleted with Pier's finalizer gone (cleaned up, another finalizer holds it): an
-      // ensure would build the load balancer again, and could not add the finalizer back.
+      // Being deleted with Pier's finalizer gone (cleaned up, another finalizer holds it): the
+      // API server refuses new finalizers now, and no load balancer may come back.
       return Action.CLEANUP_IF_PRESENT;
     }
     boolean full = kinds.contains(WorkKind.RECONCILE);

@@ -66,7 +66,8 @@ class ReconcileDecisionTest {
 
   /**
    * Cleaned up already (Pier's finalizer gone) but held by another controller's finalizer: the
-   * Service is being deleted, so its load balancer never comes back; one that exists goes.
+   * Service is being deleted, so it is never reconciled toward a load balancer (the finalizer
+   * cannot be added back); one that exists goes.
    */
   @Test
   void aServiceBeingDeletedIsNeverEnsuredAgain() {
