@@ -36,6 +36,7 @@ public final class MemberServices {
           FederationKeys.CLUSTERS_ANNOTATION,
           FederationKeys.CLUSTER_SELECTOR_ANNOTATION,
           FederationKeys.DELETE_POLICY_ANNOTATION,
+          FederationKeys.COPIED_KEYS_ANNOTATION,
           "kubectl.kubernetes.io/last-applied-configuration");
   private static final String FEDERATION_PREFIX = "federation.kubernetes.io/";
   private static final String HEADLESS = "None";
@@ -77,8 +78,11 @@ public final class MemberServices {
       Service host, String federation, String hostClusterUid, String hostServiceUid) {
     ObjectMeta h = host.getMetadata();
     Map<String, String> labels = copyable(h.getLabels());
-    labels.put(FederationKeys.FEDERATION_LABEL, federation);
     Map<String, String> annotations = copyable(h.getAnnotations());
+    annotations.put(
+        FederationKeys.COPIED_KEYS_ANNOTATION,
+        CopiedKeys.encode(labels.keySet(), annotations.keySet()));
+    labels.put(FederationKeys.FEDERATION_LABEL, federation);
     annotations.put(FederationKeys.HOST_CLUSTER_UID_ANNOTATION, hostClusterUid);
     annotations.put(FederationKeys.HOST_SERVICE_UID_ANNOTATION, hostServiceUid);
     ServiceSpec spec =
@@ -98,7 +102,8 @@ public final class MemberServices {
     spec.setIpFamilyPolicy(null);
     // Never propagated: with the member's rights, a host user's externalIPs would intercept
     // traffic to any address in every member (CVE-2020-8554).
-    spec.setExternalIPs(null);
+    // Empty, not null: the API server omits an empty list, which reads back as an empty one.
+    spec.setExternalIPs(new ArrayList<>());
     return new ServiceBuilder()
         .withApiVersion("v1")
         .withKind("Service")
@@ -115,9 +120,11 @@ public final class MemberServices {
   /**
    * What to write over an existing, owned member Service so that it matches {@code desired}, or
    * null when it already does. The write keeps the member's metadata (uid, resourceVersion,
-   * finalizers, ...) with desired's labels and annotations, and desired's spec with what the member
-   * allocated for itself: clusterIP(s), nodePorts (matched by port and protocol, whatever the
-   * name), healthCheckNodePort, ipFamilies, ipFamilyPolicy.
+   * finalizers, ...) and every label and annotation Pier did not copy there (another controller's:
+   * Pier never fights over them), with desired's labels and annotations over them and those Pier
+   * copied before and the host dropped removed; and desired's spec with what the member allocated
+   * for itself: clusterIP(s), nodePorts (matched by port and protocol, whatever the name),
+   * healthCheckNodePort, ipFamilies, ipFamilyPolicy.
    *
    * <p>Like the seed's {@code Equivalent} this compares what users write, not bytes: a field
    * desired leaves unset that the member holds at its API server's default (type ClusterIP,
@@ -131,20 +138,22 @@ public final class MemberServices {
     keepDefaults(want, have);
     ObjectMeta em = existing.getMetadata();
     ObjectMeta dm = desired.getMetadata();
+    CopiedKeys before = CopiedKeys.of(orEmpty(em.getAnnotations()));
+    Map<String, String> labels =
+        merged(orEmpty(em.getLabels()), orEmpty(dm.getLabels()), before.labels());
+    Map<String, String> annotations =
+        merged(orEmpty(em.getAnnotations()), orEmpty(dm.getAnnotations()), before.annotations());
     boolean same =
         Objects.equals(em.getName(), dm.getName())
             && Objects.equals(em.getNamespace(), dm.getNamespace())
-            && orEmpty(em.getLabels()).equals(orEmpty(dm.getLabels()))
-            && orEmpty(em.getAnnotations()).equals(orEmpty(dm.getAnnotations()))
+            && orEmpty(em.getLabels()).equals(labels)
+            && orEmpty(em.getAnnotations()).equals(annotations)
             && want.equals(have);
     if (same) {
       return null;
     }
     ObjectMeta meta =
-        new ObjectMetaBuilder(em)
-            .withLabels(new LinkedHashMap<>(orEmpty(dm.getLabels())))
-            .withAnnotations(new LinkedHashMap<>(orEmpty(dm.getAnnotations())))
-            .build();
+        new ObjectMetaBuilder(em).withLabels(labels).withAnnotations(annotations).build();
     meta.setManagedFields(null);
     return new ServiceBuilder(existing).withMetadata(meta).withSpec(want).build();
   }
@@ -240,6 +249,23 @@ public final class MemberServices {
             }
           });
     }
+    return out;
+  }
+
+  /**
+   * The member's keys with Pier's written over them: a key Pier copied before and the host no
+   * longer has goes; every other key the member holds (another controller's) stays.
+   */
+  private static Map<String, String> merged(
+      Map<String, String> member, Map<String, String> pier, Set<String> copiedBefore) {
+    Map<String, String> out = new LinkedHashMap<>(member);
+    copiedBefore.forEach(
+        k -> {
+          if (!pier.containsKey(k)) {
+            out.remove(k);
+          }
+        });
+    out.putAll(pier);
     return out;
   }
 

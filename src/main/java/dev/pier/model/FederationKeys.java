@@ -23,6 +23,13 @@ public final class FederationKeys {
   /** On member Services: the uid of the host Service they copy. */
   public static final String HOST_SERVICE_UID_ANNOTATION = "pier.dev/host-service-uid";
 
+  /**
+   * On member Services: the label and annotation keys Pier copied from the host Service, so that
+   * the next write removes only those the host dropped and leaves every other key (another
+   * controller's in the member) alone.
+   */
+  public static final String COPIED_KEYS_ANNOTATION = "pier.dev/copied-keys";
+
   public static final String FINALIZER = "federation.kubernetes.io/delete-from-underlying-clusters";
   public static final String ORPHAN_FINALIZER = "orphan";
   public static final String INGRESSES_ANNOTATION = "federation.kubernetes.io/service-ingresses";

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.ServicePort;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -165,6 +166,10 @@ class MemberServicesTest {
     Service update = MemberServices.update(desired, existing);
     assertThat(update).isNotNull();
     assertThat(update.getSpec().getExternalIPs()).isNullOrEmpty();
+    // The API server omits an empty list, which reads back empty: that is no difference.
+    Service readBack =
+        new ServiceBuilder(update).editSpec().withExternalIPs(new ArrayList<>()).endSpec().build();
+    assertThat(MemberServices.update(desired, readBack)).isNull();
   }
 
   @Test
@@ -243,7 +248,9 @@ class MemberServicesTest {
                 "kubectl.kubernetes.io/restartedAt", "now",
                 "pier.dev/lb-class", "keep me",
                 "pier.dev/host-cluster-uid", HOST_CLUSTER,
-                "pier.dev/host-service-uid", HOST_SERVICE));
+                "pier.dev/host-service-uid", HOST_SERVICE,
+                "pier.dev/copied-keys",
+                    "labels=app;annotations=kubectl.kubernetes.io/restartedAt,pier.dev/lb-class,team"));
   }
 
   @Test
@@ -426,11 +433,55 @@ class MemberServicesTest {
     Service changed = edit(desired(), b -> b.editMetadata().addToLabels("tier", "a").endMetadata());
     assertThat(MemberServices.update(changed, created()).getMetadata().getLabels())
         .containsEntry("tier", "a");
-    Service memberExtra =
-        edit(created(), b -> b.editMetadata().addToLabels("added-by", "someone").endMetadata());
-    Service write = MemberServices.update(desired(), memberExtra);
+  }
+
+  /**
+   * Another controller in the member (kube-vip, a policy engine, a webhook) adds its labels and
+   * annotations to a copy: they stay, and cause no write; only the keys Pier copied follow the
+   * host, including one the host dropped, which goes.
+   */
+  @Test
+  void keysAnotherControllerAddsStayAndCauseNoWrite() {
+    Service theirs =
+        edit(
+            created(),
+            b ->
+                b.editMetadata()
+                    .addToLabels("policy.example.com/checked", "true")
+                    .addToAnnotations("kube-vip.io/vipHost", "node-1")
+                    .endMetadata());
+    assertThat(MemberServices.update(desired(), theirs)).isNull();
+
+    Service write =
+        MemberServices.update(
+            MemberServices.desired(
+                edit(host(), h -> h.editMetadata().removeFromLabels("app").endMetadata()),
+                FED,
+                HOST_CLUSTER,
+                HOST_SERVICE),
+            theirs);
     assertThat(write).isNotNull();
-    assertThat(write.getMetadata().getLabels()).doesNotContainKey("added-by");
+    assertThat(write.getMetadata().getLabels())
+        .doesNotContainKey("app")
+        .containsEntry("policy.example.com/checked", "true");
+    assertThat(write.getMetadata().getAnnotations()).containsEntry("kube-vip.io/vipHost", "node-1");
+  }
+
+  /** A copy written before Pier kept its copied keys: no key of it is taken for Pier's. */
+  @Test
+  void aCopyThatDoesNotSayWhatPierCopiedLosesNoKey() {
+    Service old =
+        edit(
+            created(),
+            b ->
+                b.editMetadata()
+                    .removeFromAnnotations("pier.dev/copied-keys")
+                    .addToLabels("gone-from-host", "x")
+                    .endMetadata());
+    Service write = MemberServices.update(desired(), old);
+    assertThat(write).isNotNull();
+    assertThat(write.getMetadata().getLabels()).containsEntry("gone-from-host", "x");
+    assertThat(write.getMetadata().getAnnotations()).containsKey("pier.dev/copied-keys");
   }
 
   @Test

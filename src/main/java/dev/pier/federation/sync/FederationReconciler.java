@@ -334,6 +334,7 @@ final class FederationReconciler {
     Map<String, String> annotations = new HashMap<>(nonNull(copy.getMetadata().getAnnotations()));
     annotations.remove(FederationKeys.HOST_CLUSTER_UID_ANNOTATION);
     annotations.remove(FederationKeys.HOST_SERVICE_UID_ANNOTATION);
+    annotations.remove(FederationKeys.COPIED_KEYS_ANNOTATION);
     return new ServiceBuilder(copy)
         .editMetadata()
         .withLabels(labels)

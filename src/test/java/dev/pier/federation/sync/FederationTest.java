@@ -760,6 +760,74 @@ class FederationTest {
     }
   }
 
+  /**
+   * Another controller in a member keeps patching the copy's labels and annotations: its keys
+   * stick, and Pier writes nothing for them (it used to rewrite labels and annotations whole, one
+   * write per foreign patch); a change on the host is one write per member.
+   */
+  @Test
+  void anotherControllersKeysOnACopyStickAndCostNoWrite() throws InterruptedException {
+    String ns = namespace("fed-foreign");
+    try (InProcessPier pier = startPier(true, "")) {
+      host.client().resource(FederatedServices.federated(ns, "web", Map.of())).create();
+      awaitCopy(east, ns, "web");
+      awaitCopy(west, ns, "web");
+      await().atMost(CONVERGE).until(() -> hostIngress(ns, "web").size() == 2);
+      Thread.sleep(2_000);
+      long before = Services.eventCount(host.client(), ns, "web", "UpdatedInCluster");
+
+      for (int i = 0; i < 10; i++) {
+        int n = i;
+        Services.edit(
+            west.client(),
+            ns,
+            "web",
+            s ->
+                new ServiceBuilder(s)
+                    .editMetadata()
+                    .addToLabels("policy.example.com/round", "r" + n)
+                    .addToAnnotations("controller.example.com/seen", "r" + n)
+                    .endMetadata()
+                    .build());
+        Thread.sleep(200);
+      }
+      Thread.sleep(3_000);
+      Service copy = copy(west, ns, "web");
+      assertThat(copy.getMetadata().getLabels()).containsEntry("policy.example.com/round", "r9");
+      assertThat(copy.getMetadata().getAnnotations())
+          .containsEntry("controller.example.com/seen", "r9");
+      assertThat(Services.eventCount(host.client(), ns, "web", "UpdatedInCluster") - before)
+          .as("Pier's writes to the copies for 10 foreign patches")
+          .isZero();
+
+      // A change on the host: one write to each member's copy, the foreign keys kept.
+      Services.edit(
+          host.client(),
+          ns,
+          "web",
+          s ->
+              new ServiceBuilder(s)
+                  .editMetadata()
+                  .addToLabels("tier", "gold")
+                  .endMetadata()
+                  .build());
+      await()
+          .atMost(CONVERGE)
+          .until(() -> "gold".equals(copy(west, ns, "web").getMetadata().getLabels().get("tier")));
+      await()
+          .atMost(CONVERGE)
+          .until(() -> "gold".equals(copy(east, ns, "web").getMetadata().getLabels().get("tier")));
+      Thread.sleep(2_000);
+      assertThat(Services.eventCount(host.client(), ns, "web", "UpdatedInCluster") - before)
+          .as("Pier's writes to the copies for one change on the host")
+          .isEqualTo(2);
+      assertThat(copy(west, ns, "web").getMetadata().getLabels())
+          .containsEntry("policy.example.com/round", "r9");
+      host.client().services().inNamespace(ns).withName("web").delete();
+      await().atMost(CONVERGE).until(() -> copy(west, ns, "web") == null);
+    }
+  }
+
   private static void editKubeconfig(String secretNs, String kubeconfig) {
     host.client()
         .secrets()
