@@ -399,6 +399,14 @@ public final class FederationVerticle extends VerticleBase {
     }
 
     private void changed(Service s) {
+      changed(s, true);
+    }
+
+    /**
+     * @param aggregate whether the host's aggregate (status, annotation, DNS names) is to run too:
+     *     not for a resync, which changed nothing the aggregate reads
+     */
+    private void changed(Service s, boolean aggregate) {
       context.runOnContext(
           v -> {
             if (members.get(member.name()) != member) {
@@ -411,6 +419,9 @@ public final class FederationVerticle extends VerticleBase {
             Service hostSvc = host.service(ns(s), name(s));
             if (labelled || (hostSvc != null && isOurs(hostSvc))) {
               add(new ServiceKey(member.name(), ns(s), name(s)));
+              if (!aggregate) {
+                return;
+              }
               // A moment's wait lets the other members' changes land in the same aggregate write.
               queue.addAfter(
                   new ServiceKey(host.name(), ns(s), name(s)),
@@ -427,7 +438,11 @@ public final class FederationVerticle extends VerticleBase {
 
     @Override
     public void onUpdate(Service o, Service n) {
-      changed(n);
+      // A resync hands the same version again: the copy is checked, the DNS backend not asked.
+      changed(
+          n,
+          !Objects.equals(
+              o.getMetadata().getResourceVersion(), n.getMetadata().getResourceVersion()));
     }
 
     @Override

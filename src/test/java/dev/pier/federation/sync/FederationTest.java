@@ -828,6 +828,43 @@ class FederationTest {
     }
   }
 
+  /**
+   * The members' Service caches resync every second here: each resync checks the copies, but the
+   * host's aggregate (and with it the DNS backend) runs only for a real change.
+   */
+  @Test
+  void aResyncThatChangesNothingRunsNoAggregate() throws InterruptedException {
+    String ns = namespace("fed-resync");
+    String fastResync = config(true, "") + "watch:\n  serviceResync: 1s\n";
+    try (InProcessPier pier = InProcessPier.startWithConfig(fastResync, Map.of())) {
+      host.client().resource(FederatedServices.federated(ns, "web", Map.of())).create();
+      awaitCopy(east, ns, "web");
+      awaitCopy(west, ns, "web");
+      await().atMost(CONVERGE).until(() -> hostIngress(ns, "web").size() == 2);
+      Thread.sleep(2_000);
+      double hostRuns = runs(pier, "host");
+      double memberRuns = runs(pier, "member");
+      Thread.sleep(5_000);
+      assertThat(runs(pier, "member")).as("member runs, one per resync").isGreaterThan(memberRuns);
+      assertThat(runs(pier, "host")).as("aggregate runs without a change").isEqualTo(hostRuns);
+      host.client().services().inNamespace(ns).withName("web").delete();
+      await().atMost(CONVERGE).until(() -> copy(west, ns, "web") == null);
+    }
+  }
+
+  private static double runs(InProcessPier pier, String side) {
+    return pier
+        .pier()
+        .metrics()
+        .registry()
+        .find("pier.federation.runs")
+        .tag("side", side)
+        .counters()
+        .stream()
+        .mapToDouble(c -> c.count())
+        .sum();
+  }
+
   private static void editKubeconfig(String secretNs, String kubeconfig) {
     host.client()
         .secrets()
