@@ -243,22 +243,7 @@ class FederationTest {
       // A change on the host follows to both copies; what each member allocated stays.
       String eastClusterIp = copy(east, ns, "web").getSpec().getClusterIP();
       int eastNodePort = copy(east, ns, "web").getSpec().getPorts().get(0).getNodePort();
-      Services.edit(
-          host.client(),
-          ns,
-          "web",
-          s ->
-              new ServiceBuilder(s)
-                  .editMetadata()
-                  .addToLabels("version", "2")
-                  .endMetadata()
-                  .build());
-      await()
-          .atMost(CONVERGE)
-          .until(() -> "2".equals(copy(east, ns, "web").getMetadata().getLabels().get("version")));
-      await()
-          .atMost(CONVERGE)
-          .until(() -> "2".equals(copy(west, ns, "web").getMetadata().getLabels().get("version")));
+      labelHostAndAwaitCopies(ns, "web", "version", "2");
       assertThat(copy(east, ns, "web").getSpec().getClusterIP()).isEqualTo(eastClusterIp);
       assertThat(copy(east, ns, "web").getSpec().getPorts().get(0).getNodePort())
           .isEqualTo(eastNodePort);
@@ -801,22 +786,7 @@ class FederationTest {
           .isZero();
 
       // A change on the host: one write to each member's copy, the foreign keys kept.
-      Services.edit(
-          host.client(),
-          ns,
-          "web",
-          s ->
-              new ServiceBuilder(s)
-                  .editMetadata()
-                  .addToLabels("tier", "gold")
-                  .endMetadata()
-                  .build());
-      await()
-          .atMost(CONVERGE)
-          .until(() -> "gold".equals(copy(west, ns, "web").getMetadata().getLabels().get("tier")));
-      await()
-          .atMost(CONVERGE)
-          .until(() -> "gold".equals(copy(east, ns, "web").getMetadata().getLabels().get("tier")));
+      labelHostAndAwaitCopies(ns, "web", "tier", "gold");
       Thread.sleep(2_000);
       assertThat(Services.eventCount(host.client(), ns, "web", "UpdatedInCluster") - before)
           .as("Pier's writes to the copies for one change on the host")
@@ -863,6 +833,20 @@ class FederationTest {
         .stream()
         .mapToDouble(c -> c.count())
         .sum();
+  }
+
+  /** Labels the host Service and waits until both members' copies carry the label. */
+  private static void labelHostAndAwaitCopies(String ns, String name, String key, String value) {
+    Services.edit(
+        host.client(),
+        ns,
+        name,
+        s -> new ServiceBuilder(s).editMetadata().addToLabels(key, value).endMetadata().build());
+    for (KubeApiServer member : List.of(east, west)) {
+      await()
+          .atMost(CONVERGE)
+          .until(() -> value.equals(copy(member, ns, name).getMetadata().getLabels().get(key)));
+    }
   }
 
   private static void editKubeconfig(String secretNs, String kubeconfig) {
