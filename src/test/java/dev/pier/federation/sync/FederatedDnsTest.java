@@ -265,7 +265,7 @@ class FederatedDnsTest {
   @Test
   void losingContactWithEveryMemberKeepsEveryNameUntilMaxHold() {
     String ns = host.createNamespace("fed-dns-held");
-    try (InProcessPier pier = startPier("  maxHold: 8s\n")) {
+    try (InProcessPier pier = startPier("  maxHold: 15s\n")) {
       host.client().resource(FederatedServices.federated(ns, "shop", Map.of())).create();
       String eastIp = Services.awaitIngress(east.client(), ns, "shop");
       String westIp = Services.awaitIngress(west.client(), ns, "shop");
@@ -293,12 +293,12 @@ class FederatedDnsTest {
                     .findFirst()
                     .orElseThrow()
                     .getMessage())
-            .contains("Only 0 of 2 placed clusters are reachable", "east, west", "at most 8s");
+            .contains("Only 0 of 2 placed clusters are reachable", "east, west", "at most 15s");
 
         // After maxHold, losing contact counts as failure after all: the names go.
         awaitGone(global(ns, "shop"));
         log.info(
-            "Every member frozen to the global name gone (maxHold 8s): {} ms",
+            "Every member frozen to the global name gone (maxHold 15s): {} ms",
             (System.nanoTime() - frozen) / 1_000_000);
         assertThat(held(pier, ns, "shop")).isNegative();
       } finally {
