@@ -787,6 +787,10 @@ class FederationTest {
 
       // A change on the host: one write to each member's copy, the foreign keys kept.
       labelHostAndAwaitCopies(ns, "web", "tier", "gold");
+      await()
+          .atMost(CONVERGE)
+          .until(
+              () -> Services.eventCount(host.client(), ns, "web", "UpdatedInCluster") - before >= 2);
       Thread.sleep(2_000);
       assertThat(Services.eventCount(host.client(), ns, "web", "UpdatedInCluster") - before)
           .as("Pier's writes to the copies for one change on the host")
