@@ -25,16 +25,26 @@ public final class MemberKubeconfig {
   private static final YAMLMapper YAML =
       YAMLMapper.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
 
+  // extensions are inert data some tools write (minikube, cloud CLIs); nobody reads them.
+  private static final String EXTENSIONS = "extensions";
   private static final Set<String> TOP =
       Set.of(
-          "apiVersion", "kind", "preferences", "clusters", "users", "contexts", "current-context");
+          "apiVersion",
+          "kind",
+          "preferences",
+          "clusters",
+          "users",
+          "contexts",
+          "current-context",
+          EXTENSIONS);
   private static final Set<String> ENTRY_CLUSTER = Set.of("name", "cluster");
-  private static final Set<String> CLUSTER = Set.of("server", "certificate-authority-data");
+  private static final Set<String> CLUSTER =
+      Set.of("server", "certificate-authority-data", EXTENSIONS);
   private static final Set<String> ENTRY_USER = Set.of("name", "user");
   private static final Set<String> USER =
-      Set.of("token", "client-certificate-data", "client-key-data");
+      Set.of("token", "client-certificate-data", "client-key-data", EXTENSIONS);
   private static final Set<String> ENTRY_CONTEXT = Set.of("name", "context");
-  private static final Set<String> CONTEXT = Set.of("cluster", "user", "namespace");
+  private static final Set<String> CONTEXT = Set.of("cluster", "user", "namespace", EXTENSIONS);
 
   private MemberKubeconfig() {}
 
@@ -121,7 +131,7 @@ public final class MemberKubeconfig {
         }
         only(body, fields, path + "." + bodyField + ".");
         for (Map.Entry<String, JsonNode> field : body.properties()) {
-          if (!field.getValue().isString()) {
+          if (!field.getKey().equals(EXTENSIONS) && !field.getValue().isString()) {
             throw new IllegalArgumentException(
                 path + "." + bodyField + "." + field.getKey() + ": must be a string");
           }

@@ -70,6 +70,18 @@ class MemberKubeconfigTest {
   }
 
   @Test
+  void extensionsAreInertAndAccepted() {
+    String withExtensions =
+        kubeconfig(
+                "https://west.example",
+                "    extensions:\n    - name: cluster_info\n      extension: {provider: minikube}\n",
+                tokenUser())
+            + "extensions: []\n";
+    assertThat(MemberKubeconfig.parse(withExtensions, "").server())
+        .isEqualTo("https://west.example");
+  }
+
+  @Test
   void theNamedContextWinsOverTheCurrentOne() {
     String two =
         kubeconfig("https://west.example", "", tokenUser())

@@ -790,7 +790,8 @@ class FederationTest {
       await()
           .atMost(CONVERGE)
           .until(
-              () -> Services.eventCount(host.client(), ns, "web", "UpdatedInCluster") - before >= 2);
+              () ->
+                  Services.eventCount(host.client(), ns, "web", "UpdatedInCluster") - before >= 2);
       Thread.sleep(2_000);
       assertThat(Services.eventCount(host.client(), ns, "web", "UpdatedInCluster") - before)
           .as("Pier's writes to the copies for one change on the host")
