@@ -116,6 +116,8 @@ class LeaderFreezeIT {
               .filter(w -> oldUser.equals(user(w)) && received(w).isAfter(takeover))
               .map(LeaderFreezeIT::describe)
               .toList();
+      // "Wrote nothing" means something only while the old leader still runs.
+      assertThat(leader.alive()).as("the old leader is still running").isTrue();
       assertThat(late)
           .as("writes of the old leader after the new leader's first write at " + takeover)
           .isEmpty();

@@ -13,11 +13,22 @@ import java.util.TreeSet;
 
 /**
  * The local provider's load balancers as the kernel sees them: the TCP sockets listening on an
- * address of the pool ({@code /proc/net/tcp} and {@code tcp6}), so that a listener Pier forgot is
- * found too.
+ * address of the pool ({@code /proc/net/tcp} and {@code tcp6}) and the UDP sockets bound to one and
+ * not connected ({@code /proc/net/udp} and {@code udp6}), so that a listener Pier forgot is found
+ * too, of either protocol.
  */
 record LocalListeners(String addressPrefix) implements Cloud {
-  private static final String LISTEN = "0A";
+  // The socket states that mean "a listener": TCP_LISTEN, and an unconnected UDP socket.
+  private static final Map<String, String> LISTENING =
+      Map.of(
+          "/proc/net/tcp",
+          "0A",
+          "/proc/net/tcp6",
+          "0A",
+          "/proc/net/udp",
+          "07",
+          "/proc/net/udp6",
+          "07");
   // ::ffff:0:0/96 as /proc/net/tcp6 writes it: four 32-bit words, each in host byte order.
   private static final String V4_MAPPED = "0000000000000000FFFF0000";
 
@@ -25,7 +36,9 @@ record LocalListeners(String addressPrefix) implements Cloud {
   public Map<String, Set<String>> loadBalancers() {
     Map<String, Set<String>> out = new TreeMap<>();
     // A JVM listens on dual-stack sockets: an IPv4 address shows as ::ffff:a.b.c.d in tcp6.
-    for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+    for (String table :
+        List.of("/proc/net/tcp", "/proc/net/tcp6", "/proc/net/udp", "/proc/net/udp6")) {
+      String protocol = table.contains("udp") ? "UDP" : "TCP";
       List<String> lines;
       try {
         lines = Files.readAllLines(Path.of(table));
@@ -34,7 +47,7 @@ record LocalListeners(String addressPrefix) implements Cloud {
       }
       for (String line : lines.subList(1, lines.size())) {
         String[] f = line.trim().split("\\s+");
-        if (f.length < 4 || !f[3].equals(LISTEN)) {
+        if (f.length < 4 || !f[3].equals(LISTENING.get(table))) {
           continue;
         }
         String[] local = f[1].split(":");
@@ -45,7 +58,7 @@ record LocalListeners(String addressPrefix) implements Cloud {
         String ip = ipv4(hex.substring(hex.length() - 8));
         if (ip.startsWith(addressPrefix)) {
           out.computeIfAbsent(ip, k -> new TreeSet<>())
-              .add("TCP/" + Integer.parseInt(local[1], 16));
+              .add(protocol + "/" + Integer.parseInt(local[1], 16));
         }
       }
     }
