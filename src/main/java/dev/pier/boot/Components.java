@@ -21,7 +21,6 @@ import dev.pier.kube.ServiceWriter;
 import dev.pier.leader.LeaderElection;
 import dev.pier.leader.LeaderElectionOptions;
 import dev.pier.leader.LeaderGate;
-import dev.pier.leader.NotLeadingException;
 import dev.pier.metrics.MeteredProvider;
 import dev.pier.metrics.PierMetrics;
 import dev.pier.model.ClusterSpec;
@@ -34,6 +33,7 @@ import dev.pier.policy.ServiceFilter;
 import dev.pier.reconcile.DeletedServices;
 import dev.pier.reconcile.ReconcileOptions;
 import dev.pier.reconcile.ReconcileVerticle;
+import dev.pier.util.RequestFence;
 import dev.pier.watch.WatchVerticle;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.Gauge;
@@ -53,7 +53,6 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
 /**
@@ -124,8 +123,6 @@ public record Components(
         electionOptions == null
             ? LeaderGate.alwaysOpen()
             : LeaderGate.forLease(electionOptions.getRenewDeadline());
-    Function<String, RuntimeException> fence =
-        what -> gate.isOpen() ? null : new NotLeadingException(what);
     List<ClusterSetup> setups = ClusterConfigs.of(config, System::getenv);
     FederationOptions federationOptions = FederationSettings.federationOptions(config);
     List<Cluster> connected = new ArrayList<>();
@@ -138,12 +135,12 @@ public record Components(
             federationOptions,
             spec ->
                 relists.track(
-                    cluster(vertx, spec, "the Secret of cluster " + spec.name(), resync, fence)
+                    cluster(vertx, spec, "the Secret of cluster " + spec.name(), resync, gate)
                         .retryWhenForbidden()));
     List<Cluster> withLoadBalancers = new ArrayList<>();
     try {
       for (ClusterSetup setup : setups) {
-        Cluster c = cluster(vertx, setup.spec(), setup.kubeconfigOrigin(), resync, fence);
+        Cluster c = cluster(vertx, setup.spec(), setup.kubeconfigOrigin(), resync, gate);
         connected.add(c);
         if (setup.spec().loadBalancers()) {
           withLoadBalancers.add(c);
@@ -375,7 +372,7 @@ public record Components(
       ClusterSpec spec,
       String kubeconfigOrigin,
       Duration serviceResync,
-      Function<String, RuntimeException> fence) {
+      RequestFence fence) {
     String kubeconfig = spec.kubeconfig();
     if (!kubeconfig.isEmpty() && !spec.inCluster() && !new File(kubeconfig).canRead()) {
       throw new ConfigException(kubeconfigOrigin + ": cannot read '" + kubeconfig + "'");

@@ -25,20 +25,20 @@ final class HttpPools {
 
   /** The pool of a load-balancer provider's client whose option is {@code maxConnections}. */
   static int provider(ConfigValues config, Option<Integer> maxConnections) {
-    int set = config.get(maxConnections);
-    if (set > 0) {
-      return set;
-    }
-    return config.get(PierOptions.RECONCILE_CONCURRENCY)
-        + config.get(PierOptions.NODE_SYNC_CONCURRENCY);
+    return setOr(
+        config,
+        maxConnections,
+        config.get(PierOptions.RECONCILE_CONCURRENCY)
+            + config.get(PierOptions.NODE_SYNC_CONCURRENCY));
   }
 
   /** The pool of a DNS provider's client whose option is {@code maxConnections}. */
   static int dns(ConfigValues config, Option<Integer> maxConnections) {
+    return setOr(config, maxConnections, 2 * config.get(PierOptions.RECONCILE_CONCURRENCY));
+  }
+
+  private static int setOr(ConfigValues config, Option<Integer> maxConnections, int auto) {
     int set = config.get(maxConnections);
-    if (set > 0) {
-      return set;
-    }
-    return 2 * config.get(PierOptions.RECONCILE_CONCURRENCY);
+    return set > 0 ? set : auto;
   }
 }

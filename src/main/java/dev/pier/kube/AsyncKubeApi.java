@@ -1,5 +1,6 @@
 package dev.pier.kube;
 
+import dev.pier.util.RequestFence;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpRequest;
@@ -9,7 +10,6 @@ import io.vertx.core.json.JsonObject;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Function;
 
 /**
  * The few API writes Pier makes, and its one read outside informers (the cluster identity), sent
@@ -24,24 +24,21 @@ public final class AsyncKubeApi {
   /** Every request's total deadline: a black-holed API server never holds a key for long. */
   public static final java.time.Duration REQUEST_TIMEOUT = java.time.Duration.ofSeconds(30);
 
-  /** Lets every write go: a process without leader election. */
-  public static final Function<String, RuntimeException> UNFENCED = what -> null;
-
   private final HttpClient http;
   private final String base;
   private final AtomicInteger inFlight = new AtomicInteger();
-  private final Function<String, RuntimeException> fence;
+  private final RequestFence fence;
 
   public AsyncKubeApi(KubernetesClient client) {
-    this(client, UNFENCED);
+    this(client, RequestFence.OPEN);
   }
 
   /**
    * @param fence asked right before each write is sent (a Service write, an Event, a federation
-   *     write, after any wait for a connection or a slot): null lets it go, else the write fails
-   *     with that exception and nothing is sent. This is the leadership gate at the request.
+   *     write, after any wait for a connection or a slot), for the term current then: a refusal
+   *     fails the write and nothing is sent. This is the leadership gate at the request.
    */
-  public AsyncKubeApi(KubernetesClient client, Function<String, RuntimeException> fence) {
+  public AsyncKubeApi(KubernetesClient client, RequestFence fence) {
     this.http = client.getHttpClient();
     String master = client.getConfiguration().getMasterUrl();
     this.base = master.endsWith("/") ? master.substring(0, master.length() - 1) : master;
@@ -116,7 +113,7 @@ public final class AsyncKubeApi {
   private Future<JsonObject> send(
       Context ctx, String method, String path, String contentType, JsonObject body) {
     if (!"GET".equals(method)) {
-      RuntimeException refused = fence.apply(method + " " + path);
+      RuntimeException refused = fence.refusal(fence.term(), method + " " + path);
       if (refused != null) {
         return Future.failedFuture(refused);
       }

@@ -136,7 +136,7 @@ public final class ReconcileDecision {
    * status write and for the verifier's repair check.
    */
   public static boolean shows(LbStatus current, LbStatus desired, StatusWrite last) {
-    if (current.equals(desired) || current.equals(desired.keptAs(current))) {
+    if (current.equals(desired.keptAs(current))) {
       return true;
     }
     return last != null && last.desired().equals(desired) && last.stored().equals(current);

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.pier.events.ObjectRef;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.RealKubeApiServer;
+import dev.pier.util.RequestFence;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vertx.core.Context;
@@ -102,7 +103,18 @@ class KubeEventRecorderTest {
         new java.util.concurrent.atomic.AtomicBoolean(true);
     AsyncKubeApi api =
         new AsyncKubeApi(
-            client, what -> leading.get() ? null : new IllegalStateException("fenced: " + what));
+            client,
+            new RequestFence() {
+              @Override
+              public long term() {
+                return 1;
+              }
+
+              @Override
+              public RuntimeException refusal(long term, String what) {
+                return leading.get() ? null : new IllegalStateException("fenced: " + what);
+              }
+            });
     Context ctx = vertx.getOrCreateContext();
     KubeEventRecorder recorder =
         new KubeEventRecorder(vertx, api, "pier-test", Duration.ofSeconds(60));

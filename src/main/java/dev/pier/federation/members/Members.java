@@ -9,6 +9,7 @@ import dev.pier.model.ClusterSpec;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -110,7 +111,7 @@ public final class Members implements AutoCloseable {
 
   /** Whether two specs reach the member the same way: only labels, region or zones differ. */
   private static boolean sameConnection(ClusterSpec a, ClusterSpec b) {
-    return java.util.Objects.equals(a.credentials(), b.credentials())
+    return Objects.equals(a.credentials(), b.credentials())
         && a.context().equals(b.context())
         && a.kubeconfig().equals(b.kubeconfig())
         && a.inCluster() == b.inCluster()
