@@ -121,13 +121,13 @@ class LocalProviderLimitsTest {
     ensure(service("web", List.of(tcp(portA, nodePort), tcp(portB, nodePort))));
 
     // The limit counts over all ports of the load balancer.
-    Line first = Line.open(client, FIRST, portA);
+    Line first = Line.open(vertx, client, FIRST, portA);
     assertThat(first.ask("one")).isEqualTo("n1:one");
-    Line second = Line.open(client, FIRST, portB);
+    Line second = Line.open(vertx, client, FIRST, portB);
     assertThat(second.ask("two")).isEqualTo("n1:two");
 
-    Line third = Line.open(client, FIRST, portA);
-    third.closed.await(2, TimeUnit.SECONDS);
+    Line third = Line.open(vertx, client, FIRST, portA);
+    third.closed.await(10, TimeUnit.SECONDS);
     assertThat(first.ask("still")).isEqualTo("n1:still");
     assertThat(sample("pier_local_connections", "web", null)).isEqualTo(2.0);
     assertThat(sample("pier_local_connections_refused_total", "web", "load_balancer"))
@@ -138,7 +138,7 @@ class LocalProviderLimitsTest {
     await()
         .atMost(Duration.ofSeconds(5))
         .until(() -> sample("pier_local_connections", "web", null) == 1.0);
-    Line fourth = Line.open(client, FIRST, portA);
+    Line fourth = Line.open(vertx, client, FIRST, portA);
     assertThat(fourth.ask("four")).isEqualTo("n1:four");
     assertThat(sample("pier_local_connections", "web", null)).isEqualTo(2.0);
     assertThat(sample("pier_local_connections_refused_total", "web", "load_balancer"))
@@ -166,12 +166,12 @@ class LocalProviderLimitsTest {
     ensure(service("a", List.of(tcp(port, nodePort))));
     ensure(service("b", List.of(tcp(port, nodePort))));
 
-    Line a1 = Line.open(client, FIRST, port);
+    Line a1 = Line.open(vertx, client, FIRST, port);
     assertThat(a1.ask("a1")).isEqualTo("n1:a1");
-    Line a2 = Line.open(client, FIRST, port);
+    Line a2 = Line.open(vertx, client, FIRST, port);
     assertThat(a2.ask("a2")).isEqualTo("n1:a2");
-    Line b1 = Line.open(client, SECOND, port);
-    b1.closed.await(2, TimeUnit.SECONDS);
+    Line b1 = Line.open(vertx, client, SECOND, port);
+    b1.closed.await(10, TimeUnit.SECONDS);
 
     assertThat(sample("pier_local_connections_refused_total", "b", "global")).isEqualTo(1.0);
     assertThat(sample("pier_local_connections", "a", null)).isEqualTo(2.0);
@@ -201,9 +201,9 @@ class LocalProviderLimitsTest {
     ensure(service("web", List.of(tcp(port, nodePort), tcp(pushedPort, pushPort))));
 
     long start = System.nanoTime();
-    Line idle = Line.open(client, FIRST, port);
-    Line talking = Line.open(client, FIRST, port);
-    Line listening = Line.open(client, FIRST, pushedPort);
+    Line idle = Line.open(vertx, client, FIRST, port);
+    Line talking = Line.open(vertx, client, FIRST, port);
+    Line listening = Line.open(vertx, client, FIRST, pushedPort);
     long talk = vertx.setPeriodic(150, t -> talking.socket.write("hi\n"));
     try {
       idle.closed.await(8, TimeUnit.SECONDS);
@@ -281,11 +281,11 @@ class LocalProviderLimitsTest {
     nameServer(vertx, "127.0.0.1", nodePort, "n1");
     int port = freePort();
     ensure(service("web", List.of(tcp(port, nodePort))));
-    Line open = Line.open(client, FIRST, port);
+    Line open = Line.open(vertx, client, FIRST, port);
     assertThat(open.ask("hi")).isEqualTo("n1:hi");
 
     for (int i = 0; i < 3; i++) {
-      Line.open(client, FIRST, port).closed.await(2, TimeUnit.SECONDS);
+      Line.open(vertx, client, FIRST, port).closed.await(10, TimeUnit.SECONDS);
     }
     assertThat(events()).hasSize(1);
     Recorded first = events().get(0);
@@ -296,12 +296,13 @@ class LocalProviderLimitsTest {
         .contains("refused a connection from 127.0.0.1 on " + FIRST + ":" + port + "/TCP")
         .contains("local.maxConnectionsPerLoadBalancer");
 
+    // Generous waits: a refused connection closes at once, but a loaded machine may be slow.
     await()
-        .atMost(Duration.ofSeconds(10))
+        .atMost(Duration.ofSeconds(30))
         .pollInterval(Duration.ofMillis(200))
         .until(
             () -> {
-              Line.open(client, FIRST, port).closed.await(2, TimeUnit.SECONDS);
+              Line.open(vertx, client, FIRST, port).closed.await(10, TimeUnit.SECONDS);
               return events().size() > 1;
             });
     assertThat(events()).hasSize(2);
@@ -348,9 +349,16 @@ class LocalProviderLimitsTest {
           });
     }
 
-    /** Connects; the handlers are in place before anything can arrive. */
-    static Line open(NetClient client, String host, int port) throws Exception {
-      return client.connect(port, host).map(Line::new).await(10, TimeUnit.SECONDS);
+    /**
+     * Connects from an event loop, so the handlers are in place before the socket's first event:
+     * from the test's thread the connection could be refused and closed before they were set.
+     */
+    static Line open(Vertx vertx, NetClient client, String host, int port) throws Exception {
+      Promise<Line> line = Promise.promise();
+      vertx
+          .getOrCreateContext()
+          .runOnContext(v -> client.connect(port, host).map(Line::new).onComplete(line));
+      return line.future().await(10, TimeUnit.SECONDS);
     }
 
     String ask(String text) throws Exception {
