@@ -2,8 +2,10 @@ package dev.pier.dns;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Predicate;
 
@@ -28,11 +30,41 @@ public final class DesiredRecords {
       List<ServingCluster> serving,
       long ttl,
       String owner) {
-    List<ServingCluster> clusters = serving.stream().filter(ServingCluster::hasAddresses).toList();
     Map<String, List<RecordSet>> out = new LinkedHashMap<>();
+    for (Level l : levels(names, namespace, service, serving)) {
+      out.put(l.name(), level(l, serving, ttl, owner));
+    }
+    return out;
+  }
+
+  /**
+   * The names fed by a healthy cluster whose addresses are not known (a hostname that did not
+   * resolve): what they should hold cannot be computed, so they keep what they have.
+   */
+  public static Set<String> unknown(
+      DnsNames names, String namespace, String service, List<ServingCluster> serving) {
+    Set<String> out = new LinkedHashSet<>();
+    for (Level l : levels(names, namespace, service, serving)) {
+      if (serving.stream().anyMatch(c -> c.addressesUnknown() && l.atLevel().test(c))) {
+        out.add(l.name());
+      }
+    }
+    return out;
+  }
+
+  /** One name: the clusters it answers with, and the name above it (null for the global one). */
+  private record Level(String name, Predicate<ServingCluster> atLevel, String up) {}
+
+  /** Every name of the Service, zones first, global last. */
+  private static List<Level> levels(
+      DnsNames names, String namespace, String service, List<ServingCluster> serving) {
+    Map<String, Level> out = new LinkedHashMap<>();
     String global = names.global(namespace, service);
     TreeSet<String> regions = new TreeSet<>();
-    for (ServingCluster c : clusters) {
+    for (ServingCluster c : serving) {
+      if (!c.hasAddresses() && c.unresolved().isEmpty()) {
+        continue;
+      }
       String region = c.location().region();
       if (!DnsNames.isLabel(region)) {
         continue;
@@ -43,41 +75,29 @@ public final class DesiredRecords {
           continue;
         }
         String name = names.zone(namespace, service, zone, region);
-        if (out.containsKey(name)) {
-          continue;
-        }
-        out.put(
+        out.putIfAbsent(
             name,
-            level(
+            new Level(
                 name,
-                clusters,
                 d -> region.equals(d.location().region()) && d.location().zones().contains(zone),
-                names.region(namespace, service, region),
-                ttl,
-                owner));
+                names.region(namespace, service, region)));
       }
     }
     for (String region : regions) {
       String name = names.region(namespace, service, region);
-      out.put(
-          name,
-          level(name, clusters, d -> region.equals(d.location().region()), global, ttl, owner));
+      out.put(name, new Level(name, d -> region.equals(d.location().region()), global));
     }
-    out.put(global, level(global, clusters, d -> true, null, ttl, owner));
-    return out;
+    out.put(global, new Level(global, d -> true, null));
+    return List.copyOf(out.values());
   }
 
   private static List<RecordSet> level(
-      String name,
-      List<ServingCluster> clusters,
-      Predicate<ServingCluster> atLevel,
-      String up,
-      long ttl,
-      String owner) {
+      Level level, List<ServingCluster> clusters, long ttl, String owner) {
+    String name = level.name();
     TreeSet<String> v4 = new TreeSet<>();
     TreeSet<String> v6 = new TreeSet<>();
     for (ServingCluster c : clusters) {
-      if (c.healthy() && atLevel.test(c)) {
+      if (c.healthy() && level.atLevel().test(c)) {
         v4.addAll(c.ipv4());
         v6.addAll(c.ipv6());
       }
@@ -89,8 +109,8 @@ public final class DesiredRecords {
     if (!v6.isEmpty()) {
       sets.add(new RecordSet(name, RecordSet.AAAA, ttl, List.copyOf(v6), owner));
     }
-    if (sets.isEmpty() && up != null) {
-      sets.add(new RecordSet(name, RecordSet.CNAME, ttl, List.of(up), owner));
+    if (sets.isEmpty() && level.up() != null) {
+      sets.add(new RecordSet(name, RecordSet.CNAME, ttl, List.of(level.up()), owner));
     }
     return List.copyOf(sets);
   }

@@ -27,6 +27,7 @@ public final class EventReasons {
   public static final String DNS_RECORD_CONFLICT = "DNSRecordConflict";
   public static final String INVALID_DNS_NAME = "InvalidDNSName";
   public static final String DNS_RECORD_REJECTED = "DNSRecordRejected";
+  public static final String DNS_HOSTNAME_UNRESOLVED = "DNSHostnameUnresolved";
 
   private EventReasons() {}
 

@@ -16,6 +16,10 @@ public record LbIngress(String ip, String hostname, String ipMode, List<PortStat
     return new LbIngress(ip, null, null, List.of());
   }
 
+  public static LbIngress hostname(String hostname) {
+    return new LbIngress(null, hostname, null, List.of());
+  }
+
   /**
    * {@code status.loadBalancer.ingress[].ports[]}: a port and, when it failed, a CamelCase error.
    */

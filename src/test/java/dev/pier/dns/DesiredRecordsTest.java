@@ -100,4 +100,35 @@ class DesiredRecordsTest {
     assertThat(d).containsOnlyKeys(G);
     assertThat(d.get(G)).containsExactly(a(G, "198.51.100.1"));
   }
+
+  @Test
+  void aClusterWhoseHostnameDidNotResolveMakesOnlyTheNamesItFeedsUnknown() {
+    ServingCluster known =
+        new ServingCluster(
+            new ClusterLocation("a", "ra", List.of("za")),
+            List.of("198.51.100.1"),
+            List.of(),
+            true);
+    ServingCluster unresolved =
+        new ServingCluster(
+            new ClusterLocation("b", "rb", List.of("zb")),
+            List.of(),
+            List.of(),
+            true,
+            List.of("cannot resolve load balancer hostname lb.example: NXDOMAIN"));
+    String ra = NAMES.region("test", "nginx", "ra");
+    String za = NAMES.zone("test", "nginx", "za", "ra");
+    String rb = NAMES.region("test", "nginx", "rb");
+    String zb = NAMES.zone("test", "nginx", "zb", "rb");
+
+    assertThat(DesiredRecords.unknown(NAMES, "test", "nginx", List.of(known, unresolved)))
+        .containsExactlyInAnyOrder(zb, rb, G);
+    assertThat(compute(List.of(known, unresolved)).keySet()).contains(za, ra, zb, rb, G);
+    // A cluster without ready endpoints answers nowhere, so its unknown addresses hold nothing.
+    ServingCluster down =
+        new ServingCluster(
+            unresolved.location(), List.of(), List.of(), false, unresolved.unresolved());
+    assertThat(DesiredRecords.unknown(NAMES, "test", "nginx", List.of(known, down))).isEmpty();
+    assertThat(DesiredRecords.unknown(NAMES, "test", "nginx", List.of(known))).isEmpty();
+  }
 }

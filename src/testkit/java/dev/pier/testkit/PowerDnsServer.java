@@ -229,6 +229,22 @@ public final class PowerDnsServer implements AutoCloseable {
     }
   }
 
+  /** Deletes an rrset, as another writer would. */
+  public void deleteForeign(String zone, String name, String type) {
+    HttpResponse<String> r =
+        api(
+            "PATCH",
+            "/zones/" + zone,
+            "{\"rrsets\":[{\"name\":\""
+                + name
+                + "\",\"type\":\""
+                + type
+                + "\",\"changetype\":\"DELETE\"}]}");
+    if (r.statusCode() != 204) {
+      throw new IllegalStateException("deleting " + name + ": " + r.statusCode() + " " + r.body());
+    }
+  }
+
   /** The zone as the API returns it (JSON text with every rrset and its comments). */
   public String zoneJson(String zone) {
     return api("GET", "/zones/" + zone, null).body();

@@ -334,29 +334,36 @@ public final class DnsPublisher implements DnsSync {
 
   /**
    * One cluster serving a Service: its location, its ingress addresses (hostnames resolved without
-   * blocking), and whether its endpoints take traffic.
+   * blocking; one that does not resolve is noted, not a failure), and whether its endpoints take
+   * traffic.
    */
   public Future<ServingCluster> servingCluster(
       ClusterLocation location, List<LbIngress> ingress, boolean healthy) {
     List<String> v4 = new ArrayList<>();
     List<String> v6 = new ArrayList<>();
-    List<Future<HostnameResolver.Resolved>> lookups = new ArrayList<>();
+    List<String> unresolved = new ArrayList<>();
+    List<Future<Void>> lookups = new ArrayList<>();
     for (LbIngress i : ingress) {
       if (i.ip() != null) {
         (i.ip().contains(":") ? v6 : v4).add(i.ip());
       } else if (i.hostname() != null) {
-        lookups.add(resolver.resolve(i.hostname()));
+        lookups.add(
+            resolver
+                .resolve(i.hostname())
+                .transform(
+                    ar -> {
+                      if (ar.succeeded()) {
+                        v4.addAll(ar.result().ipv4());
+                        v6.addAll(ar.result().ipv6());
+                      } else {
+                        unresolved.add(ar.cause().getMessage());
+                      }
+                      return Future.<Void>succeededFuture();
+                    }));
       }
     }
     return Future.all(lookups)
-        .map(
-            all -> {
-              for (Future<HostnameResolver.Resolved> f : lookups) {
-                v4.addAll(f.result().ipv4());
-                v6.addAll(f.result().ipv6());
-              }
-              return new ServingCluster(location, v4, v6, healthy);
-            });
+        .map(all -> new ServingCluster(location, v4, v6, healthy, unresolved));
   }
 
   private Future<WorkResult> apply(
@@ -384,10 +391,34 @@ public final class DnsPublisher implements DnsSync {
               }
             });
     reportInvalid(cluster, service, ref, invalid);
+    Set<String> unknown = DesiredRecords.unknown(names, key.namespace(), key.name(), serving);
+    desired.keySet().removeAll(unknown);
     Set<String> before = published.getOrDefault(objectKey, Set.of());
     for (String name : before) {
-      desired.putIfAbsent(name, List.of());
+      if (!unknown.contains(name)) {
+        desired.putIfAbsent(name, List.of());
+      }
     }
+    if (unknown.isEmpty()) {
+      return applyKnown(cluster, zone, objectKey, service, ref, desired, before, mark);
+    }
+    Set<String> kept = new LinkedHashSet<>(before);
+    kept.retainAll(unknown);
+    return applyKnown(cluster, zone, objectKey, service, ref, desired, before, mark)
+        .andThen(ar -> keep(objectKey, kept))
+        .map(r -> holdUnknown(cluster, service, ref, serving, unknown, r));
+  }
+
+  /** Sends what the names known to be wrong need; the names left out keep their records. */
+  private Future<WorkResult> applyKnown(
+      ClusterAccess cluster,
+      DnsZone zone,
+      String objectKey,
+      ServiceRef service,
+      ObjectRef ref,
+      Map<String, List<RecordSet>> desired,
+      Set<String> before,
+      String mark) {
     if (desired.values().stream().allMatch(List::isEmpty) && before.isEmpty()) {
       published.remove(objectKey);
       return Future.succeededFuture(WorkResult.success());
@@ -617,6 +648,43 @@ public final class DnsPublisher implements DnsSync {
     if (ref != null) {
       cluster.events().warning(ref, EventReasons.INVALID_DNS_NAME, msg);
     }
+  }
+
+  /** Names that keep their records while they cannot be computed stay known as the Service's. */
+  private void keep(String objectKey, Set<String> names) {
+    if (!names.isEmpty()) {
+      published.computeIfAbsent(objectKey, k -> new LinkedHashSet<>()).addAll(names);
+    }
+  }
+
+  /**
+   * One Warning naming the hostnames that did not resolve and the names that keep their records for
+   * them; the sync is retried with backoff until they resolve.
+   */
+  private WorkResult holdUnknown(
+      ClusterAccess cluster,
+      ServiceRef service,
+      ObjectRef ref,
+      List<ServingCluster> serving,
+      Set<String> unknown,
+      WorkResult done) {
+    String hostnames =
+        serving.stream()
+            .filter(ServingCluster::addressesUnknown)
+            .map(
+                c -> "cluster " + c.location().cluster() + ": " + String.join("; ", c.unresolved()))
+            .collect(Collectors.joining("; "));
+    String msg =
+        "Load balancer addresses unknown ("
+            + hostnames
+            + "): DNS names "
+            + String.join(", ", unknown)
+            + " keep their records until the hostnames resolve; retrying with backoff";
+    serviceLog.warn(service, "{}", msg);
+    if (ref != null) {
+      cluster.events().warning(ref, EventReasons.DNS_HOSTNAME_UNRESOLVED, msg);
+    }
+    return done.outcome() == WorkResult.Outcome.SUCCESS ? WorkResult.retry(RETRY) : done;
   }
 
   private void remember(String objectKey, Set<String> owned) {

@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pier.config.Secrets;
 import dev.pier.dns.ChangeSet;
+import dev.pier.dns.ClusterLocation;
 import dev.pier.dns.DnsProvider;
 import dev.pier.dns.DnsZone;
+import dev.pier.dns.HostnameResolver;
 import dev.pier.dns.RecordSet;
+import dev.pier.dns.ServingCluster;
 import dev.pier.dns.powerdns.ApiKey;
 import dev.pier.dns.powerdns.PowerDnsOptions;
 import dev.pier.dns.powerdns.PowerDnsProvider;
@@ -161,5 +164,95 @@ class DnsPublisherPowerDnsTest {
         .singleElement()
         .satisfies(e -> assertThat(e).contains(z1));
     assertThat(pdns.dig(z1, "CNAME")).containsExactly("elsewhere.example.");
+  }
+
+  /**
+   * Two members serve a federated Service from two regions through load balancer hostnames. When
+   * one hostname stops resolving, only the names that member feeds keep their last answer; the
+   * other region's names follow their member's change.
+   */
+  @Test
+  void anUnresolvableHostnameHoldsOnlyTheNamesItFeeds() throws Exception {
+    pdns.createZone("held.example.");
+    pdns.createZone("elb.held.example.");
+    String lbA = "lb-a.elb.held.example.";
+    String lbB = "lb-b.elb.held.example.";
+    pdns.putForeign("elb.held.example.", lbA, "A", "198.51.100.1");
+    pdns.putForeign("elb.held.example.", lbB, "A", "198.51.100.2");
+    DnsOptions options =
+        new DnsOptions().setZoneName("held.example").setFederation("fed").setOwnerId("me");
+    HostnameResolver resolver = new HostnameResolver(vertx, "127.0.0.1", pdns.dnsPort());
+    DnsPublisher publisher =
+        new DnsPublisher(provider, options, new ServiceFilter(Set.of()), resolver);
+    DnsPublisherSyncTest.FakeCluster host = new DnsPublisherSyncTest.FakeCluster();
+    ServiceKey key = new ServiceKey("c1", "ns", "web");
+    var svc =
+        new ServiceBuilder()
+            .withNewMetadata()
+            .withNamespace("ns")
+            .withName("web")
+            .withUid("uid-1")
+            .endMetadata()
+            .withNewSpec()
+            .withType("LoadBalancer")
+            .endSpec()
+            .build();
+    String global = "web.ns.fed.svc.held.example.";
+    String regionA = "web.ns.fed.svc.ra.held.example.";
+    String zoneA = "web.ns.fed.svc.za.ra.held.example.";
+    String regionB = "web.ns.fed.svc.rb.held.example.";
+    String zoneB = "web.ns.fed.svc.zb.rb.held.example.";
+    java.util.function.Supplier<List<Future<ServingCluster>>> serving =
+        () ->
+            List.of(
+                publisher.servingCluster(
+                    new ClusterLocation("a", "ra", List.of("za")),
+                    List.of(LbIngress.hostname(lbA)),
+                    true),
+                publisher.servingCluster(
+                    new ClusterLocation("b", "rb", List.of("zb")),
+                    List.of(LbIngress.hostname(lbB)),
+                    true));
+
+    WorkResult first =
+        publisher.syncFederated(host, key, svc, true, serving.get()).await(20, TimeUnit.SECONDS);
+    assertThat(first.outcome()).isEqualTo(WorkResult.Outcome.SUCCESS);
+    assertThat(pdns.dig(global, "A")).containsExactlyInAnyOrder("198.51.100.1", "198.51.100.2");
+    assertThat(pdns.dig(zoneB, "A")).containsExactly("198.51.100.2");
+
+    // Member a's load balancer moves; member b's hostname is gone from its DNS.
+    pdns.putForeign("elb.held.example.", lbA, "A", "198.51.100.11");
+    pdns.deleteForeign("elb.held.example.", lbB, "A");
+
+    WorkResult second =
+        publisher.syncFederated(host, key, svc, true, serving.get()).await(20, TimeUnit.SECONDS);
+
+    assertThat(second.outcome()).isEqualTo(WorkResult.Outcome.RETRY);
+    assertThat(pdns.dig(regionA, "A")).containsExactly("198.51.100.11");
+    assertThat(pdns.dig(zoneA, "A")).containsExactly("198.51.100.11");
+    // Unknown is not gone: what member b feeds keeps its last answer.
+    assertThat(pdns.dig(regionB, "A")).containsExactly("198.51.100.2");
+    assertThat(pdns.dig(zoneB, "A")).containsExactly("198.51.100.2");
+    assertThat(pdns.dig(global, "A")).containsExactlyInAnyOrder("198.51.100.1", "198.51.100.2");
+    assertThat(host.withReason(EventReasons.DNS_HOSTNAME_UNRESOLVED))
+        .singleElement()
+        .satisfies(
+            e ->
+                assertThat(e)
+                    .contains("lb-b.elb.held.example")
+                    .contains("cluster b")
+                    .contains(global)
+                    .contains(zoneB)
+                    .doesNotContain(zoneA));
+    assertThat(host.withReason(EventReasons.SYNC_DNS_FAILED)).isEmpty();
+
+    // Once it resolves again, every name follows.
+    pdns.putForeign("elb.held.example.", lbB, "A", "198.51.100.12");
+    WorkResult third =
+        publisher.syncFederated(host, key, svc, true, serving.get()).await(20, TimeUnit.SECONDS);
+    assertThat(third.outcome()).isEqualTo(WorkResult.Outcome.SUCCESS);
+    assertThat(pdns.dig(global, "A")).containsExactlyInAnyOrder("198.51.100.11", "198.51.100.12");
+    assertThat(pdns.dig(zoneB, "A")).containsExactly("198.51.100.12");
+    resolver.close().await(20, TimeUnit.SECONDS);
   }
 }
