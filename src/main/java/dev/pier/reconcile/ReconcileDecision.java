@@ -66,7 +66,27 @@ public final class ReconcileDecision {
   }
 
   /** The status this process last wrote for a key, and the status the server stored for it. */
-  public record StatusWrite(LbStatus desired, LbStatus stored) {}
+  public record StatusWrite(LbStatus desired, LbStatus stored, String resourceVersion) {
+    public StatusWrite(LbStatus desired, LbStatus stored) {
+      this(desired, stored, null);
+    }
+  }
+
+  /**
+   * Whether the cached Service is older than this process's last status write: a cache that has not
+   * caught up with Pier's own write shows no drift, only lag. Versions are compared as the numbers
+   * etcd makes them; anything else counts as caught up.
+   */
+  public static boolean cacheBehind(String cachedVersion, StatusWrite last) {
+    if (last == null || last.resourceVersion() == null || cachedVersion == null) {
+      return false;
+    }
+    try {
+      return Long.parseLong(cachedVersion) < Long.parseLong(last.resourceVersion());
+    } catch (NumberFormatException e) {
+      return false;
+    }
+  }
 
   /**
    * @param cached the Service in the informer cache, or null when it is gone

@@ -288,7 +288,8 @@ public final class ServiceReconciler {
             () -> run.cluster().writer().patchStatus(ctx, run.key(), desired, run.resourceVersion))
         .map(
             (StatusWritten written) -> {
-              statusWrites.put(run.key(), new StatusWrite(desired, written.status()));
+              statusWrites.put(
+                  run.key(), new StatusWrite(desired, written.status(), written.resourceVersion()));
               return run.wrote(written.resourceVersion(), null);
             });
   }
@@ -320,6 +321,11 @@ public final class ServiceReconciler {
   // --- verification: repair drift ----------------------------------------------------------
 
   private Future<WorkResult> verify(Run run) {
+    if (ReconcileDecision.cacheBehind(
+        run.svc().getMetadata().getResourceVersion(), statusWrites.get(run.key()))) {
+      log.debug(run.ref(), "verification skipped: the cache does not show the last status write");
+      return Future.succeededFuture(WorkResult.success());
+    }
     List<LbNode> nodes = eligibility.select(run.cluster().nodes());
     pushed.record(run.key(), NodeSet.of(nodes));
     return fenced(

@@ -234,4 +234,15 @@ class ReconcileDecisionTest {
     assertThat(ReconcileDecision.plan(notDefault, clusterIp, null, FULL, true, true).action())
         .isEqualTo(Action.CLEANUP);
   }
+
+  @Test
+  void aCacheOlderThanTheLastStatusWriteIsBehindAndVersionsPierCannotReadAreNot() {
+    StatusWrite last = new StatusWrite(A, A, "1001");
+    assertThat(ReconcileDecision.cacheBehind("41", last)).isTrue();
+    assertThat(ReconcileDecision.cacheBehind("1001", last)).isFalse();
+    assertThat(ReconcileDecision.cacheBehind("2000", last)).isFalse();
+    assertThat(ReconcileDecision.cacheBehind("opaque", last)).isFalse();
+    assertThat(ReconcileDecision.cacheBehind("41", new StatusWrite(A, A))).isFalse();
+    assertThat(ReconcileDecision.cacheBehind("41", null)).isFalse();
+  }
 }

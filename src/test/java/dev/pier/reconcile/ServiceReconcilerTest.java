@@ -432,6 +432,32 @@ class ServiceReconcilerTest {
   }
 
   @Test
+  void verificationWaitsForTheCacheToShowPiersOwnStatusWrite() {
+    Service svc = withFinalizer(service("u1"));
+    svc.getMetadata().setResourceVersion("41");
+    cluster.put(svc);
+    run(WorkKind.RECONCILE);
+    assertThat(cluster.writes.calls).containsExactly("patchStatus ns/web");
+    cluster.events.recorded.clear();
+    cluster.writes.calls.clear();
+    provider.calls.clear();
+
+    // The cache still holds version 41, from before the status write: not drift.
+    assertThat(run(WorkKind.VERIFY).outcome()).isEqualTo(Outcome.SUCCESS);
+    assertThat(cluster.events.recorded).isEmpty();
+    assertThat(cluster.writes.calls).isEmpty();
+    assertThat(provider.calls).isEmpty();
+
+    // Once it shows the write, verification runs as usual.
+    Service caughtUp = withIngress(withFinalizer(service("u1")), "10.0.0.1");
+    caughtUp.getMetadata().setResourceVersion("2000");
+    cluster.put(caughtUp);
+    assertThat(run(WorkKind.VERIFY).outcome()).isEqualTo(Outcome.SUCCESS);
+    assertThat(provider.calls).containsExactly("verify ns/web");
+    assertThat(cluster.events.recorded).isEmpty();
+  }
+
+  @Test
   void verificationReportsWhatTheProviderRepaired() {
     cluster.put(withIngress(withFinalizer(service("u1")), "10.0.0.1"));
     run(WorkKind.RECONCILE);

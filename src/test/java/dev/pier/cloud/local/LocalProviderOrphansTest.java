@@ -7,6 +7,7 @@ import static dev.pier.cloud.local.LbTestSupport.service;
 import static dev.pier.cloud.local.LbTestSupport.statusWithIp;
 import static dev.pier.cloud.local.LbTestSupport.tcp;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.pier.cloud.LoadBalancerProvider.OwnedLoadBalancer;
 import dev.pier.cloud.LoadBalancerProvider.OwnedLoadBalancers;
@@ -17,6 +18,7 @@ import io.vertx.junit5.VertxExtension;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -118,7 +120,14 @@ class LocalProviderOrphansTest {
     assertThat(owned().list("test").await(10, TimeUnit.SECONDS))
         .extracting(OwnedLoadBalancer::serviceUid)
         .containsExactly("uid-live");
-    assertThat(listening(goneIp, port)).as("the orphan's listener is closed").isFalse();
+    // The listener's socket closes on its event loop right after the deletion answers.
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(listening(goneIp, port))
+                    .as("the orphan's listener is closed")
+                    .isFalse());
     assertThat(listening(liveIp, port)).as("the live Service's listener stays").isTrue();
     assertThat(provider.addressOf(key("gone")).await(10, TimeUnit.SECONDS)).isEmpty();
     assertThat(provider.addressOf(key("restored")).await(10, TimeUnit.SECONDS)).isEmpty();
