@@ -43,5 +43,21 @@ public final class FederationKeys {
    */
   public static final String LEAVE_POLICY_ANNOTATION = "pier.dev/leave-policy";
 
+  /**
+   * On the Secrets that joined members: Pier's, so that a member Secret deleted while Pier is down
+   * stays until Pier has recorded the member's leave.
+   */
+  public static final String MEMBER_SECRET_FINALIZER = "pier.dev/member-leave";
+
+  /**
+   * On the Secret Pier keeps for a member that is leaving ({@code pier-leaving-<member>}): the
+   * member's name. The record carries the member's last kubeconfig, so that the leave is carried
+   * out with it after a restart too.
+   */
+  public static final String LEAVING_LABEL = "pier.dev/leaving";
+
+  /** On a leave record: when the member leaves, RFC 3339. */
+  public static final String LEAVE_AT_ANNOTATION = "pier.dev/leave-at";
+
   private FederationKeys() {}
 }

@@ -203,6 +203,17 @@ class FederationRbacTest {
                   Services.events(member.client(), ns, "left").stream()
                       .map(Event::getReason)
                       .anyMatch("DeletedOrphanedCopy"::equals));
+
+      // The Secret deleted: held by Pier's finalizer until the leave is recorded, the member
+      // leaves after the grace, and the record goes.
+      admin.secrets().inNamespace("pier").withName("member-east").delete();
+      await()
+          .atMost(InProcessPier.CONVERGE)
+          .until(
+              () ->
+                  admin.secrets().inNamespace("pier").withName("member-east").get() == null
+                      && admin.secrets().inNamespace("pier").withName("pier-leaving-east").get()
+                          == null);
     }
 
     assertThat(RbacAudit.denied(host, HOST_USER))
@@ -256,6 +267,7 @@ class FederationRbacTest {
           .append("    loadBalancers: false\n");
     }
     yaml.append("federation:\n")
+        .append("  leaveGrace: 1s\n")
         .append("  health:\n")
         .append("    period: 500ms\n")
         .append("    timeout: 400ms\n");

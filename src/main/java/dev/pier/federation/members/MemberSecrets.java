@@ -1,11 +1,13 @@
 package dev.pier.federation.members;
 
-import dev.pier.config.Durations;
 import dev.pier.events.EventSink;
 import dev.pier.events.ObjectRef;
 import dev.pier.federation.LeavePolicy;
+import dev.pier.federation.LeaveRecord;
+import dev.pier.kube.AsyncKubeApi;
 import dev.pier.kube.Cluster;
 import dev.pier.kube.Informers;
+import dev.pier.kube.KubeApiException;
 import dev.pier.kube.MemberKubeconfig;
 import dev.pier.kube.RbacFiles;
 import dev.pier.model.ClusterSpec;
@@ -15,11 +17,15 @@ import dev.pier.model.KubeCredentials;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.HashMap;
@@ -60,7 +66,9 @@ public final class MemberSecrets {
   // Members whose Secret went, by member name: the timer that makes them leave after the grace.
   private final Map<String, Long> pendingLeaves = new HashMap<>();
   private SharedIndexInformer<Secret> informer;
+  private SharedIndexInformer<Secret> records;
   private Vertx vertx;
+  private Context ctx;
 
   /**
    * @param leaveGrace how long a member whose Secret went stays; a Secret for it that returns
@@ -76,6 +84,7 @@ public final class MemberSecrets {
 
   /** Starts watching; joins and leaves run on {@code ctx}. Completes after the first list. */
   public Future<Void> start(Context ctx) {
+    this.ctx = ctx;
     vertx = ctx.owner();
     informer =
         host.client()
@@ -99,22 +108,57 @@ public final class MemberSecrets {
           public void onDelete(Secret s, boolean finalStateUnknown) {
             // Deleted, or unlabelled (it left the label selector): the member leaves after the
             // grace, as the Secret's last state said.
-            ctx.runOnContext(v -> gone(s.getMetadata().getName(), annotations(s)));
+            ctx.runOnContext(v -> gone(s));
           }
         });
+    records =
+        host.client()
+            .secrets()
+            .inNamespace(namespace)
+            .withLabel(FederationKeys.LEAVING_LABEL)
+            .runnableInformer(0);
+    records.addEventHandler(
+        new ResourceEventHandler<>() {
+          @Override
+          public void onAdd(Secret s) {
+            ctx.runOnContext(v -> resume(s));
+          }
+
+          @Override
+          public void onUpdate(Secret o, Secret s) {}
+
+          @Override
+          public void onDelete(Secret s, boolean finalStateUnknown) {}
+        });
+    // The records are read once the member Secrets are: a member whose Secret is back is known.
     return Informers.start(
-        informer, host.name(), "member Secrets in " + namespace, RbacFiles.FEDERATION_HOST, ctx);
+            informer, host.name(), "member Secrets in " + namespace, RbacFiles.FEDERATION_HOST, ctx)
+        .compose(
+            v ->
+                Informers.start(
+                    records,
+                    host.name(),
+                    "leave records in " + namespace,
+                    RbacFiles.FEDERATION_HOST,
+                    ctx));
   }
 
   public void stop() {
     if (informer != null) {
       informer.stop();
     }
+    if (records != null) {
+      records.stop();
+    }
     pendingLeaves.values().forEach(t -> vertx.cancelTimer(t));
     pendingLeaves.clear();
   }
 
   private void apply(Secret secret) {
+    if (secret.getMetadata().getDeletionTimestamp() != null) {
+      terminating(secret);
+      return;
+    }
     String secretName = secret.getMetadata().getName();
     ClusterSpec spec;
     try {
@@ -139,8 +183,12 @@ public final class MemberSecrets {
     }
     String previous = memberBySecret.get(secretName);
     if (previous != null && !previous.equals(spec.name())) {
-      // Relabelled to another member: the old one goes as if its Secret had.
-      gone(secretName, annotations(secret));
+      // Relabelled to another member: the old one goes as if its Secret had. The Secret now
+      // holds the other member's credentials, so this leave is kept in memory only.
+      memberBySecret.remove(secretName);
+      if (!memberBySecret.containsValue(previous)) {
+        startLeave(secret, previous, false);
+      }
     }
     String problem = members.join(spec);
     if (problem != null) {
@@ -148,6 +196,7 @@ public final class MemberSecrets {
       return;
     }
     memberBySecret.put(secretName, spec.name());
+    holdUntilLeft(secret);
     Long pending = pendingLeaves.remove(spec.name());
     if (pending != null) {
       vertx.cancelTimer(pending);
@@ -156,31 +205,112 @@ public final class MemberSecrets {
           spec.name(),
           namespace,
           secretName);
+      dropRecord(spec.name());
     }
   }
 
-  /** The Secret that joined a member went: the member leaves after the grace, unless it returns. */
-  private void gone(String secretName, Map<String, String> lastAnnotations) {
+  /**
+   * A member Secret being deleted, held by Pier's finalizer: its member leaves as if the Secret had
+   * gone then. After a restart the member is joined first, with the Secret's credentials, so that
+   * the leave is carried out with them.
+   */
+  private void terminating(Secret secret) {
+    String secretName = secret.getMetadata().getName();
+    if (!memberBySecret.containsKey(secretName)) {
+      ClusterSpec spec;
+      try {
+        spec = spec(secret);
+      } catch (IllegalArgumentException e) {
+        release(secretName);
+        return;
+      }
+      if (!pendingLeaves.containsKey(spec.name()) && members.get(spec.name()) == null) {
+        if (members.join(spec) != null) {
+          release(secretName);
+          return;
+        }
+      }
+      memberBySecret.put(secretName, spec.name());
+    }
+    gone(secret);
+  }
+
+  /**
+   * A leave recorded before a restart: the member joins with the record's credentials, as it was,
+   * and leaves when the record says. A record whose member has a Secret again is dropped.
+   */
+  private void resume(Secret record) {
+    String member = LeaveRecord.member(record);
+    if (member == null || pendingLeaves.containsKey(member)) {
+      return;
+    }
+    if (memberBySecret.containsValue(member)) {
+      dropRecord(member);
+      return;
+    }
+    ClusterSpec spec;
+    try {
+      spec = spec(LeaveRecord.asMemberSecret(record));
+    } catch (IllegalArgumentException e) {
+      log.warn("Leave record {}/{}: {}", namespace, record.getMetadata().getName(), e.getMessage());
+      return;
+    }
+    if (members.get(member) == null && members.join(spec) != null) {
+      return;
+    }
+    Instant at = LeaveRecord.leaveAt(record);
+    // A time Pier cannot read restarts the grace: a leave is never hastened.
+    schedule(
+        member,
+        at == null ? Instant.now().plus(leaveGrace) : at,
+        LeavePolicy.of(annotations(record)));
+  }
+
+  /**
+   * The Secret that joined a member went (deleted, being deleted or unlabelled): the member leaves
+   * after the grace, unless a Secret for it returns. The leave is recorded before Pier's finalizer
+   * lets the Secret go, so that a restart carries it out too.
+   */
+  private void gone(Secret last) {
+    String secretName = last.getMetadata().getName();
     String member = memberBySecret.remove(secretName);
     if (member == null || memberBySecret.containsValue(member)) {
+      release(secretName);
       return;
     }
-    LeavePolicy policy = LeavePolicy.of(lastAnnotations);
-    if (leaveGrace.isZero()) {
-      members.leave(member, policy);
-      return;
-    }
+    startLeave(last, member, true);
+  }
+
+  /**
+   * @param recorded whether to record the leave from {@code last} and then let the Secret go
+   */
+  private void startLeave(Secret last, String member, boolean recorded) {
+    String secretName = last.getMetadata().getName();
+    LeavePolicy policy = LeavePolicy.of(annotations(last));
+    Instant since =
+        last.getMetadata().getDeletionTimestamp() == null
+            ? Instant.now()
+            : Instant.parse(last.getMetadata().getDeletionTimestamp());
+    Instant at = since.plus(leaveGrace);
     log.info(
-        "Cluster {}: its Secret {}/{} is gone; it leaves the federation in {} ({} its copies)"
+        "Cluster {}: its Secret {}/{} is gone; it leaves the federation at {} ({} its copies)"
             + " unless a Secret for it returns",
         member,
         namespace,
         secretName,
-        Durations.format(leaveGrace),
+        at,
         policy == LeavePolicy.DELETE_COPIES ? "deleting" : "orphaning");
+    schedule(member, at, policy);
+    if (recorded) {
+      record(last, member, at).onSuccess(v -> release(secretName));
+    }
+  }
+
+  private void schedule(String member, Instant at, LeavePolicy policy) {
+    long delay = Math.max(1, at.toEpochMilli() - System.currentTimeMillis());
     long timer =
         vertx.setTimer(
-            leaveGrace.toMillis(),
+            delay,
             id -> {
               pendingLeaves.remove(member);
               if (!memberBySecret.containsValue(member)) {
@@ -191,6 +321,137 @@ public final class MemberSecrets {
     if (before != null) {
       vertx.cancelTimer(before);
     }
+  }
+
+  /** The member left and was forgotten: its leave record goes. */
+  public void left(String member) {
+    if (!memberBySecret.containsValue(member)) {
+      dropRecord(member);
+    }
+  }
+
+  /** Writes the leave record; an existing one (a leave recorded before) gets this one's content. */
+  private Future<Void> record(Secret last, String member, Instant at) {
+    Secret rec = LeaveRecord.of(last, member, at);
+    rec.getMetadata().setNamespace(namespace);
+    JsonObject body = new JsonObject(Serialization.asJson(rec));
+    return host.api()
+        .post(ctx, AsyncKubeApi.corePath(namespace, "secrets", null), body)
+        .recover(
+            e ->
+                e instanceof KubeApiException k && k.isConflict()
+                    ? host.api()
+                        .patch(
+                            ctx,
+                            AsyncKubeApi.corePath(
+                                namespace, "secrets", rec.getMetadata().getName()),
+                            AsyncKubeApi.MERGE_PATCH,
+                            body)
+                    : Future.failedFuture(e))
+        .<Void>mapEmpty()
+        .onFailure(
+            e ->
+                log.warn(
+                    "Cluster {}: cannot record its leave in Secret {}/{} ({}); its member Secret"
+                        + " is held by Pier's finalizer until it can",
+                    member,
+                    namespace,
+                    rec.getMetadata().getName(),
+                    e.getMessage()));
+  }
+
+  private void dropRecord(String member) {
+    host.api()
+        .delete(ctx, AsyncKubeApi.corePath(namespace, "secrets", LeaveRecord.name(member)), null)
+        .onFailure(
+            e -> {
+              if (!(e instanceof KubeApiException k && k.isNotFound())) {
+                log.warn(
+                    "Cluster {}: cannot delete its leave record {}/{}: {}",
+                    member,
+                    namespace,
+                    LeaveRecord.name(member),
+                    e.getMessage());
+              }
+            });
+  }
+
+  /** Puts Pier's finalizer on a member Secret that joined, so that its deletion waits for Pier. */
+  private void holdUntilLeft(Secret secret) {
+    List<String> finalizers = finalizers(secret);
+    if (finalizers.contains(FederationKeys.MEMBER_SECRET_FINALIZER)) {
+      return;
+    }
+    List<String> next = new java.util.ArrayList<>(finalizers);
+    next.add(FederationKeys.MEMBER_SECRET_FINALIZER);
+    // A conflict means a newer version, whose event comes back here.
+    patchFinalizers(secret, next)
+        .onFailure(
+            e -> {
+              if (!(e instanceof KubeApiException k && (k.isConflict() || k.isNotFound()))) {
+                log.warn(
+                    "Secret {}/{}: cannot add finalizer {}: {}",
+                    namespace,
+                    secret.getMetadata().getName(),
+                    FederationKeys.MEMBER_SECRET_FINALIZER,
+                    e.getMessage());
+              }
+            });
+  }
+
+  /** Removes Pier's finalizer from a Secret that no longer joins a member, read fresh. */
+  private void release(String secretName) {
+    release(secretName, 3);
+  }
+
+  private void release(String secretName, int attempts) {
+    host.api()
+        .get(ctx, AsyncKubeApi.corePath(namespace, "secrets", secretName))
+        .map(json -> Serialization.unmarshal(json.encode(), Secret.class))
+        .compose(
+            secret -> {
+              List<String> finalizers = new java.util.ArrayList<>(finalizers(secret));
+              if (!finalizers.remove(FederationKeys.MEMBER_SECRET_FINALIZER)) {
+                return Future.<Void>succeededFuture();
+              }
+              return patchFinalizers(secret, finalizers).<Void>mapEmpty();
+            })
+        .onFailure(
+            e -> {
+              if (e instanceof KubeApiException k && k.isNotFound()) {
+                return;
+              }
+              if (e instanceof KubeApiException k && k.isConflict() && attempts > 1) {
+                release(secretName, attempts - 1);
+                return;
+              }
+              log.warn(
+                  "Secret {}/{}: cannot remove finalizer {}: {}",
+                  namespace,
+                  secretName,
+                  FederationKeys.MEMBER_SECRET_FINALIZER,
+                  e.getMessage());
+            });
+  }
+
+  private Future<JsonObject> patchFinalizers(Secret secret, List<String> finalizers) {
+    JsonObject body =
+        new JsonObject()
+            .put(
+                "metadata",
+                new JsonObject()
+                    .put("resourceVersion", secret.getMetadata().getResourceVersion())
+                    .put("finalizers", new JsonArray(finalizers)));
+    return host.api()
+        .patch(
+            ctx,
+            AsyncKubeApi.corePath(namespace, "secrets", secret.getMetadata().getName()),
+            AsyncKubeApi.MERGE_PATCH,
+            body);
+  }
+
+  private static List<String> finalizers(Secret s) {
+    return s.getMetadata().getFinalizers() == null ? List.of() : s.getMetadata().getFinalizers();
   }
 
   private static Map<String, String> annotations(Secret s) {

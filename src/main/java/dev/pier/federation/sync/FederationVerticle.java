@@ -278,19 +278,24 @@ public final class FederationVerticle extends VerticleBase {
     if (members.get(m.name()) != m) {
       return;
     }
+    // A member that joined just now to leave (a leave resumed after a restart) has an empty cache
+    // until its first list: that is not proof of no copies.
     boolean owned =
-        m.cluster().services().stream()
-            .anyMatch(s -> reconciler.ownership(s) == MemberServices.Ownership.OWNED);
+        !m.cluster().synced()
+            || m.cluster().services().stream()
+                .anyMatch(s -> reconciler.ownership(s) == MemberServices.Ownership.OWNED);
     long waited = System.currentTimeMillis() - m.leavingSince();
     if (!owned || waited >= options.deleteTimeout().toMillis()) {
       if (owned) {
         log.warn(
-            "Cluster {}: left the federation with copies Pier owned still there (not ready for {})",
+            "Cluster {}: left the federation with copies Pier may own still there (not ready for"
+                + " {})",
             m.name(),
             options.deleteTimeout());
       }
       prober.untrack(m);
       members.forget(m);
+      secrets.left(m.name());
       everyFederatedService(this::add);
       return;
     }

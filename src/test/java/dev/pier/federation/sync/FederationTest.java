@@ -478,8 +478,13 @@ class FederationTest {
 
       // Deleted and created again identically, or unlabelled and labelled again, within the leave
       // grace: nothing changes, the copy keeps its uid (and its address, on a real cloud).
+      // Pier's finalizer holds a deleted member Secret only until the leave is recorded; like
+      // kubectl delete, the test waits for it to be gone before creating it again.
       host.client().secrets().inNamespace(secretNs).withName("member-west").delete();
+      await().atMost(CONVERGE).until(() -> westSecretGone(secretNs));
+      assertThat(leaveRecord(secretNs)).isNotNull();
       host.client().resource(westSecret(secretNs, Map.of())).create();
+      await().atMost(CONVERGE).until(() -> leaveRecord(secretNs) == null);
       relabelWest(secretNs, null);
       relabelWest(secretNs, "west");
       long afterGrace = System.nanoTime() + Duration.ofSeconds(4).toNanos();
@@ -508,6 +513,94 @@ class FederationTest {
       host.client().services().inNamespace(ns).withName("web").delete();
       await().atMost(CONVERGE).until(() -> copy(east, ns, "web") == null);
     }
+  }
+
+  /**
+   * A member Secret deleted while Pier is down waits for it (Pier's finalizer); a Pier that starts
+   * then records the leave, with the member's last credentials, in a Secret that survives the next
+   * restart, and the member leaves when the record says, however often Pier restarts meanwhile.
+   */
+  @Test
+  void aMembersLeaveSurvivesPierRestarts() {
+    String ns = namespace("fed-leave-restart");
+    String secretNs = "pier";
+    if (host.client().namespaces().withName(secretNs).get() == null) {
+      host.client()
+          .namespaces()
+          .resource(
+              new NamespaceBuilder().withNewMetadata().withName(secretNs).endMetadata().build())
+          .create();
+    }
+    // What another test may have left: a leave record of west would make it leave at once.
+    host.client().secrets().inNamespace(secretNs).withName("pier-leaving-west").delete();
+    await().atMost(CONVERGE).until(() -> leaveRecord(secretNs) == null && westSecretGone(secretNs));
+    host.client().resource(westSecret(secretNs, Map.of())).create();
+    try (InProcessPier pier = startPier(false, "  leaveGrace: 1h\n")) {
+      host.client().resource(FederatedServices.federated(ns, "web", Map.of())).create();
+      awaitCopy(west, ns, "web");
+      await()
+          .atMost(CONVERGE)
+          .until(
+              () ->
+                  westSecret(secretNs)
+                      .getMetadata()
+                      .getFinalizers()
+                      .contains(FederationKeys.MEMBER_SECRET_FINALIZER));
+    }
+    String westUid = copyUid(west, ns);
+
+    // Deleted while Pier is down: the Secret waits, with its credentials, for Pier.
+    host.client().secrets().inNamespace(secretNs).withName("member-west").delete();
+    assertThat(westSecret(secretNs).getMetadata().getDeletionTimestamp()).isNotNull();
+
+    try (InProcessPier pier = startPier(false, "  leaveGrace: 1h\n")) {
+      await().atMost(CONVERGE).until(() -> westSecretGone(secretNs));
+      Secret record = leaveRecord(secretNs);
+      assertThat(record.getMetadata().getLabels())
+          .containsEntry(FederationKeys.LEAVING_LABEL, "west")
+          .doesNotContainKey(FederationKeys.CLUSTER_SECRET_LABEL);
+      assertThat(record.getMetadata().getAnnotations())
+          .containsKey(FederationKeys.LEAVE_AT_ANNOTATION);
+      // Within the grace west stays a member: its copy is Pier's and in sync.
+      await().atMost(CONVERGE).until(() -> ready(pier, "west") == 1.0);
+      assertThat(owned(copy(west, ns, "web"))).isTrue();
+    }
+
+    // The grace is over while Pier is down (the record's time moved back, as time would pass).
+    host.client()
+        .secrets()
+        .inNamespace(secretNs)
+        .withName("pier-leaving-west")
+        .edit(
+            r -> {
+              r.getMetadata()
+                  .getAnnotations()
+                  .put(FederationKeys.LEAVE_AT_ANNOTATION, java.time.Instant.now().toString());
+              return r;
+            });
+    try (InProcessPier pier = startPier(false, "  leaveGrace: 1h\n")) {
+      // West leaves with the recorded credentials: its copy is orphaned, serving as before.
+      await().atMost(CONVERGE).until(() -> !owned(copy(west, ns, "web")));
+      assertThat(copyUid(west, ns)).isEqualTo(westUid);
+      await().atMost(CONVERGE).until(() -> leaveRecord(secretNs) == null);
+      host.client().services().inNamespace(ns).withName("web").delete();
+      await()
+          .atMost(CONVERGE)
+          .until(() -> host.client().services().inNamespace(ns).withName("web").get() == null);
+    }
+    west.client().services().inNamespace(ns).withName("web").delete();
+  }
+
+  private static Secret westSecret(String secretNs) {
+    return host.client().secrets().inNamespace(secretNs).withName("member-west").get();
+  }
+
+  private static boolean westSecretGone(String secretNs) {
+    return westSecret(secretNs) == null;
+  }
+
+  private static Secret leaveRecord(String secretNs) {
+    return host.client().secrets().inNamespace(secretNs).withName("pier-leaving-west").get();
   }
 
   private static Secret westSecret(String secretNs, Map<String, String> annotations) {
