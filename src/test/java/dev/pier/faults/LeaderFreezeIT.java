@@ -14,12 +14,10 @@ import dev.pier.testkit.Services;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
@@ -44,8 +42,6 @@ import org.junit.jupiter.api.Test;
     })
 class LeaderFreezeIT {
   private static final Duration FROZEN = Duration.ofSeconds(20);
-  private static final Set<String> WRITES =
-      Set.of("create", "update", "patch", "delete", "deletecollection");
 
   @Test
   void theStandbyTakesOverAndTheFrozenLeaderWritesNothingAfterTheNewLeadersFirstWrite(
@@ -104,18 +100,11 @@ class LeaderFreezeIT {
       invariants.awaitHeld(CONVERGE);
       // Give the old leader time to finish whatever it had in flight.
       Thread.sleep(Duration.ofSeconds(5).toMillis());
-      List<JsonObject> writes = successfulWrites(kube);
+      List<JsonObject> writes = AuditWrites.of(kube);
       Instant takeover =
-          writes.stream()
-              .filter(w -> newUser.equals(user(w)))
-              .map(LeaderFreezeIT::received)
-              .min(Instant::compareTo)
+          AuditWrites.first(writes, newUser)
               .orElseThrow(() -> new AssertionError("the standby never wrote"));
-      List<String> late =
-          writes.stream()
-              .filter(w -> oldUser.equals(user(w)) && received(w).isAfter(takeover))
-              .map(LeaderFreezeIT::describe)
-              .toList();
+      List<String> late = AuditWrites.after(writes, oldUser, takeover);
       // "Wrote nothing" means something only while the old leader still runs.
       assertThat(leader.alive()).as("the old leader is still running").isTrue();
       assertThat(late)
@@ -139,43 +128,6 @@ class LeaderFreezeIT {
 
   private static boolean leads(PierProcess p) {
     return p.metric("pier_leader").orElse(0) == 1.0;
-  }
-
-  /** The audit log's completed write requests that succeeded. */
-  private static List<JsonObject> successfulWrites(KubeApiServer kube) throws IOException {
-    return Files.readAllLines(kube.auditLogPath()).stream()
-        .filter(l -> !l.isBlank())
-        .map(JsonObject::new)
-        .filter(e -> "ResponseComplete".equals(e.getString("stage")))
-        .filter(e -> WRITES.contains(e.getString("verb")))
-        .filter(
-            e -> {
-              int code = e.getJsonObject("responseStatus", new JsonObject()).getInteger("code", 0);
-              return code >= 200 && code < 300;
-            })
-        .toList();
-  }
-
-  private static String user(JsonObject event) {
-    return event.getJsonObject("user", new JsonObject()).getString("username");
-  }
-
-  private static Instant received(JsonObject event) {
-    return Instant.parse(event.getString("requestReceivedTimestamp"));
-  }
-
-  private static String describe(JsonObject event) {
-    JsonObject ref = event.getJsonObject("objectRef", new JsonObject());
-    return event.getString("requestReceivedTimestamp")
-        + " "
-        + event.getString("verb")
-        + " "
-        + ref.getString("resource")
-        + (ref.getString("subresource") == null ? "" : "/" + ref.getString("subresource"))
-        + " "
-        + ref.getString("namespace")
-        + "/"
-        + ref.getString("name");
   }
 
   private static void create(KubeApiServer kube, String ns, String name) {

@@ -75,7 +75,10 @@ public final class PierProcess implements AutoCloseable {
     return launch(kube, name, args, overrides);
   }
 
-  /** Short retry delays, the admin endpoints on a free loopback port, then the overrides. */
+  /**
+   * Short retry delays, the admin endpoints on a free loopback port, then the overrides (a null
+   * value removes a variable).
+   */
   private static PierProcess launch(
       KubeApiServer kube, String name, List<String> args, Map<String, String> overrides) {
     int port = freePort();
@@ -95,7 +98,15 @@ public final class PierProcess implements AutoCloseable {
     env.put("PIER_ADMIN_HOST", "127.0.0.1");
     env.put("PIER_ADMIN_PORT", Integer.toString(port));
     env.put("POD_NAME", "pier-" + name);
-    env.putAll(overrides);
+    // A null override removes the variable (a config file with clusters: takes no kubeconfig).
+    overrides.forEach(
+        (k, v) -> {
+          if (v == null) {
+            env.remove(k);
+          } else {
+            env.put(k, v);
+          }
+        });
     try {
       return new PierProcess(pb.start(), port, log);
     } catch (IOException e) {

@@ -1,0 +1,195 @@
+package dev.pier.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.pier.boot.PierOptions;
+import dev.pier.model.FederationKeys;
+import dev.pier.testkit.FederatedServices;
+import dev.pier.testkit.KubeApiServer;
+import dev.pier.testkit.PierProcess;
+import dev.pier.testkit.RealKubeApiServer;
+import dev.pier.testkit.Services;
+import io.fabric8.kubernetes.api.model.Service;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Fault suite, federation: the leader is stopped (SIGSTOP) for 20 s while it propagates federated
+ * Services into a member, and they keep changing meanwhile; a standby runs beside it. The standby
+ * takes over and converges the copies and the host's marks, and the old leader writes nothing, in
+ * the host or in the member, after the new leader's first write: each process authenticates as its
+ * own user in both API servers, whose audit logs tell their writes apart.
+ */
+@RealKubeApiServer(
+    auditLog = true,
+    users = {
+      @RealKubeApiServer.User(
+          token = "pier-one-token",
+          name = "pier-one",
+          groups = "system:masters"),
+      @RealKubeApiServer.User(
+          token = "pier-two-token",
+          name = "pier-two",
+          groups = "system:masters")
+    })
+class FederationLeaderFreezeIT {
+  private static final Duration FROZEN = Duration.ofSeconds(20);
+  private static final Duration CONVERGE = FaultSuite.CONVERGE;
+
+  @Test
+  void theStandbyTakesOverTheFederationAndTheFrozenLeaderWritesNothingAfterIt(KubeApiServer host)
+      throws Exception {
+    try (KubeApiServer member =
+        KubeApiServer.builder()
+            .withUser("pier-one-token", "pier-one", "system:masters")
+            .withUser("pier-two-token", "pier-two", "system:masters")
+            .withAuditLog()
+            .start()) {
+      String leaseNs = host.createNamespace("fed-freeze-lease");
+      String ns = host.createNamespace("fed-freeze");
+      try (PierProcess one = start(host, member, "one", leaseNs);
+          PierProcess two = start(host, member, "two", leaseNs)) {
+        for (int i = 0; i < 3; i++) {
+          create(host, ns, "svc-" + i);
+        }
+        await()
+            .atMost(PierProcess.STARTUP)
+            .until(() -> one.status("/readyz") == 200 && two.status("/readyz") == 200);
+        await().atMost(CONVERGE).until(() -> leads(one) ^ leads(two));
+        for (int i = 0; i < 3; i++) {
+          awaitCopy(member, ns, "svc-" + i);
+        }
+        PierProcess leader = leads(one) ? one : two;
+        PierProcess standby = leader == one ? two : one;
+        String oldUser = leader == one ? "pier-one" : "pier-two";
+        String newUser = leader == one ? "pier-two" : "pier-one";
+
+        // Stopped in the middle of a federation run: the new Service's copy is on its way.
+        create(host, ns, "svc-3");
+        leader.freeze();
+        Instant frozenAt = Instant.now();
+        Services.edit(
+            host.client(),
+            ns,
+            "svc-0",
+            s -> {
+              s.getMetadata().getLabels().put("version", "2");
+              return s;
+            });
+        host.client().services().inNamespace(ns).withName("svc-1").delete();
+        create(host, ns, "svc-4");
+        await().atMost(FROZEN).until(() -> leads(standby));
+        long left = FROZEN.toMillis() - Duration.between(frozenAt, Instant.now()).toMillis();
+        Thread.sleep(Math.max(0, left));
+        leader.thaw();
+
+        await()
+            .atMost(CONVERGE)
+            .until(
+                () ->
+                    "2".equals(labels(copy(member, ns, "svc-0")).get("version"))
+                        && copy(member, ns, "svc-1") == null
+                        && host.client().services().inNamespace(ns).withName("svc-1").get() == null
+                        && copy(member, ns, "svc-3") != null
+                        && copy(member, ns, "svc-4") != null);
+        // Give the old leader time to finish whatever it had in flight.
+        Thread.sleep(Duration.ofSeconds(5).toMillis());
+        List<JsonObject> writes = new ArrayList<>(AuditWrites.of(host));
+        writes.addAll(AuditWrites.of(member));
+        Instant takeover =
+            AuditWrites.first(writes, newUser)
+                .orElseThrow(() -> new AssertionError("the standby never wrote"));
+        assertThat(leader.alive()).as("the old leader is still running").isTrue();
+        assertThat(AuditWrites.after(writes, oldUser, takeover))
+            .as("writes of the old leader, in host and member, after " + takeover)
+            .isEmpty();
+        for (String name : List.of("svc-0", "svc-2", "svc-3", "svc-4")) {
+          assertThat(labels(copy(member, ns, name)))
+              .as("copy " + name)
+              .containsKey(FederationKeys.FEDERATION_LABEL);
+          assertThat(
+                  host.client()
+                      .services()
+                      .inNamespace(ns)
+                      .withName(name)
+                      .get()
+                      .getMetadata()
+                      .getFinalizers())
+              .as("host Service " + name)
+              .contains(FederationKeys.FINALIZER);
+        }
+      }
+    }
+  }
+
+  /** Pier as user {@code pier-<name>} in both API servers, the host holding the Lease. */
+  private static PierProcess start(
+      KubeApiServer host, KubeApiServer member, String name, String leaseNs) throws IOException {
+    String token = "pier-" + name + "-token";
+    String yaml =
+        "clusters:\n"
+            + "  - name: host\n"
+            + "    kubeconfig: \""
+            + host.kubeconfigFor(token)
+            + "\"\n"
+            + "    federation: host\n"
+            + "    local:\n"
+            + "      pools: [\"127.249.0.0/28\"]\n"
+            + "  - name: east\n"
+            + "    kubeconfig: \""
+            + member.kubeconfigFor(token)
+            + "\"\n"
+            + "    federation: member\n"
+            + "    loadBalancers: false\n"
+            + "federation:\n"
+            + "  health:\n"
+            + "    period: 500ms\n"
+            + "    timeout: 400ms\n";
+    Path config = host.directory().resolve("pier-" + name + "-federation.yaml");
+    Files.writeString(config, yaml);
+    Map<String, String> env = new HashMap<>();
+    env.put(PierOptions.CLUSTER_KUBECONFIG.envName(), null);
+    env.put(PierOptions.LEADER_ELECTION_ENABLED.envName(), "true");
+    env.put(PierOptions.LEADER_ELECTION_NAMESPACE.envName(), leaseNs);
+    env.put(PierOptions.LEADER_ELECTION_LEASE_DURATION.envName(), "4s");
+    env.put(PierOptions.LEADER_ELECTION_RENEW_DEADLINE.envName(), "3s");
+    env.put(PierOptions.LEADER_ELECTION_RETRY_PERIOD.envName(), "500ms");
+    return PierProcess.startJar(host, name, FaultSuite.jar(), config, env);
+  }
+
+  private static boolean leads(PierProcess p) {
+    return p.metric("pier_leader").orElse(0) == 1.0;
+  }
+
+  private static void create(KubeApiServer host, String ns, String name) {
+    host.client()
+        .services()
+        .inNamespace(ns)
+        .resource(FederatedServices.federated(ns, name, Map.of()))
+        .create();
+  }
+
+  private static Service copy(KubeApiServer member, String ns, String name) {
+    return member.client().services().inNamespace(ns).withName(name).get();
+  }
+
+  private static void awaitCopy(KubeApiServer member, String ns, String name) {
+    await().atMost(CONVERGE).until(() -> copy(member, ns, name) != null);
+  }
+
+  private static Map<String, String> labels(Service s) {
+    return s == null || s.getMetadata().getLabels() == null
+        ? Map.of()
+        : s.getMetadata().getLabels();
+  }
+}
