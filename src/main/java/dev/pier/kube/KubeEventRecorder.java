@@ -11,6 +11,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,6 +49,8 @@ public final class KubeEventRecorder implements EventSink {
   private final String instance;
   private final EventCorrelator correlator = new EventCorrelator();
   private final ArrayDeque<Pending> pending = new ArrayDeque<>();
+  // Creates in flight, by Event name: a repeat's count waits for its Event to exist.
+  private final Map<String, Future<?>> creating = new HashMap<>();
   private final AtomicLong dropped = new AtomicLong();
   private final AtomicLong written = new AtomicLong();
   private final long maxHoldMillis;
@@ -157,11 +161,17 @@ public final class KubeEventRecorder implements EventSink {
     String now = timestamp(p.at());
     if (d.action() == EventCorrelator.Action.UPDATE_COUNT) {
       JsonObject patch = new JsonObject().put("count", d.count()).put("lastTimestamp", now);
-      return api.patch(
-              context,
-              AsyncKubeApi.corePath(ns, "events", d.eventName()),
-              AsyncKubeApi.MERGE_PATCH,
-              patch)
+      Future<?> created = creating.getOrDefault(d.eventName(), Future.succeededFuture());
+      // Sent before the create landed, the patch would find nothing and make a second Event.
+      return created
+          .transform(ignored -> Future.succeededFuture())
+          .compose(
+              ignored ->
+                  api.patch(
+                      context,
+                      AsyncKubeApi.corePath(ns, "events", d.eventName()),
+                      AsyncKubeApi.MERGE_PATCH,
+                      patch))
           .recover(
               e -> {
                 if (e instanceof KubeApiException k && k.isNotFound()) {
@@ -171,7 +181,11 @@ public final class KubeEventRecorder implements EventSink {
                 return Future.failedFuture(e);
               });
     }
-    return create(p, d.eventName(), now, now, 1);
+    String name = d.eventName();
+    Future<JsonObject> created = create(p, name, now, now, 1);
+    creating.put(name, created);
+    created.onComplete(ar -> creating.remove(name, created));
+    return created;
   }
 
   private Future<JsonObject> create(Pending p, String name, String first, String last, int count) {

@@ -73,6 +73,26 @@ class KubeEventRecorderTest {
     assertThat(recorder.written()).isEqualTo(1);
   }
 
+  /**
+   * A repeat that comes while the first Event's create is still in flight counts on that Event:
+   * before, its patch found no Event yet and created a second one (a conflict Warning written
+   * twice, 45 ms apart).
+   */
+  @Test
+  void repeatsWhileTheFirstIsBeingWrittenAreOneEventWithItsCount(KubeApiServer kube) {
+    KubernetesClient client = kube.client();
+    String ns = kube.createNamespace("events-repeat");
+    KubeEventRecorder recorder =
+        new KubeEventRecorder(vertx, new AsyncKubeApi(client), "pier-test", Duration.ofSeconds(60));
+    for (int i = 0; i < 5; i++) {
+      recorder.record(ref(ns), "Warning", "FederatedServiceConflict", "Cluster east: taken");
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> recorder.written() == 5);
+    assertThat(events(client, ns))
+        .singleElement()
+        .satisfies(e -> assertThat(e.getCount()).isEqualTo(5));
+  }
+
   @Test
   void anEventThatHasWaitedTheLongestHoldGoesWhileWritesContinue(KubeApiServer kube) {
     KubernetesClient client = kube.client();
