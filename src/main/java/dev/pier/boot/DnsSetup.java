@@ -144,6 +144,8 @@ public final class DnsSetup {
     } catch (IllegalArgumentException e) {
       throw fail(config, PierOptions.DNS_POWERDNS_API_KEY_FILE.path(), e.getMessage());
     }
+    ClearTextGuard.check(
+        config, PierOptions.DNS_POWERDNS_URL, PierOptions.DNS_POWERDNS_ALLOW_HTTP, "the API key");
     return new PowerDnsProvider(
         vertx,
         new PowerDnsOptions()

@@ -25,10 +25,13 @@ public final class HetznerProviders {
 
   static HetznerLoadBalancerProvider create(
       Vertx vertx, ConfigValues config, Function<String, String> env, RequestFence fence) {
+    String token = token(config, env);
+    ClearTextGuard.check(
+        config, PierOptions.HETZNER_ENDPOINT, PierOptions.HETZNER_ALLOW_HTTP, "the API token");
     HetznerOptions options =
         new HetznerOptions()
             .setEndpoint(config.get(PierOptions.HETZNER_ENDPOINT))
-            .setToken(token(config, env))
+            .setToken(token)
             .setLocation(config.get(PierOptions.HETZNER_LOCATION))
             .setNetworkZone(config.get(PierOptions.HETZNER_NETWORK_ZONE))
             .setType(config.get(PierOptions.HETZNER_TYPE))

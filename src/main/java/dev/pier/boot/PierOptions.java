@@ -391,6 +391,11 @@ public final class PierOptions {
           s -> s.startsWith("http://") || s.startsWith("https://"),
           "an http:// or https:// URL",
           "Hetzner Cloud API base URL.");
+  public static final Option<Boolean> HETZNER_ALLOW_HTTP =
+      Option.bool(
+          "hetzner.allowHttp",
+          HetznerOptions.DEFAULT_ALLOW_HTTP,
+          "Allow an http:// endpoint on another machine, which sends the API token in clear text.");
   public static final Option<String> HETZNER_TOKEN_FILE =
       Option.string(
           "hetzner.tokenFile",
@@ -557,6 +562,12 @@ public final class PierOptions {
           s -> true,
           "a file path",
           "File holding a bearer token sent with every call; empty: none.");
+  public static final Option<Boolean> WEBHOOK_ALLOW_HTTP =
+      Option.bool(
+          "webhook.allowHttp",
+          WebhookOptions.DEFAULT_ALLOW_HTTP,
+          "Allow an http:// URL on another machine while webhook.tokenFile is set, which sends the"
+              + " token in clear text.");
   public static final Option<String> WEBHOOK_TLS_CA_FILE =
       Option.string(
           "webhook.tls.caFile",
@@ -789,6 +800,11 @@ public final class PierOptions {
           s -> s.matches("https?://[^/\\s]+/?"),
           "an http:// or https:// URL without a path",
           "PowerDNS webserver URL.");
+  public static final Option<Boolean> DNS_POWERDNS_ALLOW_HTTP =
+      Option.bool(
+          "dns.powerdns.allowHttp",
+          PowerDnsOptions.DEFAULT_ALLOW_HTTP,
+          "Allow an http:// URL on another machine, which sends the API key in clear text.");
   public static final Option<String> DNS_POWERDNS_SERVER_ID =
       Option.string(
           "dns.powerdns.serverId",
@@ -904,6 +920,7 @@ public final class PierOptions {
           LOCAL_MAX_UDP_SESSIONS,
           LOCAL_LIMIT_WARNING_INTERVAL,
           HETZNER_ENDPOINT,
+          HETZNER_ALLOW_HTTP,
           HETZNER_TOKEN_FILE,
           HETZNER_TOKEN_ENV,
           HETZNER_LOCATION,
@@ -928,6 +945,7 @@ public final class PierOptions {
           WEBHOOK_RETRY_DELAY,
           WEBHOOK_MAX_CONNECTIONS,
           WEBHOOK_TOKEN_FILE,
+          WEBHOOK_ALLOW_HTTP,
           WEBHOOK_TLS_CA_FILE,
           WEBHOOK_TLS_CERT_FILE,
           WEBHOOK_TLS_KEY_FILE,
@@ -964,6 +982,7 @@ public final class PierOptions {
           DNS_CLUSTER,
           DNS_CALL_DEADLINE,
           DNS_POWERDNS_URL,
+          DNS_POWERDNS_ALLOW_HTTP,
           DNS_POWERDNS_SERVER_ID,
           DNS_POWERDNS_API_KEY_FILE,
           DNS_POWERDNS_API_KEY_ENV,

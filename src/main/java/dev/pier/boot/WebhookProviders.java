@@ -53,6 +53,14 @@ public final class WebhookProviders {
         throw new ConfigException(config.source() + ": " + o.path() + ": cannot read " + f);
       }
     }
+    String token = token(config);
+    if (!token.isEmpty()) {
+      ClearTextGuard.check(
+          config,
+          PierOptions.WEBHOOK_URL,
+          PierOptions.WEBHOOK_ALLOW_HTTP,
+          "the token of " + PierOptions.WEBHOOK_TOKEN_FILE.path());
+    }
     WebhookOptions options =
         new WebhookOptions()
             .setUrl(url)
@@ -60,7 +68,7 @@ public final class WebhookProviders {
             .setRetries(config.get(PierOptions.WEBHOOK_RETRIES))
             .setRetryDelay(config.get(PierOptions.WEBHOOK_RETRY_DELAY))
             .setMaxConnections(HttpPools.provider(config, PierOptions.WEBHOOK_MAX_CONNECTIONS))
-            .setToken(token(config))
+            .setToken(token)
             .setCaFile(config.get(PierOptions.WEBHOOK_TLS_CA_FILE))
             .setCertFile(cert)
             .setKeyFile(key);

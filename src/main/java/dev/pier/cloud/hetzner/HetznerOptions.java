@@ -5,6 +5,12 @@ import java.time.Duration;
 /** Options of the Hetzner Cloud provider, with defaults as constants. */
 public final class HetznerOptions {
 
+  /**
+   * Plain http to another machine is refused while a credential is configured, unless allowed: the
+   * credential would cross the network in clear text.
+   */
+  public static final boolean DEFAULT_ALLOW_HTTP = false;
+
   public static final String DEFAULT_ENDPOINT = "https://api.hetzner.cloud/v1";
   public static final String DEFAULT_LOCATION = "";
   public static final String DEFAULT_NETWORK_ZONE = "eu-central";

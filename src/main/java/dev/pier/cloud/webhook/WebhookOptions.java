@@ -4,6 +4,12 @@ import java.time.Duration;
 
 /** Options of the webhook provider, with defaults as constants. */
 public final class WebhookOptions {
+  /**
+   * Plain http to another machine is refused while a credential is configured, unless allowed: the
+   * credential would cross the network in clear text.
+   */
+  public static final boolean DEFAULT_ALLOW_HTTP = false;
+
   public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
   public static final int DEFAULT_RETRIES = 3;
   public static final Duration DEFAULT_RETRY_DELAY = Duration.ofMillis(500);

@@ -4,6 +4,12 @@ import java.time.Duration;
 
 /** Where the PowerDNS Authoritative HTTP API is and how to call it; defaults as constants. */
 public final class PowerDnsOptions {
+  /**
+   * Plain http to another machine is refused while a credential is configured, unless allowed: the
+   * credential would cross the network in clear text.
+   */
+  public static final boolean DEFAULT_ALLOW_HTTP = false;
+
   public static final String DEFAULT_URL = "http://127.0.0.1:8081";
   public static final String DEFAULT_SERVER_ID = "localhost";
   public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
