@@ -13,6 +13,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.ToDoubleFunction;
 import java.util.stream.Collectors;
 
 /**
@@ -33,19 +34,35 @@ public final class WebhookBench {
   private final Path out;
   private final Duration timeout;
 
-  record Run(double inProcess, double webhook, double waitMeanMs, double waitMaxMs) {}
+  /**
+   * One run: the two cold starts (s), the webhook requests' mean and longest wait for a pooled
+   * connection (ms), and CPU seconds until convergence of Pier with the in-process provider, of
+   * Pier with the webhook provider and of the stand-in.
+   */
+  record Run(
+      double inProcess,
+      double webhook,
+      double waitMeanMs,
+      double waitMaxMs,
+      double inProcessCpu,
+      double webhookCpu,
+      double standInCpu) {}
 
   record Row(int n, int delayMs, List<Run> runs) {
     double inProcess() {
-      return median(runs.stream().mapToDouble(Run::inProcess).toArray());
+      return median(Run::inProcess);
     }
 
     double webhook() {
-      return median(runs.stream().mapToDouble(Run::webhook).toArray());
+      return median(Run::webhook);
     }
 
     double ratio() {
       return webhook() / inProcess();
+    }
+
+    double median(ToDoubleFunction<Run> f) {
+      return WebhookBench.median(runs.stream().mapToDouble(f).toArray());
     }
   }
 
@@ -125,16 +142,11 @@ public final class WebhookBench {
   private Run run(int n, int delayMs, int r) throws Exception {
     String name = "run-" + n + "-" + delayMs + "-" + r;
     BenchDriver.log("run %d: N=%d delay=%d ms, in-process provider", r, n, delayMs);
-    double inProcess;
+    BenchDriver.Convergence inProcess;
     try (KubeApiServer kube = driver.cluster(n)) {
       inProcess =
-          driver
-              .coldStart(
-                  kube,
-                  n,
-                  out.resolve(name + "-in-process"),
-                  BenchDriver.benchmarkProvider(delayMs))
-              .seconds();
+          driver.coldStart(
+              kube, n, out.resolve(name + "-in-process"), BenchDriver.benchmarkProvider(delayMs));
     }
     BenchDriver.log("run %d: N=%d delay=%d ms, webhook provider", r, n, delayMs);
     Path dir = out.resolve(name + "-webhook");
@@ -161,14 +173,34 @@ public final class WebhookBench {
       double max =
           PromText.sum(c.metrics(), "vertx_pool_queue_time_seconds_max", l -> l.contains(pool));
       double waitMean = count > 0 ? sum / count * 1000 : 0;
+      double standInCpu = BenchDriver.cpuSeconds(standIn.pid());
       BenchDriver.log(
           "in-process %.2f s, webhook %.2f s (%.0f webhook requests, mean wait for a connection"
-              + " %.1f ms, max %.1f ms)",
-          inProcess, c.seconds(), count, waitMean, max * 1000);
-      return new Run(inProcess, c.seconds(), waitMean, max * 1000);
+              + " %.1f ms, max %.1f ms; CPU s: Pier %.1f in-process, %.1f webhook, stand-in %.1f)",
+          inProcess.seconds(),
+          c.seconds(),
+          count,
+          waitMean,
+          max * 1000,
+          pierCpu(inProcess),
+          pierCpu(c),
+          standInCpu);
+      return new Run(
+          inProcess.seconds(),
+          c.seconds(),
+          waitMean,
+          max * 1000,
+          pierCpu(inProcess),
+          pierCpu(c),
+          standInCpu);
     } finally {
       BenchDriver.stop(standIn);
     }
+  }
+
+  /** Pier's CPU seconds at convergence, from its own {@code process_cpu_seconds_total}. */
+  private static double pierCpu(BenchDriver.Convergence c) {
+    return PromText.sum(c.metrics(), "process_cpu_seconds_total");
   }
 
   private Process startStandIn(int port, int delayMs, Path dir) throws IOException {
@@ -212,14 +244,16 @@ public final class WebhookBench {
     Path csv = out.resolve("results.csv");
     if (!Files.exists(csv)) {
       Files.writeString(
-          csv, "n,delay_ms,run,in_process_s,webhook_s,ratio,wait_mean_ms,wait_max_ms\n");
+          csv,
+          "n,delay_ms,run,in_process_s,webhook_s,ratio,wait_mean_ms,wait_max_ms,"
+              + "in_process_cpu_s,webhook_cpu_s,stand_in_cpu_s\n");
     }
     StringBuilder b = new StringBuilder();
     for (int i = 0; i < row.runs().size(); i++) {
       Run r = row.runs().get(i);
       b.append(
           String.format(
-              "%d,%d,%d,%.2f,%.2f,%.2f,%.1f,%.1f%n",
+              "%d,%d,%d,%.2f,%.2f,%.2f,%.1f,%.1f,%.2f,%.2f,%.2f%n",
               row.n(),
               row.delayMs(),
               i + 1,
@@ -227,7 +261,10 @@ public final class WebhookBench {
               r.webhook(),
               r.webhook() / r.inProcess(),
               r.waitMeanMs(),
-              r.waitMaxMs()));
+              r.waitMaxMs(),
+              r.inProcessCpu(),
+              r.webhookCpu(),
+              r.standInCpu()));
     }
     Files.writeString(csv, b, StandardOpenOption.APPEND);
   }
@@ -236,12 +273,13 @@ public final class WebhookBench {
     StringBuilder b =
         new StringBuilder(
             "| N | delay | in-process s (median) | webhook s (median) | ratio | runs in-process |"
-                + " runs webhook | mean / max wait for a connection, ms |\n"
-                + "|---|---|---|---|---|---|---|---|\n");
+                + " runs webhook | mean / max wait for a connection, ms | CPU s: Pier in-process,"
+                + " Pier webhook + stand-in (medians) |\n"
+                + "|---|---|---|---|---|---|---|---|---|\n");
     for (Row r : rows) {
       b.append(
           String.format(
-              "| %,d | %d ms | %.2f | %.2f | %.2f | %s | %s | %s |%n",
+              "| %,d | %d ms | %.2f | %.2f | %.2f | %s | %s | %s | %.1f, %.1f + %.1f |%n",
               r.n(),
               r.delayMs(),
               r.inProcess(),
@@ -251,7 +289,10 @@ public final class WebhookBench {
               join(r.runs().stream().mapToDouble(Run::webhook).toArray()),
               r.runs().stream()
                   .map(x -> String.format("%.1f / %.0f", x.waitMeanMs(), x.waitMaxMs()))
-                  .collect(Collectors.joining(", "))));
+                  .collect(Collectors.joining(", ")),
+              r.median(Run::inProcessCpu),
+              r.median(Run::webhookCpu),
+              r.median(Run::standInCpu)));
     }
     b.append('\n')
         .append("Revision ")
