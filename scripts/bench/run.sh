@@ -9,6 +9,10 @@
 #   scripts/bench/run.sh informer-stall --rounds 5     # reproduces the informer stall (docs/benchmarks.md)
 #   scripts/bench/run.sh verify-drift --services 1000 --minutes 30 --period 60s   # false drift repairs
 #   scripts/bench/run.sh --peer upstream               # side by side with upstream's service controller
+#   scripts/bench/run.sh webhook [--sizes 1000,10000] [--delays 100,1000] [--runs 3]
+#                                                      # the webhook provider against an HTTP stand-in
+#                                                      # in its own process, beside the in-process
+#                                                      # benchmark provider at the same delay
 #
 # Options (all optional): --sizes N[,N..] --delays MS[,MS..] --nodes M (Ready nodes, default 10;
 #   20 with --peer) --floor-in-flight C (default 200) --timeout SECONDS (per phase, default 900)
@@ -19,6 +23,10 @@
 # Federation options (all optional): --services N (default 1000) --delay MS (default 100)
 #   --nodes M (Ready nodes per member, default 3) --floor-in-flight C (default 200)
 #   --latency-reps R (default 10) --runs K (default 1) --timeout SECONDS (default 900)
+# Webhook options (all optional): --sizes N[,N..] (default 1000,10000) --delays MS[,MS..] (default
+#   100,1000) --runs K (back-to-back runs per size and delay, the table shows the median; default 3)
+#   --nodes M (default 10) --timeout SECONDS (per cold start, default 900); results in
+#   $BUILD_DIR/bench/webhook/results.{csv,md}
 # Environment: PIER_BUILD_DIR (Maven output directory, default target), PIER_BENCH_JVM (Pier's JVM
 # flags, default below), PIER_BENCH_SKIP_BUILD=1 to reuse an existing build.
 set -euo pipefail
@@ -70,6 +78,13 @@ fi
 if [ "${1:-}" = verify-drift ]; then
   shift
   exec java -Xmx1g -cp "$classpath" dev.pier.bench.VerifyDriftBench "$@"
+fi
+if [ "${1:-}" = webhook ]; then
+  shift
+  revision="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src pom.xml conf || echo -dirty)"
+  exec java -Xmx1g -cp "$classpath" dev.pier.bench.WebhookBench \
+    --jar "$build_dir/pier.jar" --out "$build_dir/bench/webhook" --jvm "$jvm_flags" \
+    --revision "$revision" "$@"
 fi
 if [ "${1:-}" = federation ]; then
   shift

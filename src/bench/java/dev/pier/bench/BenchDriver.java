@@ -115,7 +115,18 @@ public final class BenchDriver {
   // The peer measured after Pier in every run; null without --peer.
   private final UpstreamPeer upstream;
 
-  private BenchDriver(
+  /**
+   * How one Pier run converged: each Service's seconds from launching Pier until it had an ingress
+   * (sorted), when {@code /readyz} first answered (seconds, -1 if never seen), and Pier's {@code
+   * /metrics} at convergence.
+   */
+  record Convergence(double[] times, double ready, String metrics) {
+    double seconds() {
+      return times[times.length - 1];
+    }
+  }
+
+  BenchDriver(
       List<String> jvmFlags,
       Path jar,
       Path out,
@@ -337,7 +348,7 @@ public final class BenchDriver {
    * A fresh etcd + kube-apiserver with this driver's Ready nodes and {@code n} LoadBalancer
    * Services in namespace {@value #NS}, none of them handled yet.
    */
-  private KubeApiServer cluster(int n) throws Exception {
+  KubeApiServer cluster(int n) throws Exception {
     // Room for 3 x 10,000 LoadBalancer Services: with --peer the floor's two namespaces share
     // upstream's apiserver with its 10,000 (10000-32767 ran out there).
     KubeApiServer kube =
@@ -378,45 +389,14 @@ public final class BenchDriver {
     int adminPort = freePort();
     double[] cpu0 = new double[3];
     cpuSnapshot(-1, cpu0);
-    Process pier = startPier(kube, runDir, delayMs, adminPort);
+    Process pier = startPier(kube, runDir, benchmarkProvider(delayMs), adminPort);
     watch.startClock();
-    long t0 = System.nanoTime();
-    double ready = -1;
     try {
       HttpClient local = HttpClient.newHttpClient();
-      long deadline = System.nanoTime() + timeout.toNanos();
-      long lastLog = System.nanoTime();
-      long lastProgress = System.nanoTime();
-      int lastCount = 0;
-      while (watch.converged() < n) {
-        if (!pier.isAlive()) {
-          throw new IllegalStateException(
-              "Pier exited with " + pier.exitValue() + ", see " + runDir.resolve("pier.log"));
-        }
-        if (ready < 0 && get(local, adminPort, "/readyz") == 200) {
-          ready = (System.nanoTime() - t0) / 1e9;
-        }
-        if (System.nanoTime() > deadline) {
-          throw new IllegalStateException(
-              watch.converged() + " of " + n + " Services converged before the timeout");
-        }
-        watch.awaitChange(ready < 0 ? 20 : 200);
-        int now = watch.converged();
-        if (now != lastCount) {
-          lastCount = now;
-          lastProgress = System.nanoTime();
-        } else if (System.nanoTime() - lastProgress > 1_000_000_000L) {
-          // Watch streams of the JDK client sometimes go silent under load: list again.
-          watch.restart();
-          lastProgress = System.nanoTime();
-        }
-        if (System.nanoTime() - lastLog > 5_000_000_000L) {
-          lastLog = System.nanoTime();
-          log("converged %d of %d", watch.converged(), n);
-        }
-      }
-      double[] sorted = watch.times();
-      double coldStart = sorted[n - 1];
+      Convergence convergence = awaitConvergence(pier, watch, n, local, adminPort, runDir);
+      double ready = convergence.ready();
+      double[] sorted = convergence.times();
+      double coldStart = convergence.seconds();
       double[] cpu1 = new double[3];
       cpuSnapshot(pier.pid(), cpu1);
       String statusAtConvergence = Files.readString(Path.of("/proc/" + pier.pid() + "/status"));
@@ -511,6 +491,72 @@ public final class BenchDriver {
     }
   }
 
+  /**
+   * Pier's cold start with the given provider settings ({@code PIER_*} variables) on {@code kube}:
+   * starts Pier, waits until every one of the {@code n} Services has an ingress, keeps Pier's log,
+   * its {@code /metrics} at that moment and the convergence series in {@code runDir}, and stops it.
+   */
+  Convergence coldStart(KubeApiServer kube, int n, Path runDir, Map<String, String> provider)
+      throws Exception {
+    Files.createDirectories(runDir);
+    IngressWatch watch = new IngressWatch(kube, NS, n);
+    int adminPort = freePort();
+    Process pier = startPier(kube, runDir, provider, adminPort);
+    watch.startClock();
+    try {
+      Convergence c =
+          awaitConvergence(pier, watch, n, HttpClient.newHttpClient(), adminPort, runDir);
+      log("cold start: %.2f s (ready after %.2f s)", c.seconds(), c.ready());
+      writeSeries(runDir.resolve("converged.csv"), c.times());
+      Files.writeString(runDir.resolve("pier-metrics.txt"), c.metrics());
+      return c;
+    } finally {
+      watch.close();
+      stop(pier);
+    }
+  }
+
+  /** Waits until the watch saw all {@code n} Services with an ingress, Pier alive meanwhile. */
+  private Convergence awaitConvergence(
+      Process pier, IngressWatch watch, int n, HttpClient local, int adminPort, Path runDir)
+      throws Exception {
+    long t0 = System.nanoTime();
+    double ready = -1;
+    long deadline = System.nanoTime() + timeout.toNanos();
+    long lastLog = System.nanoTime();
+    long lastProgress = System.nanoTime();
+    int lastCount = 0;
+    while (watch.converged() < n) {
+      if (!pier.isAlive()) {
+        throw new IllegalStateException(
+            "Pier exited with " + pier.exitValue() + ", see " + runDir.resolve("pier.log"));
+      }
+      if (ready < 0 && get(local, adminPort, "/readyz") == 200) {
+        ready = (System.nanoTime() - t0) / 1e9;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(
+            watch.converged() + " of " + n + " Services converged before the timeout");
+      }
+      watch.awaitChange(ready < 0 ? 20 : 200);
+      int now = watch.converged();
+      if (now != lastCount) {
+        lastCount = now;
+        lastProgress = System.nanoTime();
+      } else if (System.nanoTime() - lastProgress > 1_000_000_000L) {
+        // Watch streams of the JDK client sometimes go silent under load: list again.
+        watch.restart();
+        lastProgress = System.nanoTime();
+      }
+      if (System.nanoTime() - lastLog > 5_000_000_000L) {
+        lastLog = System.nanoTime();
+        log("converged %d of %d", watch.converged(), n);
+      }
+    }
+    double[] times = watch.times();
+    return new Convergence(times, ready, pierMetrics(local, adminPort));
+  }
+
   private double floor(KubeApiServer kube, int n, String protocol) throws Exception {
     ApiLoad api =
         new ApiLoad(
@@ -551,7 +597,17 @@ public final class BenchDriver {
     return nanos / 1e9;
   }
 
-  private Process startPier(KubeApiServer kube, Path runDir, int delayMs, int adminPort)
+  /** The in-process benchmark provider, every call taking {@code delayMs}. */
+  static Map<String, String> benchmarkProvider(int delayMs) {
+    return Map.of("PIER_PROVIDER", "benchmark", "PIER_BENCHMARK_DELAY", delayMs + "ms");
+  }
+
+  /**
+   * Starts Pier as its own process on {@code kube} with the provider settings {@code provider}
+   * ({@code PIER_*} variables), its output in {@code runDir/pier.log}.
+   */
+  private Process startPier(
+      KubeApiServer kube, Path runDir, Map<String, String> provider, int adminPort)
       throws IOException {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -562,8 +618,7 @@ public final class BenchDriver {
     cmd.add("conf/pier.yaml");
     ProcessBuilder pb = new ProcessBuilder(cmd);
     Map<String, String> env = pb.environment();
-    env.put("PIER_PROVIDER", "benchmark");
-    env.put("PIER_BENCHMARK_DELAY", delayMs + "ms");
+    env.putAll(provider);
     env.put("PIER_CLUSTER_KUBECONFIG", kube.kubeconfigPath().toString());
     env.put("PIER_ADMIN_HOST", "127.0.0.1");
     env.put("PIER_ADMIN_PORT", String.valueOf(adminPort));

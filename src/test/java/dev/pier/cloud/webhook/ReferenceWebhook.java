@@ -6,6 +6,9 @@ import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.time.Duration;
+import java.util.BitSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -13,20 +16,28 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A small in-memory implementation of docs/webhook-provider.md: it "creates" a load balancer per
- * Service (clusterUid + uid) with an address from 192.0.2.0/24 and remembers its ports and nodes.
- * It implements the optional {@code list} (what it holds for a clusterUid), rejects non-TCP/UDP
- * protocols as invalid input, and can inject busy (503 Retry-After) and 500 answers for tests. It
- * implements the optional {@code verify}: like {@code ensure}, plus the repairs it made (a missing
- * load balancer recreated, ports or backends set back); {@link #supportVerify} turns it off (404,
- * as a webhook without it answers).
+ * Service (clusterUid + uid) with an address from 192.0.2.0/24 (then from 198.18.0.0/15, for
+ * thousands of Services) and remembers its ports and nodes. It implements the optional {@code list}
+ * (what it holds for a clusterUid), rejects non-TCP/UDP protocols as invalid input, and can inject
+ * busy (503 Retry-After) and 500 answers for tests. It implements the optional {@code verify}: like
+ * {@code ensure}, plus the repairs it made (a missing load balancer recreated, ports or backends
+ * set back); {@link #supportVerify} turns it off (404, as a webhook without it answers). It can
+ * answer every call after a delay, as a slow cloud would (the benchmark's stand-in, {@code
+ * dev.pier.bench.WebhookStandIn}, runs it in a process of its own).
  */
 public final class ReferenceWebhook implements AutoCloseable {
+  // 192.0.2.1-254, then 198.18.0.1-198.19.255.254.
+  private static final int MAX_SLOT = 254 + (1 << 17) - 2;
+
   private final Vertx vertx = Vertx.vertx();
   private final HttpServer server;
   private final String token;
   private final String scheme;
+  private final Duration delay;
   private final Map<String, JsonObject> lbs = new TreeMap<>();
-  private final boolean[] used = new boolean[256];
+  // Address slots in use, and each load balancer's slot (see address()).
+  private final BitSet used = new BitSet();
+  private final Map<String, Integer> slots = new HashMap<>();
   private int busy;
   private int busyRetryAfter;
   private int failures;
@@ -35,8 +46,9 @@ public final class ReferenceWebhook implements AutoCloseable {
   private boolean verify = true;
   private final List<String> operations = new java.util.ArrayList<>();
 
-  private ReferenceWebhook(String token, HttpServerOptions options) {
+  private ReferenceWebhook(String token, HttpServerOptions options, Duration delay) {
     this.token = token;
+    this.delay = delay;
     this.server = vertx.createHttpServer(options).requestHandler(this::handle);
     this.scheme = options.isSsl() ? "https" : "http";
   }
@@ -48,10 +60,19 @@ public final class ReferenceWebhook implements AutoCloseable {
 
   /** Starts with the given server options (TLS, client authentication). */
   public static ReferenceWebhook start(String token, HttpServerOptions options) {
-    ReferenceWebhook w = new ReferenceWebhook(token, options);
+    return start(token, options, 0, Duration.ZERO);
+  }
+
+  /**
+   * Starts on 127.0.0.1:{@code port} (0: a free port) and answers every call {@code delay} after
+   * its request arrived.
+   */
+  public static ReferenceWebhook start(
+      String token, HttpServerOptions options, int port, Duration delay) {
+    ReferenceWebhook w = new ReferenceWebhook(token, options, delay);
     try {
       w.server
-          .listen(0, "127.0.0.1")
+          .listen(port, "127.0.0.1")
           .toCompletionStage()
           .toCompletableFuture()
           .get(10, TimeUnit.SECONDS);
@@ -73,11 +94,27 @@ public final class ReferenceWebhook implements AutoCloseable {
 
   /** Deletes a load balancer behind Pier's back, as an operator with cloud access might. */
   public synchronized void deleteOutOfBand(String key) {
-    JsonObject lb = lbs.remove(key);
-    if (lb != null) {
-      String ip = lb.getString("ip");
-      used[Integer.parseInt(ip.substring(ip.lastIndexOf('.') + 1))] = false;
+    free(key);
+  }
+
+  private void free(String key) {
+    lbs.remove(key);
+    Integer slot = slots.remove(key);
+    if (slot != null) {
+      used.clear(slot);
     }
+  }
+
+  /**
+   * The address of slot {@code n}: 192.0.2.1 to .254 first, then 198.18.0.1 on (198.18.0.0/15, for
+   * benchmarks with thousands of Services).
+   */
+  private static String address(int n) {
+    if (n <= 254) {
+      return "192.0.2." + n;
+    }
+    int i = n - 254;
+    return "198." + (18 + (i >> 16)) + "." + ((i >> 8) & 255) + "." + (i & 255);
   }
 
   /** While true, every delete is refused with 422 invalid_input, as a stuck backend would. */
@@ -124,11 +161,17 @@ public final class ReferenceWebhook implements AutoCloseable {
     req.body()
         .onSuccess(
             buf -> {
-              synchronized (this) {
-                calls++;
-                answer(req, buf.toString());
+              if (delay.isZero()) {
+                answerNow(req, buf.toString());
+              } else {
+                vertx.setTimer(delay.toMillis(), t -> answerNow(req, buf.toString()));
               }
             });
+  }
+
+  private synchronized void answerNow(HttpServerRequest req, String text) {
+    calls++;
+    answer(req, text);
   }
 
   private void answer(HttpServerRequest req, String text) {
@@ -225,22 +268,20 @@ public final class ReferenceWebhook implements AutoCloseable {
           repairs.add("backends were " + lb.getJsonArray("nodes").encode() + "; set them back");
         }
         if (lb == null) {
-          int n = 1;
-          while (n < 255 && used[n]) {
-            n++;
-          }
-          if (n == 255) {
+          int n = used.nextClearBit(1);
+          if (n > MAX_SLOT) {
             error(req, 503, "exhausted", "no free address");
             return;
           }
-          used[n] = true;
-          lb = new JsonObject().put("ip", "192.0.2." + n);
+          used.set(n);
+          slots.put(key, n);
+          lb = new JsonObject().put("ip", address(n));
           lbs.put(key, lb);
           repairs.add(
               "load balancer "
                   + body.getString("loadBalancerName")
-                  + " was missing; recreated it at 192.0.2."
-                  + n);
+                  + " was missing; recreated it at "
+                  + address(n));
         }
         lb.put("name", body.getString("loadBalancerName"))
             .put("cluster", body.getString("cluster"))
@@ -279,11 +320,7 @@ public final class ReferenceWebhook implements AutoCloseable {
                           .put("message", "the load balancer is locked and cannot be deleted")));
           return;
         }
-        if (lb != null) {
-          lbs.remove(key);
-          String ip = lb.getString("ip");
-          used[Integer.parseInt(ip.substring(ip.lastIndexOf('.') + 1))] = false;
-        }
+        free(key);
         req.response().setStatusCode(204).end();
       }
     }
