@@ -59,7 +59,7 @@ import org.slf4j.LoggerFactory;
  * {@link #close()} unless the start failed or {@link #keepDirectoryOnClose()} was called.
  *
  * <p>The binaries come from {@code $PIER_KUBE_BIN_DIR}, else from {@code
- * ${XDG_CACHE_HOME:-$HOME/.cache}/pier/kubernetes-1.20.2-pier1/bin}, where {@code
+ * ${XDG_CACHE_HOME:-$HOME/.cache}/pier/kubernetes-1.20.2-pier2/bin}, where {@code
  * scripts/provision.sh} puts them. No controller-manager, scheduler or kubelet runs: see {@link
  * #createReadyNode}.
  *
@@ -661,7 +661,7 @@ public final class KubeApiServer implements AutoCloseable {
       binDir =
           cache
               .resolve("pier")
-              .resolve("kubernetes-" + KUBERNETES_VERSION + "-pier1")
+              .resolve("kubernetes-" + KUBERNETES_VERSION + "-pier2")
               .resolve("bin");
       origin = "the default cache location (PIER_KUBE_BIN_DIR is not set)";
     }
