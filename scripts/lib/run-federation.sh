@@ -224,7 +224,8 @@ CONFIG
   pier_pid=$!
   pids+=("$pier_pid")
 
-  echo "[pier] applying k8s/examples/hello-federated.yaml to the host"
+  echo "[pier] opting namespace default in to the federation, applying k8s/examples/hello-federated.yaml to the host"
+  kubectl --kubeconfig "$state/host/kubeconfig" label namespace default pier.dev/federation=pier --overwrite >/dev/null
   kubectl --kubeconfig "$state/host/kubeconfig" apply -f k8s/examples/hello-federated.yaml >/dev/null
 
   local -A nodeport ip

@@ -183,9 +183,7 @@ public final class FederationBench {
       // 2. Cold start with N federated Services on the host (Pier creates the namespace in the
       // members, with the first copy there).
       hostApi
-          .send(
-              new ApiLoad.Call(
-                  "POST", "/api/v1/namespaces", "application/json", BenchDriver.namespace(NS)))
+          .send(new ApiLoad.Call("POST", "/api/v1/namespaces", "application/json", optedIn(NS)))
           .join();
       long created = hostApi.runChains(n, 100, i -> List.of(createFederated(NS, name(i))));
       BenchDriver.log("created %d federated Services on the host in %.1f s", n, created / 1e9);
@@ -399,11 +397,7 @@ public final class FederationBench {
     }
     hostApi
         .send(
-            new ApiLoad.Call(
-                "POST",
-                "/api/v1/namespaces",
-                "application/json",
-                BenchDriver.namespace(LATENCY_NS)))
+            new ApiLoad.Call("POST", "/api/v1/namespaces", "application/json", optedIn(LATENCY_NS)))
         .join();
     int adminPort = BenchDriver.freePort();
     Process pier = startPier(config, runDir.resolve("pier-latency.log"), adminPort);
@@ -871,5 +865,12 @@ public final class FederationBench {
               sorted.length == 0 ? 0 : sorted[sorted.length - 1]));
     }
     return b.toString();
+  }
+
+  /** A host namespace opted in to the federation (federation.namespaceOptIn). */
+  private static String optedIn(String name) {
+    return "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\""
+        + name
+        + "\",\"labels\":{\"pier.dev/federation\":\"pier\"}}}";
   }
 }

@@ -21,6 +21,7 @@ public final class FederationSettings {
         .setName(config.get(PierOptions.FEDERATION_NAME))
         .setSecretNamespace(config.get(PierOptions.FEDERATION_SECRET_NAMESPACE))
         .setNamespaces(config.get(PierOptions.FEDERATION_NAMESPACES))
+        .setNamespaceOptIn(config.get(PierOptions.FEDERATION_NAMESPACE_OPT_IN))
         .setUnreadyClusters(
             FederationOptions.UnreadyClusters.valueOf(
                 config.get(PierOptions.FEDERATION_UNREADY_CLUSTERS).toUpperCase(Locale.ROOT)))

@@ -90,6 +90,12 @@ public final class PierOptions {
           l -> l.stream().allMatch(s -> s.length() <= 63 && DNS_LABEL.matcher(s).matches()),
           "a list of namespace names (DNS labels)",
           "Namespaces whose every Service is federated, with or without the annotation.");
+  public static final Option<Boolean> FEDERATION_NAMESPACE_OPT_IN =
+      Option.bool(
+          "federation.namespaceOptIn",
+          FederationOptions.DEFAULT_NAMESPACE_OPT_IN,
+          "Federate Services only from host namespaces listed in federation.namespaces or labelled"
+              + " pier.dev/federation=<federation.name>; false: from any namespace.");
   public static final Option<String> FEDERATION_UNREADY_CLUSTERS =
       Option.choice(
           "federation.unreadyClusters",
@@ -880,6 +886,7 @@ public final class PierOptions {
           FEDERATION_NAME,
           FEDERATION_SECRET_NAMESPACE,
           FEDERATION_NAMESPACES,
+          FEDERATION_NAMESPACE_OPT_IN,
           FEDERATION_UNREADY_CLUSTERS,
           FEDERATION_HEALTH_PERIOD,
           FEDERATION_HEALTH_TIMEOUT,

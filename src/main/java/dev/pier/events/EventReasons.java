@@ -45,4 +45,5 @@ public final class EventReasons {
   public static final String INVALID_PLACEMENT = "InvalidPlacement";
   public static final String DELETION_TIMED_OUT = "FederatedDeletionTimedOut";
   public static final String DELETED_ORPHANED_COPY = "DeletedOrphanedCopy";
+  public static final String FEDERATION_NOT_ALLOWED = "FederationNotAllowed";
 }

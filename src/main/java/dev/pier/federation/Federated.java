@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.Service;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /** What a host Service asks of federation. */
 public final class Federated {
@@ -26,6 +27,15 @@ public final class Federated {
     return federatedNamespaces != null
         && m.getNamespace() != null
         && federatedNamespaces.contains(m.getNamespace());
+  }
+
+  /**
+   * Whether Services of {@code namespace} may reach the members: with opt-in on, only from a
+   * namespace listed in {@code federation.namespaces} or labelled for the federation.
+   */
+  public static boolean allowedFrom(
+      String namespace, boolean optIn, Set<String> listed, Predicate<String> labelled) {
+    return !optIn || listed.contains(namespace) || labelled.test(namespace);
   }
 
   /**

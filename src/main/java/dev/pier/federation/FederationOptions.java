@@ -18,6 +18,7 @@ public final class FederationOptions {
   public static final int DEFAULT_PANIC_THRESHOLD = 50;
   public static final Duration DEFAULT_MAX_HOLD = Duration.ofHours(1);
   public static final Duration DEFAULT_LEAVE_GRACE = Duration.ofMinutes(10);
+  public static final boolean DEFAULT_NAMESPACE_OPT_IN = true;
 
   /** What the aggregated status keeps of a member that is not ready. */
   public enum UnreadyClusters {
@@ -39,6 +40,7 @@ public final class FederationOptions {
   private int panicThreshold = DEFAULT_PANIC_THRESHOLD;
   private Duration maxHold = DEFAULT_MAX_HOLD;
   private Duration leaveGrace = DEFAULT_LEAVE_GRACE;
+  private boolean namespaceOptIn = DEFAULT_NAMESPACE_OPT_IN;
 
   public String name() {
     return name;
@@ -147,6 +149,21 @@ public final class FederationOptions {
 
   public FederationOptions setLeaveGrace(Duration leaveGrace) {
     this.leaveGrace = leaveGrace;
+    return this;
+  }
+
+  /**
+   * Whether a host namespace must be opted in (listed in {@link #namespaces} or labelled {@code
+   * pier.dev/federation=<name>}, which only those who may edit namespaces can do) before its
+   * Services reach the members: without it, whoever can create a Service on the host could create
+   * Services, and their namespaces, in every member.
+   */
+  public boolean namespaceOptIn() {
+    return namespaceOptIn;
+  }
+
+  public FederationOptions setNamespaceOptIn(boolean namespaceOptIn) {
+    this.namespaceOptIn = namespaceOptIn;
     return this;
   }
 

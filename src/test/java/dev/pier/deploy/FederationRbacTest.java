@@ -100,6 +100,7 @@ class FederationRbacTest {
       throws IOException {
     KubernetesClient admin = host.client();
     String ns = host.createNamespace("fedrbac");
+    FederatedServices.optIn(host.client(), ns);
 
     try (InProcessPier pier = startPier(true)) {
       // Created on the host: copied to the member (its namespace created there).

@@ -57,6 +57,7 @@ class FederationLeaderFreezeIT {
             .start()) {
       String leaseNs = host.createNamespace("fed-freeze-lease");
       String ns = host.createNamespace("fed-freeze");
+      FederatedServices.optIn(host.client(), ns);
       try (PierProcess one = start(host, member, "one", leaseNs);
           PierProcess two = start(host, member, "two", leaseNs)) {
         for (int i = 0; i < 3; i++) {

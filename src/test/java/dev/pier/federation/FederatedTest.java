@@ -85,4 +85,13 @@ class FederatedTest {
         .isEqualTo("federation.kubernetes.io/service-ingresses");
     assertThat(FederationKeys.FEDERATION_LABEL).isEqualTo("pier.dev/federation");
   }
+
+  @Test
+  void withOptInOnlyListedOrLabelledNamespacesMayFederate() {
+    Set<String> labelled = Set.of("team-a");
+    assertThat(Federated.allowedFrom("team-a", true, Set.of(), labelled::contains)).isTrue();
+    assertThat(Federated.allowedFrom("shop", true, Set.of("shop"), labelled::contains)).isTrue();
+    assertThat(Federated.allowedFrom("tenant", true, Set.of("shop"), labelled::contains)).isFalse();
+    assertThat(Federated.allowedFrom("tenant", false, Set.of(), labelled::contains)).isTrue();
+  }
 }

@@ -12,7 +12,28 @@ public final class FederatedServices {
   /** The annotation that federates a host Service. */
   public static final String FEDERATED = "pier.dev/federated";
 
+  /** The label that opts a host namespace in to a federation, and the default federation's name. */
+  public static final String OPT_IN_LABEL = "pier.dev/federation";
+
+  public static final String FEDERATION = "pier";
+
   private FederatedServices() {}
+
+  /** Opts a host namespace in to the default federation, as an operator does. */
+  public static void optIn(KubernetesClient host, String namespace) {
+    host.namespaces()
+        .withName(namespace)
+        .edit(
+            n -> {
+              Map<String, String> labels =
+                  n.getMetadata().getLabels() == null
+                      ? new HashMap<>()
+                      : new HashMap<>(n.getMetadata().getLabels());
+              labels.put(OPT_IN_LABEL, FEDERATION);
+              n.getMetadata().setLabels(labels);
+              return n;
+            });
+  }
 
   /** A federated LoadBalancer Service, port 80 to 8080, labelled and selecting app=name. */
   public static Service federated(String ns, String name, Map<String, String> annotations) {

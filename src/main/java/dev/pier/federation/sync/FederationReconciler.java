@@ -67,6 +67,7 @@ final class FederationReconciler {
   private final DnsPublisher dns;
   private final HeldNames heldNames;
   private final DeletionGuard guard;
+  private final java.util.function.Predicate<String> labelledNamespace;
 
   /**
    * @param dns publishes the federated Services' names, or null without DNS
@@ -83,8 +84,10 @@ final class FederationReconciler {
       LongSupplier clock,
       DnsPublisher dns,
       HeldNames heldNames,
-      DeletionGuard guard) {
+      DeletionGuard guard,
+      java.util.function.Predicate<String> labelledNamespace) {
     this.guard = guard;
+    this.labelledNamespace = labelledNamespace;
     this.dns = dns;
     this.heldNames = heldNames;
     this.host = host;
@@ -109,6 +112,26 @@ final class FederationReconciler {
 
   boolean federated(Service svc) {
     return svc != null && Federated.isFederated(svc, options.namespaces());
+  }
+
+  /** Whether the Service's namespace is opted in (or opt-in is off). */
+  private boolean allowed(Service svc) {
+    return Federated.allowedFrom(
+        svc.getMetadata().getNamespace(),
+        options.namespaceOptIn(),
+        options.namespaces(),
+        labelledNamespace);
+  }
+
+  /**
+   * Federation asked for in a namespace not opted in: nothing is created, changed or deleted for it
+   * (copies made before stay as they are), and the Service says why.
+   */
+  private boolean refused(Service hostSvc) {
+    return hostSvc != null
+        && federated(hostSvc)
+        && hostSvc.getMetadata().getDeletionTimestamp() == null
+        && !allowed(hostSvc);
   }
 
   /** Whose a member Service is: this federation's and this host's, someone else's, or none. */
@@ -139,6 +162,9 @@ final class FederationReconciler {
 
   private Future<WorkResult> propagate(Member member, ServiceKey key) {
     Service hostSvc = host.service(key.namespace(), key.name());
+    if (refused(hostSvc)) {
+      return done();
+    }
     Service copy = member.cluster().service(key.namespace(), key.name());
     MemberServices.Ownership ownership = ownership(copy);
     if (wanted(hostSvc, member)) {
@@ -353,6 +379,23 @@ final class FederationReconciler {
     boolean hasFinalizer = Federated.hasFinalizer(svc);
     if (svc.getMetadata().getDeletionTimestamp() != null || !federated(svc)) {
       return hasFinalizer ? release(key, svc) : done();
+    }
+    if (refused(svc)) {
+      host.events()
+          .warning(
+              ObjectRef.of(ref(svc)),
+              EventReasons.FEDERATION_NOT_ALLOWED,
+              "Not federated: namespace "
+                  + key.namespace()
+                  + " is not opted in to federation "
+                  + options.name()
+                  + " (label it "
+                  + FederationKeys.FEDERATION_LABEL
+                  + "="
+                  + options.name()
+                  + ", or list it in federation.namespaces); nothing is created, changed or"
+                  + " deleted in the members for it");
+      return done();
     }
     String read = svc.getMetadata().getResourceVersion();
     Future<String> marked =

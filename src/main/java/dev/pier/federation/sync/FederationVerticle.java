@@ -57,6 +57,7 @@ public final class FederationVerticle extends VerticleBase {
   private FederationReconciler reconciler;
   private HealthProber prober;
   private MemberSecrets secrets;
+  private final OptedInNamespaces optedIn = new OptedInNamespaces();
   private volatile boolean running;
 
   public FederationVerticle(
@@ -94,7 +95,8 @@ public final class FederationVerticle extends VerticleBase {
             System::currentTimeMillis,
             dns,
             new HeldNames(registry),
-            guard);
+            guard,
+            optedIn::contains);
     queue =
         new WorkQueue<>(
             vertx,
@@ -167,6 +169,11 @@ public final class FederationVerticle extends VerticleBase {
     members.all().forEach(this::attach);
     secrets = new MemberSecrets(host, options.secretNamespace(), members, options.leaveGrace());
     return host.startServices(context)
+        .compose(
+            v ->
+                options.namespaceOptIn()
+                    ? optedIn.start(host, options.name(), context, this::namespaceChanged)
+                    : Future.<Void>succeededFuture())
         .compose(v -> secrets.start(context))
         .onSuccess(
             v -> {
@@ -185,6 +192,7 @@ public final class FederationVerticle extends VerticleBase {
     if (prober != null) {
       prober.stop();
     }
+    optedIn.stop();
     if (secrets != null) {
       secrets.stop();
     }
@@ -225,6 +233,15 @@ public final class FederationVerticle extends VerticleBase {
   }
 
   /** The host's key and every member's key of one Service. */
+  /** A namespace opted in or out: its federated Services run again. */
+  private void namespaceChanged(String namespace) {
+    for (Service s : host.services()) {
+      if (namespace.equals(ns(s)) && isOurs(s)) {
+        addAll(namespace, name(s));
+      }
+    }
+  }
+
   private void addAll(String namespace, String name) {
     add(new ServiceKey(host.name(), namespace, name));
     for (Member m : members.all()) {

@@ -185,6 +185,7 @@ class FederatedDnsTest {
   @Test
   void everyLevelFollowsTheMembersTheirEndpointsAndTheirHealthAndGoesWithTheService() {
     String ns = host.createNamespace("fed-dns");
+    FederatedServices.optIn(host.client(), ns);
     try (InProcessPier pier = startPier()) {
       host.client().resource(FederatedServices.federated(ns, "web", Map.of())).create();
       String eastIp = Services.awaitIngress(east.client(), ns, "web");
@@ -265,6 +266,7 @@ class FederatedDnsTest {
   @Test
   void losingContactWithEveryMemberKeepsEveryNameUntilMaxHold() {
     String ns = host.createNamespace("fed-dns-held");
+    FederatedServices.optIn(host.client(), ns);
     try (InProcessPier pier = startPier("  maxHold: 15s\n")) {
       host.client().resource(FederatedServices.federated(ns, "shop", Map.of())).create();
       String eastIp = Services.awaitIngress(east.client(), ns, "shop");
@@ -327,6 +329,7 @@ class FederatedDnsTest {
   @Test
   void aForeignRecordAtOneOfTheNamesIsLeftAloneAndReported() {
     String ns = host.createNamespace("fed-dns-foreign");
+    FederatedServices.optIn(host.client(), ns);
     if (pdns.api("GET", "/zones/" + ZONE + ".", null).statusCode() == 404) {
       pdns.createZone(ZONE + ".");
     }

@@ -128,8 +128,10 @@ class FederationTest {
     return InProcessPier.startWithConfig(config(withWest, federationExtra), Map.of());
   }
 
+  /** A host namespace opted in to the federation. */
   private static String namespace(String prefix) {
     String ns = host.createNamespace(prefix);
+    FederatedServices.optIn(host.client(), ns);
     return ns;
   }
 
@@ -394,6 +396,36 @@ class FederationTest {
             .atMost(CONVERGE)
             .until(() -> copy(west, ns, name) == null && copy(east, ns, name) == null);
       }
+    }
+  }
+
+  /**
+   * Whoever can create a Service on the host cannot, by that alone, create Services or namespaces
+   * in the members: a namespace must be opted in first (a label only namespace editors can set).
+   */
+  @Test
+  void aNamespaceNotOptedInReachesNoMemberUntilItIsLabelled() throws InterruptedException {
+    String ns = host.createNamespace("fed-not-opted");
+    try (InProcessPier pier = startPier(true, "")) {
+      host.client().resource(FederatedServices.federated(ns, "web", Map.of())).create();
+      await()
+          .atMost(CONVERGE)
+          .until(() -> hasEvent(ns, "web", "FederationNotAllowed", "is not opted in"));
+      Thread.sleep(1_000);
+      assertThat(copy(east, ns, "web")).isNull();
+      assertThat(east.client().namespaces().withName(ns).get()).as("member namespace").isNull();
+      assertThat(host.client().services().inNamespace(ns).withName("web").get())
+          .extracting(s -> s.getMetadata().getFinalizers())
+          .asList()
+          .isEmpty();
+
+      FederatedServices.optIn(host.client(), ns);
+      awaitCopy(east, ns, "web");
+      awaitCopy(west, ns, "web");
+      host.client().services().inNamespace(ns).withName("web").delete();
+      await()
+          .atMost(CONVERGE)
+          .until(() -> copy(east, ns, "web") == null && copy(west, ns, "web") == null);
     }
   }
 
