@@ -4,11 +4,13 @@ import dev.pier.util.RequestFence;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -85,11 +87,7 @@ public final class AsyncKubeApi {
             .uri(base + path)
             .timeout(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
             .build();
-    inFlight.incrementAndGet();
-    return Future.fromCompletionStage(
-            http.sendAsync(request, String.class)
-                .whenComplete((r, e) -> inFlight.decrementAndGet()),
-            ctx)
+    return Future.fromCompletionStage(sendAsync(request), ctx)
         .compose(
             response ->
                 response.isSuccessful()
@@ -124,11 +122,8 @@ public final class AsyncKubeApi {
             .timeout(REQUEST_TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
     HttpRequest request =
         body == null ? builder.build() : builder.method(method, contentType, body.encode()).build();
-    inFlight.incrementAndGet();
-    return Future.fromCompletionStage(
-            http.sendAsync(request, String.class)
-                .whenComplete((r, e) -> inFlight.decrementAndGet()),
-            ctx)
+    CompletableFuture<HttpResponse<String>> sent = sendAsync(request);
+    return Future.fromCompletionStage(sent, ctx)
         .compose(
             response -> {
               String text = response.body();
@@ -141,6 +136,21 @@ public final class AsyncKubeApi {
                       response.code(),
                       method + " " + path + ": " + response.code() + " " + reason(text)));
             });
+  }
+
+  /**
+   * Sends, counted in flight until answered. A client closed at shutdown throws; that is a failed
+   * request here, never an exception into the caller's event loop.
+   */
+  private CompletableFuture<HttpResponse<String>> sendAsync(HttpRequest request) {
+    inFlight.incrementAndGet();
+    try {
+      return http.sendAsync(request, String.class)
+          .whenComplete((r, e) -> inFlight.decrementAndGet());
+    } catch (RuntimeException e) {
+      inFlight.decrementAndGet();
+      return CompletableFuture.failedFuture(e);
+    }
   }
 
   private static String reason(String body) {
