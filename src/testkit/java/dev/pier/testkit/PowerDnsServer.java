@@ -213,35 +213,30 @@ public final class PowerDnsServer implements AutoCloseable {
 
   /** Writes an rrset without any comment: a record Pier did not create. */
   public void putForeign(String zone, String name, String type, String content) {
-    HttpResponse<String> r =
-        api(
-            "PATCH",
-            "/zones/" + zone,
-            "{\"rrsets\":[{\"name\":\""
-                + name
-                + "\",\"type\":\""
-                + type
-                + "\",\"ttl\":300,\"changetype\":\"REPLACE\",\"records\":[{\"content\":\""
-                + content
-                + "\",\"disabled\":false}]}]}");
-    if (r.statusCode() != 204) {
-      throw new IllegalStateException("writing " + name + ": " + r.statusCode() + " " + r.body());
-    }
+    patchRrset(
+        zone,
+        name,
+        "{\"name\":\""
+            + name
+            + "\",\"type\":\""
+            + type
+            + "\",\"ttl\":300,\"changetype\":\"REPLACE\",\"records\":[{\"content\":\""
+            + content
+            + "\",\"disabled\":false}]}");
   }
 
   /** Deletes an rrset, as another writer would. */
   public void deleteForeign(String zone, String name, String type) {
-    HttpResponse<String> r =
-        api(
-            "PATCH",
-            "/zones/" + zone,
-            "{\"rrsets\":[{\"name\":\""
-                + name
-                + "\",\"type\":\""
-                + type
-                + "\",\"changetype\":\"DELETE\"}]}");
+    patchRrset(
+        zone,
+        name,
+        "{\"name\":\"" + name + "\",\"type\":\"" + type + "\",\"changetype\":\"DELETE\"}");
+  }
+
+  private void patchRrset(String zone, String name, String rrset) {
+    HttpResponse<String> r = api("PATCH", "/zones/" + zone, "{\"rrsets\":[" + rrset + "]}");
     if (r.statusCode() != 204) {
-      throw new IllegalStateException("deleting " + name + ": " + r.statusCode() + " " + r.body());
+      throw new IllegalStateException("writing " + name + ": " + r.statusCode() + " " + r.body());
     }
   }
 

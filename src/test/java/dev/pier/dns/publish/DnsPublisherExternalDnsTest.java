@@ -12,8 +12,6 @@ import dev.pier.model.ServiceKey;
 import dev.pier.policy.ServiceFilter;
 import dev.pier.queue.WorkResult;
 import dev.pier.testkit.ExternalDnsWebhookServer;
-import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.List;
@@ -52,19 +50,6 @@ class DnsPublisherExternalDnsTest {
     server.close();
   }
 
-  private static Service service() {
-    return new ServiceBuilder()
-        .withNewMetadata()
-        .withNamespace("ns")
-        .withName("web")
-        .withUid("uid-1")
-        .endMetadata()
-        .withNewSpec()
-        .withType("LoadBalancer")
-        .endSpec()
-        .build();
-  }
-
   @Test
   void namesAndRegistryComeAndGoAndASquattedRegistryNameIsLeftAlone() throws Exception {
     DnsOptions options =
@@ -85,7 +70,10 @@ class DnsPublisherExternalDnsTest {
     ServiceKey key = new ServiceKey("c1", "ns", "web");
     LbStatus status = new LbStatus(List.of(LbIngress.ip(IP)));
 
-    WorkResult first = publisher.sync(cluster, key, service(), status).await(20, TimeUnit.SECONDS);
+    WorkResult first =
+        publisher
+            .sync(cluster, key, DnsPublisherSyncTest.svc("ns", "web"), status)
+            .await(20, TimeUnit.SECONDS);
 
     assertThat(first.outcome()).isEqualTo(WorkResult.Outcome.RETRY);
     assertThat(server.targets(global, "A")).containsExactly(IP);

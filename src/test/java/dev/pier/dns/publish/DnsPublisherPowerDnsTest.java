@@ -20,7 +20,6 @@ import dev.pier.model.ServiceKey;
 import dev.pier.policy.ServiceFilter;
 import dev.pier.queue.WorkResult;
 import dev.pier.testkit.PowerDnsServer;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.time.Duration;
@@ -133,17 +132,7 @@ class DnsPublisherPowerDnsTest {
         new DnsPublisher(racing(z1), options, new ServiceFilter(Set.of()), null);
     DnsPublisherSyncTest.FakeCluster cluster = new DnsPublisherSyncTest.FakeCluster();
     ServiceKey key = new ServiceKey("c1", "ns", "web");
-    var svc =
-        new ServiceBuilder()
-            .withNewMetadata()
-            .withNamespace("ns")
-            .withName("web")
-            .withUid("uid-1")
-            .endMetadata()
-            .withNewSpec()
-            .withType("LoadBalancer")
-            .endSpec()
-            .build();
+    var svc = DnsPublisherSyncTest.svc("ns", "web");
     LbStatus status = new LbStatus(List.of(LbIngress.ip(IP)));
 
     WorkResult first = publisher.sync(cluster, key, svc, status).await(20, TimeUnit.SECONDS);
@@ -186,17 +175,7 @@ class DnsPublisherPowerDnsTest {
         new DnsPublisher(provider, options, new ServiceFilter(Set.of()), resolver);
     DnsPublisherSyncTest.FakeCluster host = new DnsPublisherSyncTest.FakeCluster();
     ServiceKey key = new ServiceKey("c1", "ns", "web");
-    var svc =
-        new ServiceBuilder()
-            .withNewMetadata()
-            .withNamespace("ns")
-            .withName("web")
-            .withUid("uid-1")
-            .endMetadata()
-            .withNewSpec()
-            .withType("LoadBalancer")
-            .endSpec()
-            .build();
+    var svc = DnsPublisherSyncTest.svc("ns", "web");
     String global = "web.ns.fed.svc.held.example.";
     String regionA = "web.ns.fed.svc.ra.held.example.";
     String zoneA = "web.ns.fed.svc.za.ra.held.example.";

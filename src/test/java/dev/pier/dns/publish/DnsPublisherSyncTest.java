@@ -221,7 +221,8 @@ class DnsPublisherSyncTest {
         null);
   }
 
-  private static Service svc(String ns, String name) {
+  /** A LoadBalancer Service with uid {@code uid-1}: what the publisher tests sync. */
+  static Service svc(String ns, String name) {
     return new ServiceBuilder()
         .withNewMetadata()
         .withNamespace(ns)

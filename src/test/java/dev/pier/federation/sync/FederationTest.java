@@ -464,14 +464,7 @@ class FederationTest {
   @Test
   void aMemberJoinsAndLeavesThroughItsSecret() {
     String ns = namespace("fed-join");
-    String secretNs = "pier";
-    if (host.client().namespaces().withName(secretNs).get() == null) {
-      host.client()
-          .namespaces()
-          .resource(
-              new NamespaceBuilder().withNewMetadata().withName(secretNs).endMetadata().build())
-          .create();
-    }
+    String secretNs = secretNamespace();
     try (InProcessPier pier = startPier(false, "  leaveGrace: 2s\n")) {
       host.client().resource(FederatedServices.federated(ns, "web", Map.of())).create();
       awaitCopy(east, ns, "web");
@@ -555,14 +548,7 @@ class FederationTest {
   @Test
   void aMembersLeaveSurvivesPierRestarts() {
     String ns = namespace("fed-leave-restart");
-    String secretNs = "pier";
-    if (host.client().namespaces().withName(secretNs).get() == null) {
-      host.client()
-          .namespaces()
-          .resource(
-              new NamespaceBuilder().withNewMetadata().withName(secretNs).endMetadata().build())
-          .create();
-    }
+    String secretNs = secretNamespace();
     // What another test may have left: a leave record of west would make it leave at once.
     host.client().secrets().inNamespace(secretNs).withName("pier-leaving-west").delete();
     await().atMost(CONVERGE).until(() -> leaveRecord(secretNs) == null && westSecretGone(secretNs));
@@ -621,6 +607,19 @@ class FederationTest {
           .until(() -> host.client().services().inNamespace(ns).withName("web").get() == null);
     }
     west.client().services().inNamespace(ns).withName("web").delete();
+  }
+
+  /** The host namespace of the member Secrets (federation.secretNamespace), created once. */
+  private static String secretNamespace() {
+    String secretNs = "pier";
+    if (host.client().namespaces().withName(secretNs).get() == null) {
+      host.client()
+          .namespaces()
+          .resource(
+              new NamespaceBuilder().withNewMetadata().withName(secretNs).endMetadata().build())
+          .create();
+    }
+    return secretNs;
   }
 
   private static Secret westSecret(String secretNs) {
