@@ -7,12 +7,13 @@
 # Prints the cache directory's bin path on its last line.
 set -euo pipefail
 
-K8S_VERSION=1.20.2
+# shellcheck source=lib/kube-build.sh
+source "$(cd "$(dirname "$0")" && pwd)/lib/kube-build.sh"
+K8S_VERSION=$PIER_K8S_VERSION
 DEB_SOURCE_VERSION=1.20.5+really1.20.2
 CACHE_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/pier"
-# The suffix names the patch level of the build below; a new patch gets a new cache entry.
-BUILD_ID="$K8S_VERSION-pier2"
-BIN_DIR="$CACHE_DIR/kubernetes-$BUILD_ID/bin"
+BUILD_ID=$PIER_KUBE_BUILD_ID
+BIN_DIR=$PIER_KUBE_DEFAULT_BIN_DIR
 PATCHES_DIR="$(cd "$(dirname "$0")" && pwd)/patches"
 LOCK="$CACHE_DIR/provision.lock"
 

@@ -146,6 +146,8 @@ scripts/provision.sh >"$state/provision.out" &
 wait $!
 bin=$(tail -n 1 "$state/provision.out")
 export PATH="$bin:$PATH"
+# Where lib/kube-apiserver.sh finds the binaries provision.sh just reported.
+export PIER_KUBE_BIN_DIR="$bin"
 
 if [ -z "$jar" ]; then
   echo "[pier] building target/pier.jar"

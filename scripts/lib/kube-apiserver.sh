@@ -19,19 +19,21 @@
 # Extra users: before the start, write token-file lines to DIR/users.csv, one per user:
 #   mytoken,myuser,myuid,"group1,group2"
 # Audit log: PIER_APISERVER_AUDIT=1 writes DIR/audit.log with a Metadata-level policy.
-# Binaries: $PIER_KUBE_BIN_DIR, else ${XDG_CACHE_HOME:-$HOME/.cache}/pier/kubernetes-1.20.2-pier1/bin,
-# where scripts/provision.sh puts them. Needs openssl and curl (provision.sh installs both).
+# Binaries: $PIER_KUBE_BIN_DIR, else where scripts/provision.sh puts them (lib/kube-build.sh). Needs openssl and curl (provision.sh installs both).
 #
 # The functions return non-zero on failure instead of exiting, and do not change shell options.
 # shellcheck disable=SC2034  # PIER_APISERVER_* are set for the sourcing shell
 
 _pier_log() { printf '[kube-apiserver] %s\n' "$*" >&2; }
 
+# shellcheck source=kube-build.sh
+source "$(dirname "${BASH_SOURCE[0]}")/kube-build.sh"
+
 _pier_bin_dir() {
   if [ -n "${PIER_KUBE_BIN_DIR:-}" ]; then
     printf '%s\n' "$PIER_KUBE_BIN_DIR"
   else
-    printf '%s\n' "${XDG_CACHE_HOME:-$HOME/.cache}/pier/kubernetes-1.20.2-pier1/bin"
+    printf '%s\n' "$PIER_KUBE_DEFAULT_BIN_DIR"
   fi
 }
 

@@ -75,6 +75,9 @@ public final class KubeApiServer implements AutoCloseable {
   /** The Kubernetes version that {@code scripts/provision.sh} builds and caches. */
   public static final String KUBERNETES_VERSION = "1.20.2";
 
+  /** The cached build's name, as scripts/lib/kube-build.sh has it (KubeBuildTest checks that). */
+  public static final String BUILD_ID = KUBERNETES_VERSION + "-pier2";
+
   private static final Logger LOG = LoggerFactory.getLogger(KubeApiServer.class);
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(120);
   private static final Duration STOP_GRACE = Duration.ofSeconds(10);
@@ -658,11 +661,7 @@ public final class KubeApiServer implements AutoCloseable {
           xdg != null && !xdg.isBlank()
               ? Paths.get(xdg)
               : Paths.get(System.getProperty("user.home"), ".cache");
-      binDir =
-          cache
-              .resolve("pier")
-              .resolve("kubernetes-" + KUBERNETES_VERSION + "-pier2")
-              .resolve("bin");
+      binDir = cache.resolve("pier").resolve("kubernetes-" + BUILD_ID).resolve("bin");
       origin = "the default cache location (PIER_KUBE_BIN_DIR is not set)";
     }
     List<String> missing = new ArrayList<>();
