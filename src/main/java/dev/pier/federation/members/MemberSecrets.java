@@ -4,12 +4,12 @@ import dev.pier.events.EventSink;
 import dev.pier.events.ObjectRef;
 import dev.pier.federation.LeavePolicy;
 import dev.pier.federation.LeaveRecord;
-import dev.pier.kube.AsyncKubeApi;
 import dev.pier.kube.Cluster;
 import dev.pier.kube.Informers;
 import dev.pier.kube.KubeApiException;
 import dev.pier.kube.MemberKubeconfig;
 import dev.pier.kube.RbacFiles;
+import dev.pier.kube.SecretWriter;
 import dev.pier.model.ClusterSpec;
 import dev.pier.model.FederationKeys;
 import dev.pier.model.FederationRole;
@@ -17,12 +17,9 @@ import dev.pier.model.KubeCredentials;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.json.JsonArray;
-import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -69,6 +66,7 @@ public final class MemberSecrets {
   private SharedIndexInformer<Secret> records;
   private Vertx vertx;
   private Context ctx;
+  private final SecretWriter writer;
 
   /**
    * @param leaveGrace how long a member whose Secret went stays; a Secret for it that returns
@@ -80,6 +78,7 @@ public final class MemberSecrets {
     this.members = members;
     this.events = host.events();
     this.leaveGrace = leaveGrace;
+    this.writer = new SecretWriter(host.api(), namespace);
   }
 
   /** Starts watching; joins and leaves run on {@code ctx}. Completes after the first list. */
@@ -334,21 +333,8 @@ public final class MemberSecrets {
   private Future<Void> record(Secret last, String member, Instant at) {
     Secret rec = LeaveRecord.of(last, member, at);
     rec.getMetadata().setNamespace(namespace);
-    JsonObject body = new JsonObject(Serialization.asJson(rec));
-    return host.api()
-        .post(ctx, AsyncKubeApi.corePath(namespace, "secrets", null), body)
-        .recover(
-            e ->
-                e instanceof KubeApiException k && k.isConflict()
-                    ? host.api()
-                        .patch(
-                            ctx,
-                            AsyncKubeApi.corePath(
-                                namespace, "secrets", rec.getMetadata().getName()),
-                            AsyncKubeApi.MERGE_PATCH,
-                            body)
-                    : Future.failedFuture(e))
-        .<Void>mapEmpty()
+    return writer
+        .write(ctx, rec)
         .onFailure(
             e ->
                 log.warn(
@@ -361,33 +347,25 @@ public final class MemberSecrets {
   }
 
   private void dropRecord(String member) {
-    host.api()
-        .delete(ctx, AsyncKubeApi.corePath(namespace, "secrets", LeaveRecord.name(member)), null)
+    writer
+        .delete(ctx, LeaveRecord.name(member))
         .onFailure(
-            e -> {
-              if (!(e instanceof KubeApiException k && k.isNotFound())) {
+            e ->
                 log.warn(
                     "Cluster {}: cannot delete its leave record {}/{}: {}",
                     member,
                     namespace,
                     LeaveRecord.name(member),
-                    e.getMessage());
-              }
-            });
+                    e.getMessage()));
   }
 
   /** Puts Pier's finalizer on a member Secret that joined, so that its deletion waits for Pier. */
   private void holdUntilLeft(Secret secret) {
-    List<String> finalizers = finalizers(secret);
-    if (finalizers.contains(FederationKeys.MEMBER_SECRET_FINALIZER)) {
-      return;
-    }
-    List<String> next = new java.util.ArrayList<>(finalizers);
-    next.add(FederationKeys.MEMBER_SECRET_FINALIZER);
-    // A conflict means a newer version, whose event comes back here.
-    patchFinalizers(secret, next)
+    writer
+        .addFinalizer(ctx, secret, FederationKeys.MEMBER_SECRET_FINALIZER)
         .onFailure(
             e -> {
+              // A conflict means a newer version, whose event comes back here.
               if (!(e instanceof KubeApiException k && (k.isConflict() || k.isNotFound()))) {
                 log.warn(
                     "Secret {}/{}: cannot add finalizer {}: {}",
@@ -399,59 +377,18 @@ public final class MemberSecrets {
             });
   }
 
-  /** Removes Pier's finalizer from a Secret that no longer joins a member, read fresh. */
+  /** Removes Pier's finalizer from a Secret that no longer joins a member. */
   private void release(String secretName) {
-    release(secretName, 3);
-  }
-
-  private void release(String secretName, int attempts) {
-    host.api()
-        .get(ctx, AsyncKubeApi.corePath(namespace, "secrets", secretName))
-        .map(json -> Serialization.unmarshal(json.encode(), Secret.class))
-        .compose(
-            secret -> {
-              List<String> finalizers = new java.util.ArrayList<>(finalizers(secret));
-              if (!finalizers.remove(FederationKeys.MEMBER_SECRET_FINALIZER)) {
-                return Future.<Void>succeededFuture();
-              }
-              return patchFinalizers(secret, finalizers).<Void>mapEmpty();
-            })
+    writer
+        .removeFinalizer(ctx, secretName, FederationKeys.MEMBER_SECRET_FINALIZER)
         .onFailure(
-            e -> {
-              if (e instanceof KubeApiException k && k.isNotFound()) {
-                return;
-              }
-              if (e instanceof KubeApiException k && k.isConflict() && attempts > 1) {
-                release(secretName, attempts - 1);
-                return;
-              }
-              log.warn(
-                  "Secret {}/{}: cannot remove finalizer {}: {}",
-                  namespace,
-                  secretName,
-                  FederationKeys.MEMBER_SECRET_FINALIZER,
-                  e.getMessage());
-            });
-  }
-
-  private Future<JsonObject> patchFinalizers(Secret secret, List<String> finalizers) {
-    JsonObject body =
-        new JsonObject()
-            .put(
-                "metadata",
-                new JsonObject()
-                    .put("resourceVersion", secret.getMetadata().getResourceVersion())
-                    .put("finalizers", new JsonArray(finalizers)));
-    return host.api()
-        .patch(
-            ctx,
-            AsyncKubeApi.corePath(namespace, "secrets", secret.getMetadata().getName()),
-            AsyncKubeApi.MERGE_PATCH,
-            body);
-  }
-
-  private static List<String> finalizers(Secret s) {
-    return s.getMetadata().getFinalizers() == null ? List.of() : s.getMetadata().getFinalizers();
+            e ->
+                log.warn(
+                    "Secret {}/{}: cannot remove finalizer {}: {}",
+                    namespace,
+                    secretName,
+                    FederationKeys.MEMBER_SECRET_FINALIZER,
+                    e.getMessage()));
   }
 
   private static Map<String, String> annotations(Secret s) {
