@@ -49,8 +49,8 @@ public final class KubeEventRecorder implements EventSink {
   private final String instance;
   private final EventCorrelator correlator = new EventCorrelator();
   private final ArrayDeque<Pending> pending = new ArrayDeque<>();
-  // Creates in flight, by Event name: a repeat's count waits for its Event to exist.
-  private final Map<String, Future<?>> creating = new HashMap<>();
+  // The last write in flight of each Event, by name: the next write of that Event waits for it.
+  private final Map<String, Future<?>> writing = new HashMap<>();
   private final AtomicLong dropped = new AtomicLong();
   private final AtomicLong written = new AtomicLong();
   private final long maxHoldMillis;
@@ -156,22 +156,30 @@ public final class KubeEventRecorder implements EventSink {
     }
   }
 
+  /**
+   * Writes one Event after the previous write of the same Event has ended: a count sent before its
+   * Event's create landed would find nothing and make a second Event, and counts sent side by side
+   * could land out of order, the last one a lower count.
+   */
   private Future<?> write(Pending p, EventCorrelator.Decision d) {
+    String name = d.eventName();
+    Future<?> previous = writing.getOrDefault(name, Future.succeededFuture());
+    Future<?> next = previous.otherwiseEmpty().compose(ignored -> send(p, d));
+    writing.put(name, next);
+    next.onComplete(ar -> writing.remove(name, next));
+    return next;
+  }
+
+  private Future<?> send(Pending p, EventCorrelator.Decision d) {
     String ns = p.ref().namespace();
     String now = timestamp(p.at());
     if (d.action() == EventCorrelator.Action.UPDATE_COUNT) {
       JsonObject patch = new JsonObject().put("count", d.count()).put("lastTimestamp", now);
-      Future<?> created = creating.getOrDefault(d.eventName(), Future.succeededFuture());
-      // Sent before the create landed, the patch would find nothing and make a second Event.
-      return created
-          .transform(ignored -> Future.succeededFuture())
-          .compose(
-              ignored ->
-                  api.patch(
-                      context,
-                      AsyncKubeApi.corePath(ns, "events", d.eventName()),
-                      AsyncKubeApi.MERGE_PATCH,
-                      patch))
+      return api.patch(
+              context,
+              AsyncKubeApi.corePath(ns, "events", d.eventName()),
+              AsyncKubeApi.MERGE_PATCH,
+              patch)
           .recover(
               e -> {
                 if (e instanceof KubeApiException k && k.isNotFound()) {
@@ -181,11 +189,7 @@ public final class KubeEventRecorder implements EventSink {
                 return Future.failedFuture(e);
               });
     }
-    String name = d.eventName();
-    Future<JsonObject> created = create(p, name, now, now, 1);
-    creating.put(name, created);
-    created.onComplete(ar -> creating.remove(name, created));
-    return created;
+    return create(p, d.eventName(), now, now, 1);
   }
 
   private Future<JsonObject> create(Pending p, String name, String first, String last, int count) {
