@@ -220,12 +220,12 @@ public final class MemberSecrets {
       try {
         spec = spec(secret);
       } catch (IllegalArgumentException e) {
-        release(secretName);
+        releaseIfHeld(secret);
         return;
       }
       if (!pendingLeaves.containsKey(spec.name()) && members.get(spec.name()) == null) {
         if (members.join(spec) != null) {
-          release(secretName);
+          releaseIfHeld(secret);
           return;
         }
       }
@@ -274,7 +274,7 @@ public final class MemberSecrets {
     String secretName = last.getMetadata().getName();
     String member = memberBySecret.remove(secretName);
     if (member == null || memberBySecret.containsValue(member)) {
-      release(secretName);
+      releaseIfHeld(last);
       return;
     }
     startLeave(last, member, true);
@@ -301,7 +301,7 @@ public final class MemberSecrets {
         policy == LeavePolicy.DELETE_COPIES ? "deleting" : "orphaning");
     schedule(member, at, policy);
     if (recorded) {
-      record(last, member, at).onSuccess(v -> release(secretName));
+      record(last, member, at).onSuccess(v -> releaseIfHeld(last));
     }
   }
 
@@ -377,7 +377,17 @@ public final class MemberSecrets {
             });
   }
 
-  /** Removes Pier's finalizer from a Secret that no longer joins a member. */
+  /**
+   * Removes Pier's finalizer from a Secret that no longer joins a member, when its last state
+   * carries it: a Secret whose deletion has completed needs nothing.
+   */
+  private void releaseIfHeld(Secret last) {
+    List<String> finalizers = last.getMetadata().getFinalizers();
+    if (finalizers != null && finalizers.contains(FederationKeys.MEMBER_SECRET_FINALIZER)) {
+      release(last.getMetadata().getName());
+    }
+  }
+
   private void release(String secretName) {
     writer
         .removeFinalizer(ctx, secretName, FederationKeys.MEMBER_SECRET_FINALIZER)
