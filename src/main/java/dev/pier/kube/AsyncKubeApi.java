@@ -122,8 +122,7 @@ public final class AsyncKubeApi {
             .timeout(REQUEST_TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
     HttpRequest request =
         body == null ? builder.build() : builder.method(method, contentType, body.encode()).build();
-    CompletableFuture<HttpResponse<String>> sent = sendAsync(request);
-    return Future.fromCompletionStage(sent, ctx)
+    return Future.fromCompletionStage(sendAsync(request), ctx)
         .compose(
             response -> {
               String text = response.body();

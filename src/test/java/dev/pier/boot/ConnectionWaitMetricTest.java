@@ -1,15 +1,12 @@
 package dev.pier.boot;
 
+import static dev.pier.cloud.webhook.NumberedServices.numbered;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pier.cloud.webhook.WebhookLoadBalancerProvider;
 import dev.pier.cloud.webhook.WebhookOptions;
 import dev.pier.metrics.PierMetrics;
 import dev.pier.model.ClusterIdentity;
-import dev.pier.model.LbPort;
-import dev.pier.model.LbService;
-import dev.pier.model.LbStatus;
-import dev.pier.model.ServiceKey;
 import dev.pier.testkit.HoldingHttpServer;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
@@ -18,7 +15,6 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -92,7 +88,7 @@ class ConnectionWaitMetricTest {
     provider.initialize(CLUSTER, List.of()).await(10, TimeUnit.SECONDS);
     List<Future<Void>> calls = new ArrayList<>();
     for (int i = 0; i < CALLS; i++) {
-      calls.add(provider.ensureLoadBalancerDeleted("c", svc(i)));
+      calls.add(provider.ensureLoadBalancerDeleted("c", numbered(i)));
     }
     Future.all(calls).await(30, TimeUnit.SECONDS);
     assertThat(server.received()).as("requests the server got").isEqualTo(CALLS);
@@ -120,20 +116,5 @@ class ConnectionWaitMetricTest {
   private static String grep(String text, String word) {
     return String.join(
         "\n", text.lines().filter(l -> l.contains(word) && !l.startsWith("#")).toList());
-  }
-
-  private static LbService svc(int i) {
-    return new LbService(
-        new ServiceKey("c", "ns", "s" + i),
-        "u-" + i,
-        List.of(new LbPort("a", "TCP", 80, 30080)),
-        null,
-        "Cluster",
-        0,
-        "None",
-        List.of(),
-        Map.of(),
-        List.of(),
-        LbStatus.EMPTY);
   }
 }

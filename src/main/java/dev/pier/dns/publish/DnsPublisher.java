@@ -399,12 +399,14 @@ public final class DnsPublisher implements DnsSync {
         desired.putIfAbsent(name, List.of());
       }
     }
-    if (unknown.isEmpty()) {
-      return applyKnown(cluster, zone, objectKey, service, ref, desired, before, mark);
-    }
     Set<String> kept = new LinkedHashSet<>(before);
     kept.retainAll(unknown);
-    return applyKnown(cluster, zone, objectKey, service, ref, desired, before, mark)
+    Future<WorkResult> applied =
+        applyKnown(cluster, zone, objectKey, service, ref, desired, before, mark);
+    if (unknown.isEmpty()) {
+      return applied;
+    }
+    return applied
         .andThen(ar -> keep(objectKey, kept))
         .map(r -> holdUnknown(cluster, service, ref, serving, unknown, r));
   }

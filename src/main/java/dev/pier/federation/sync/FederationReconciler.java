@@ -40,6 +40,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 
 /**
  * One federated Service's runs. A key of the host cluster aggregates: it keeps the federation's
@@ -54,6 +55,8 @@ final class FederationReconciler {
   private static final Duration WAIT_FOR_COPIES = Duration.ofSeconds(2);
   // A deletion the guard holds is asked again this often (it goes once the window has room).
   private static final Duration HELD_RECHECK = Duration.ofMinutes(1);
+  // A host write that met a newer version (409) runs again soon, on what the Service is now.
+  private static final Duration CONFLICT_RETRY = Duration.ofSeconds(1);
   private static final Set<WorkKind> RUN = Set.of(WorkKind.RECONCILE);
   private static final HeldMembers.Decision NOT_HOLDING =
       HeldMembers.decide(List.of(), 0, Duration.ZERO, 0);
@@ -67,7 +70,7 @@ final class FederationReconciler {
   private final DnsPublisher dns;
   private final HeldNames heldNames;
   private final DeletionGuard guard;
-  private final java.util.function.Predicate<String> labelledNamespace;
+  private final Predicate<String> labelledNamespace;
 
   /**
    * @param dns publishes the federated Services' names, or null without DNS
@@ -85,7 +88,7 @@ final class FederationReconciler {
       DnsPublisher dns,
       HeldNames heldNames,
       DeletionGuard guard,
-      java.util.function.Predicate<String> labelledNamespace) {
+      Predicate<String> labelledNamespace) {
     this.guard = guard;
     this.labelledNamespace = labelledNamespace;
     this.dns = dns;
@@ -340,7 +343,7 @@ final class FederationReconciler {
   private Future<WorkResult> failed(Service hostSvc, Member member, String what, Throwable e) {
     if (FederationWrites.isConflict(e)) {
       // The cache was behind (a copy made or changed meanwhile): run again once it caught up.
-      return Future.succeededFuture(WorkResult.retryAfter(Duration.ofSeconds(1), RUN));
+      return Future.succeededFuture(WorkResult.retryAfter(CONFLICT_RETRY, RUN));
     }
     if (hostSvc != null) {
       event(
@@ -408,7 +411,7 @@ final class FederationReconciler {
             e -> {
               if (FederationWrites.isConflict(e)) {
                 // The Service changed since this run read it: run again on what it is now.
-                return Future.succeededFuture(WorkResult.retryAfter(Duration.ofSeconds(1), RUN));
+                return Future.succeededFuture(WorkResult.retryAfter(CONFLICT_RETRY, RUN));
               }
               log.warn(ref(svc), "aggregating status failed: {}", e.getMessage());
               return Future.succeededFuture(WorkResult.retry(RUN));
@@ -625,7 +628,7 @@ final class FederationReconciler {
         .recover(
             e -> {
               if (FederationWrites.isConflict(e)) {
-                return Future.succeededFuture(WorkResult.retryAfter(Duration.ofSeconds(1), RUN));
+                return Future.succeededFuture(WorkResult.retryAfter(CONFLICT_RETRY, RUN));
               }
               log.warn(ref(svc), "removing the federation's finalizer failed: {}", e.getMessage());
               return Future.succeededFuture(WorkResult.retry(RUN));

@@ -232,7 +232,6 @@ public final class FederationVerticle extends VerticleBase {
     queue.add(key, WorkKind.RECONCILE);
   }
 
-  /** The host's key and every member's key of one Service. */
   /** A namespace opted in or out: its federated Services run again. */
   private void namespaceChanged(String namespace) {
     for (Service s : host.services()) {
@@ -242,6 +241,7 @@ public final class FederationVerticle extends VerticleBase {
     }
   }
 
+  /** The host's key and every member's key of one Service. */
   private void addAll(String namespace, String name) {
     add(new ServiceKey(host.name(), namespace, name));
     for (Member m : members.all()) {

@@ -1,12 +1,9 @@
 package dev.pier.cloud.webhook;
 
+import static dev.pier.cloud.webhook.NumberedServices.numbered;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pier.model.ClusterIdentity;
-import dev.pier.model.LbPort;
-import dev.pier.model.LbService;
-import dev.pier.model.LbStatus;
-import dev.pier.model.ServiceKey;
 import dev.pier.testkit.HoldingHttpServer;
 import dev.pier.util.RequestFence;
 import io.vertx.core.Future;
@@ -14,7 +11,6 @@ import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
@@ -74,7 +70,7 @@ class WebhookFenceTest {
     provider.initialize(CLUSTER, List.of()).await(10, TimeUnit.SECONDS);
     List<Future<Void>> calls = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
-      calls.add(provider.ensureLoadBalancerDeleted("c", svc(i)));
+      calls.add(provider.ensureLoadBalancerDeleted("c", numbered(i)));
     }
     Thread.sleep(100);
     fence.current.incrementAndGet();
@@ -88,20 +84,5 @@ class WebhookFenceTest {
                 assertThat(c.cause())
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageStartingWith("deposed: webhook delete"));
-  }
-
-  private static LbService svc(int i) {
-    return new LbService(
-        new ServiceKey("c", "ns", "s" + i),
-        "u-" + i,
-        List.of(new LbPort("a", "TCP", 80, 30080)),
-        null,
-        "Cluster",
-        0,
-        "None",
-        List.of(),
-        Map.of(),
-        List.of(),
-        LbStatus.EMPTY);
   }
 }

@@ -1,17 +1,13 @@
 package dev.pier.cloud.webhook;
 
+import static dev.pier.cloud.webhook.NumberedServices.numbered;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pier.model.ClusterIdentity;
-import dev.pier.model.LbPort;
-import dev.pier.model.LbService;
-import dev.pier.model.LbStatus;
-import dev.pier.model.ServiceKey;
 import dev.pier.testkit.HoldingHttpServer;
 import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -42,27 +38,12 @@ class WebhookPoolSizeTest {
     server.close();
   }
 
-  private static LbService svc(int i) {
-    return new LbService(
-        new ServiceKey("c", "ns", "s" + i),
-        "u-" + i,
-        List.of(new LbPort("a", "TCP", 80, 30080)),
-        null,
-        "Cluster",
-        0,
-        "None",
-        List.of(),
-        Map.of(),
-        List.of(),
-        LbStatus.EMPTY);
-  }
-
   private int peakOfConcurrentCalls(WebhookOptions options) throws Exception {
     WebhookLoadBalancerProvider provider =
         new WebhookLoadBalancerProvider(
             vertx, options.setUrl(server.url()).setRetries(0).setTimeout(Duration.ofSeconds(10)));
     provider.initialize(CLUSTER, List.of()).await(10, TimeUnit.SECONDS);
-    return server.peakOf(CALLS, i -> provider.ensureLoadBalancerDeleted("c", svc(i)));
+    return server.peakOf(CALLS, i -> provider.ensureLoadBalancerDeleted("c", numbered(i)));
   }
 
   @Test

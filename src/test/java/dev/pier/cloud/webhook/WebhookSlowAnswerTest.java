@@ -1,15 +1,12 @@
 package dev.pier.cloud.webhook;
 
+import static dev.pier.cloud.webhook.NumberedServices.numbered;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.pier.cloud.ProviderException;
 import dev.pier.model.ClusterIdentity;
-import dev.pier.model.LbPort;
-import dev.pier.model.LbService;
-import dev.pier.model.LbStatus;
-import dev.pier.model.ServiceKey;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
@@ -17,7 +14,6 @@ import io.vertx.core.http.HttpServerRequest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -84,27 +80,12 @@ class WebhookSlowAnswerTest {
             });
   }
 
-  private static LbService svc(int i) {
-    return new LbService(
-        new ServiceKey("c", "ns", "s" + i),
-        "u-" + i,
-        List.of(new LbPort("a", "TCP", 80, 30080)),
-        null,
-        "Cluster",
-        0,
-        "None",
-        List.of(),
-        Map.of(),
-        List.of(),
-        LbStatus.EMPTY);
-  }
-
   @Test
   void aTricklingAnswerFailsTheCallAtTheTimeout() {
     long start = System.nanoTime();
     Throwable thrown =
         catchThrowable(
-            () -> provider.ensureLoadBalancerDeleted("c", svc(0)).await(10, TimeUnit.SECONDS));
+            () -> provider.ensureLoadBalancerDeleted("c", numbered(0)).await(10, TimeUnit.SECONDS));
     assertThat(thrown).as(String.valueOf(thrown)).isInstanceOf(ProviderException.Retry.class);
     assertThat(thrown).hasMessageContaining("no complete answer within 1000 ms");
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(TIMEOUT.multipliedBy(5));
@@ -115,7 +96,7 @@ class WebhookSlowAnswerTest {
     // More slow calls at once than the client keeps connections per server.
     List<Future<Void>> slow = new ArrayList<>();
     for (int i = 0; i < MAX_CONNECTIONS * 2 + 2; i++) {
-      slow.add(provider.ensureLoadBalancerDeleted("c", svc(i)));
+      slow.add(provider.ensureLoadBalancerDeleted("c", numbered(i)));
     }
     for (Future<Void> f : slow) {
       assertThatThrownBy(() -> f.await(10, TimeUnit.SECONDS))
@@ -123,6 +104,6 @@ class WebhookSlowAnswerTest {
     }
     trickle = false;
     // The server is well again: the next call goes through at once.
-    provider.ensureLoadBalancerDeleted("c", svc(99)).await(5, TimeUnit.SECONDS);
+    provider.ensureLoadBalancerDeleted("c", numbered(99)).await(5, TimeUnit.SECONDS);
   }
 }
