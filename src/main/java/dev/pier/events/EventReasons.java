@@ -41,6 +41,7 @@ public final class EventReasons {
   public static final String CLUSTER_UNREACHABLE = "ClusterUnreachable";
   public static final String FEDERATED_NAMES_HELD = "FederatedNamesHeld";
   public static final String COPY_TERMINATING = "FederatedCopyTerminating";
+  public static final String COPY_FIELD_CONFLICT = "FederatedCopyFieldConflict";
   public static final String CLUSTER_NOT_READY = "ClusterNotReady";
   public static final String INVALID_PLACEMENT = "InvalidPlacement";
   public static final String DELETION_TIMED_OUT = "FederatedDeletionTimedOut";

@@ -1,19 +1,18 @@
 package dev.pier.federation;
 
 import dev.pier.model.FederationKeys;
-import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
-import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.api.model.ServiceSpec;
 import io.fabric8.kubernetes.api.model.ServiceSpecBuilder;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 
 /** The member copies of a host Service: whose they are, what to create, what to update. */
@@ -102,8 +101,7 @@ public final class MemberServices {
     spec.setIpFamilyPolicy(null);
     // Never propagated: with the member's rights, a host user's externalIPs would intercept
     // traffic to any address in every member (CVE-2020-8554).
-    // Empty, not null: the API server omits an empty list, which reads back as an empty one.
-    spec.setExternalIPs(new ArrayList<>());
+    spec.setExternalIPs(null);
     return new ServiceBuilder()
         .withApiVersion("v1")
         .withKind("Service")
@@ -118,125 +116,60 @@ public final class MemberServices {
   }
 
   /**
-   * What to write over an existing, owned member Service so that it matches {@code desired}, or
-   * null when it already does. The write keeps the member's metadata (uid, resourceVersion,
-   * finalizers, ...) and every label and annotation Pier did not copy there (another controller's:
-   * Pier never fights over them), with desired's labels and annotations over them and those Pier
-   * copied before and the host dropped removed; and desired's spec with what the member allocated
-   * for itself: clusterIP(s), nodePorts (matched by port and protocol, whatever the name),
-   * healthCheckNodePort, ipFamilies, ipFamilyPolicy.
-   *
-   * <p>Like the seed's {@code Equivalent} this compares what users write, not bytes: a field
-   * desired leaves unset that the member holds at its API server's default (type ClusterIP,
-   * sessionAffinity None, a port's protocol TCP, ...) counts as equal, since writing it unset would
-   * default it the same way.
+   * The apply configuration of a copy: {@code desired} as JSON, without the spec fields at their
+   * API defaults ({@link ServiceDefaults}), so that a member's controller may set those. Pier sends
+   * it whole, under {@link CopyApply#MANAGER}; the fields it leaves out are not Pier's.
    */
-  public static Service update(Service desired, Service existing) {
-    ServiceSpec want = new ServiceSpecBuilder(desired.getSpec()).build();
-    ServiceSpec have = existing.getSpec() == null ? new ServiceSpec() : existing.getSpec();
-    keepAllocated(want, have);
-    keepDefaults(want, have);
-    ObjectMeta em = existing.getMetadata();
-    ObjectMeta dm = desired.getMetadata();
-    CopiedKeys before = CopiedKeys.of(orEmpty(em.getAnnotations()));
-    Map<String, String> labels =
-        merged(orEmpty(em.getLabels()), orEmpty(dm.getLabels()), before.labels());
-    Map<String, String> annotations =
-        merged(orEmpty(em.getAnnotations()), orEmpty(dm.getAnnotations()), before.annotations());
-    boolean same =
-        Objects.equals(em.getName(), dm.getName())
-            && Objects.equals(em.getNamespace(), dm.getNamespace())
-            && orEmpty(em.getLabels()).equals(labels)
-            && orEmpty(em.getAnnotations()).equals(annotations)
-            && want.equals(have);
-    if (same) {
-      return null;
+  public static JsonObject config(Service desired) {
+    JsonObject json = new JsonObject(Serialization.asJson(desired));
+    JsonObject spec = json.getJsonObject("spec");
+    if (spec != null) {
+      json.put("spec", ServiceDefaults.strip(spec));
     }
-    ObjectMeta meta =
-        new ObjectMetaBuilder(em).withLabels(labels).withAnnotations(annotations).build();
-    meta.setManagedFields(null);
-    return new ServiceBuilder(existing).withMetadata(meta).withSpec(want).build();
+    return json;
   }
 
-  private static void keepAllocated(ServiceSpec want, ServiceSpec have) {
-    boolean externalName = "ExternalName".equals(want.getType());
-    if (!externalName && want.getClusterIP() == null) {
-      want.setClusterIP(have.getClusterIP());
-      if (want.getClusterIPs() == null) {
-        want.setClusterIPs(
-            have.getClusterIPs() == null ? null : new ArrayList<>(have.getClusterIPs()));
-      }
-    }
-    if (!externalName && want.getIpFamilies() == null && have.getIpFamilies() != null) {
-      want.setIpFamilies(new ArrayList<>(have.getIpFamilies()));
-    }
-    if (!externalName && want.getIpFamilyPolicy() == null) {
-      want.setIpFamilyPolicy(have.getIpFamilyPolicy());
-    }
-    String type = want.getType() == null ? "ClusterIP" : want.getType();
-    boolean loadBalancer = type.equals("LoadBalancer");
-    // The API server refuses these on a Service that no longer may have them.
-    if (want.getHealthCheckNodePort() == null
-        && loadBalancer
-        && "Local".equals(want.getExternalTrafficPolicy())) {
-      want.setHealthCheckNodePort(have.getHealthCheckNodePort());
-    }
-    boolean nodePorts = loadBalancer || type.equals("NodePort");
-    if (nodePorts && want.getPorts() != null && have.getPorts() != null) {
-      for (ServicePort w : want.getPorts()) {
-        if (w.getNodePort() != null) {
-          continue;
-        }
-        for (ServicePort h : have.getPorts()) {
-          // (port, protocol) is unique within a Service; a renamed port keeps its nodePort, so
-          // the member's load balancer does not move.
-          if (protocol(w).equals(protocol(h)) && Objects.equals(w.getPort(), h.getPort())) {
-            w.setNodePort(h.getNodePort());
-            break;
-          }
+  /**
+   * What to send so that an existing, owned copy matches {@code desired}, or null when it already
+   * does ({@link CopyApply}). Like the seed's {@code Equivalent} it compares what users write:
+   * fields the member allocates or defaults, and those another controller owns, are not a
+   * difference.
+   */
+  public static CopyApply.Change change(Service desired, Service existing) {
+    return CopyApply.change(config(desired), new JsonObject(Serialization.asJson(existing)));
+  }
+
+  /**
+   * The copy without the federation's marks and without Pier's managed-fields entries: what an
+   * orphaning leaves behind, owned by no one of Pier's.
+   */
+  public static Service orphaned(Service copy) {
+    ObjectMeta m = copy.getMetadata();
+    Map<String, String> labels = new LinkedHashMap<>(orEmpty(m.getLabels()));
+    labels.remove(FederationKeys.FEDERATION_LABEL);
+    Map<String, String> annotations = new LinkedHashMap<>(orEmpty(m.getAnnotations()));
+    annotations.remove(FederationKeys.HOST_CLUSTER_UID_ANNOTATION);
+    annotations.remove(FederationKeys.HOST_SERVICE_UID_ANNOTATION);
+    annotations.remove(FederationKeys.COPIED_KEYS_ANNOTATION);
+    List<ManagedFieldsEntry> kept = new ArrayList<>();
+    if (m.getManagedFields() != null) {
+      for (ManagedFieldsEntry e : m.getManagedFields()) {
+        if (!CopyApply.MANAGER.equals(e.getManager())) {
+          kept.add(e);
         }
       }
     }
-  }
-
-  private static void keepDefaults(ServiceSpec want, ServiceSpec have) {
-    if (want.getType() == null && "ClusterIP".equals(have.getType())) {
-      want.setType(have.getType());
+    if (kept.isEmpty()) {
+      // An empty list keeps the server's entries; one empty entry clears them.
+      kept.add(new ManagedFieldsEntry());
     }
-    if (want.getSessionAffinity() == null && "None".equals(have.getSessionAffinity())) {
-      want.setSessionAffinity(have.getSessionAffinity());
-    }
-    if (want.getInternalTrafficPolicy() == null
-        && "Cluster".equals(have.getInternalTrafficPolicy())) {
-      want.setInternalTrafficPolicy(have.getInternalTrafficPolicy());
-    }
-    if (want.getExternalTrafficPolicy() == null
-        && "Cluster".equals(have.getExternalTrafficPolicy())) {
-      want.setExternalTrafficPolicy(have.getExternalTrafficPolicy());
-    }
-    if (want.getAllocateLoadBalancerNodePorts() == null
-        && Boolean.TRUE.equals(have.getAllocateLoadBalancerNodePorts())) {
-      want.setAllocateLoadBalancerNodePorts(true);
-    }
-    if (want.getPorts() == null || have.getPorts() == null) {
-      return;
-    }
-    for (int i = 0; i < want.getPorts().size() && i < have.getPorts().size(); i++) {
-      ServicePort w = want.getPorts().get(i);
-      ServicePort h = have.getPorts().get(i);
-      if (w.getProtocol() == null && "TCP".equals(h.getProtocol())) {
-        w.setProtocol("TCP");
-      }
-      if (w.getTargetPort() == null
-          && w.getPort() != null
-          && new IntOrString(w.getPort()).equals(h.getTargetPort())) {
-        w.setTargetPort(new IntOrString(w.getPort()));
-      }
-    }
-  }
-
-  private static String protocol(ServicePort p) {
-    return p.getProtocol() == null ? "TCP" : p.getProtocol();
+    return new ServiceBuilder(copy)
+        .editMetadata()
+        .withLabels(labels)
+        .withAnnotations(annotations)
+        .withManagedFields(kept)
+        .endMetadata()
+        .build();
   }
 
   private static Map<String, String> copyable(Map<String, String> from) {
@@ -249,23 +182,6 @@ public final class MemberServices {
             }
           });
     }
-    return out;
-  }
-
-  /**
-   * The member's keys with Pier's written over them: a key Pier copied before and the host no
-   * longer has goes; every other key the member holds (another controller's) stays.
-   */
-  private static Map<String, String> merged(
-      Map<String, String> member, Map<String, String> pier, Set<String> copiedBefore) {
-    Map<String, String> out = new LinkedHashMap<>(member);
-    copiedBefore.forEach(
-        k -> {
-          if (!pier.containsKey(k)) {
-            out.remove(k);
-          }
-        });
-    out.putAll(pier);
     return out;
   }
 

@@ -21,6 +21,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class AsyncKubeApi {
   public static final String MERGE_PATCH = "application/merge-patch+json";
   public static final String STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json";
+
+  /** Server-side apply; JSON is YAML, so the body is JSON. */
+  public static final String APPLY_PATCH = "application/apply-patch+yaml";
+
   private static final String JSON = "application/json";
 
   /** Every request's total deadline: a black-holed API server never holds a key for long. */
@@ -133,7 +137,8 @@ public final class AsyncKubeApi {
               return Future.failedFuture(
                   new KubeApiException(
                       response.code(),
-                      method + " " + path + ": " + response.code() + " " + reason(text)));
+                      method + " " + path + ": " + response.code() + " " + reason(text),
+                      KubeApiException.fieldConflicts(text)));
             });
   }
 

@@ -30,6 +30,15 @@ public final class FederationKeys {
    */
   public static final String COPIED_KEYS_ANNOTATION = "pier.dev/copied-keys";
 
+  /** The field manager of Pier's writes to member copies (server-side apply, and creates). */
+  public static final String COPY_FIELD_MANAGER = "pier-federation";
+
+  /**
+   * The manager Pier's whole-object writes to copies ran under before it applied server-side: the
+   * Kubernetes client's default. What it owns on a copy moves to {@link #COPY_FIELD_MANAGER} once.
+   */
+  public static final String LEGACY_FIELD_MANAGER = "fabric8-kubernetes-client";
+
   public static final String FINALIZER = "federation.kubernetes.io/delete-from-underlying-clusters";
   public static final String ORPHAN_FINALIZER = "orphan";
   public static final String INGRESSES_ANNOTATION = "federation.kubernetes.io/service-ingresses";

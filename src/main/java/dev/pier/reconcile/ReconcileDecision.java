@@ -6,6 +6,7 @@ import dev.pier.cloud.VerifyResult;
 import dev.pier.events.EventReasons;
 import dev.pier.model.LbIngress;
 import dev.pier.model.LbStatus;
+import dev.pier.model.ResourceVersions;
 import dev.pier.policy.ServiceFilter;
 import dev.pier.queue.WorkKind;
 import dev.pier.queue.WorkResult;
@@ -78,14 +79,7 @@ public final class ReconcileDecision {
    * etcd makes them; anything else counts as caught up.
    */
   public static boolean cacheBehind(String cachedVersion, StatusWrite last) {
-    if (last == null || last.resourceVersion() == null || cachedVersion == null) {
-      return false;
-    }
-    try {
-      return Long.parseLong(cachedVersion) < Long.parseLong(last.resourceVersion());
-    } catch (NumberFormatException e) {
-      return false;
-    }
+    return last != null && ResourceVersions.older(cachedVersion, last.resourceVersion());
   }
 
   /**

@@ -8,10 +8,13 @@ import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.ServicePort;
-import java.util.ArrayList;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 
@@ -99,8 +102,12 @@ class MemberServicesTest {
     return MemberServices.desired(host(), FED, HOST_CLUSTER, HOST_SERVICE);
   }
 
-  /** The member copy as the member's API server keeps it after creating desired(). */
+  /** The member copy as the member's API server keeps it after Pier created desired(). */
   private static Service created() {
+    return managed(allocated(), entry(CopyApply.MANAGER, "Update", createdPaths()));
+  }
+
+  private static Service allocated() {
     Service d = desired();
     return new ServiceBuilder(d)
         .editMetadata()
@@ -153,23 +160,21 @@ class MemberServicesTest {
         new ServiceBuilder(host()).editSpec().withExternalIPs("203.0.113.7").endSpec().build();
     Service desired = MemberServices.desired(withExternalIps, FED, HOST_CLUSTER, HOST_SERVICE);
     assertThat(desired.getSpec().getExternalIPs()).isNullOrEmpty();
-    // A copy that carries them (made before, or edited in the member) loses them.
-    Service existing =
-        new ServiceBuilder(desired)
-            .editMetadata()
-            .withUid("m1")
-            .endMetadata()
-            .editSpec()
-            .withExternalIPs("203.0.113.7")
-            .endSpec()
-            .build();
-    Service update = MemberServices.update(desired, existing);
-    assertThat(update).isNotNull();
-    assertThat(update.getSpec().getExternalIPs()).isNullOrEmpty();
-    // The API server omits an empty list, which reads back empty: that is no difference.
-    Service readBack =
-        new ServiceBuilder(update).editSpec().withExternalIPs(new ArrayList<>()).endSpec().build();
-    assertThat(MemberServices.update(desired, readBack)).isNull();
+    assertThat(MemberServices.config(desired).getJsonObject("spec").containsKey("externalIPs"))
+        .isFalse();
+    // A copy that carries them from Pier's own earlier write loses them; another manager's stay.
+    Service pierWrote =
+        managed(
+            edit(created(), b -> b.editSpec().withExternalIPs("203.0.113.7").endSpec()),
+            entry(CopyApply.MANAGER, "Apply", appliedPaths()),
+            entry("fabric8-kubernetes-client", "Update", Set.of(p("f:spec", "f:externalIPs"))));
+    assertThat(MemberServices.change(desired, pierWrote)).isNotNull();
+    Service theirs =
+        managed(
+            edit(created(), b -> b.editSpec().withExternalIPs("203.0.113.7").endSpec()),
+            entry(CopyApply.MANAGER, "Apply", appliedPaths()),
+            entry("ipam", "Update", Set.of(p("f:spec", "f:externalIPs"))));
+    assertThat(MemberServices.change(desired, theirs)).isNull();
   }
 
   @Test
@@ -304,231 +309,327 @@ class MemberServicesTest {
     assertThat(d.getSpec().getClusterIPs()).containsExactly("None");
   }
 
-  @Test
-  void updateIsNullWhenTheMemberMatches() {
-    assertThat(MemberServices.update(desired(), created())).isNull();
+  /** The paths an apply of desired()'s configuration leaves owned by Pier's manager. */
+  private static Set<List<String>> appliedPaths() {
+    Set<List<String>> paths = new java.util.LinkedHashSet<>();
+    for (List<String> path : FieldPaths.of(MemberServices.config(desired()))) {
+      if (path.get(0).equals("f:spec") || path.size() > 2) {
+        paths.add(path);
+      }
+    }
+    return paths;
+  }
+
+  /** The paths a create of desired()'s configuration leaves owned by its manager. */
+  private static Set<List<String>> createdPaths() {
+    Set<List<String>> paths = appliedPaths();
+    // Defaulted at the create, so owned by it too.
+    paths.add(p("f:spec", "f:sessionAffinity"));
+    paths.add(p("f:spec", "f:ports", DNS_PORT, "f:targetPort"));
+    return paths;
+  }
+
+  private static final String HTTP_PORT = "k:{\"port\":80,\"protocol\":\"TCP\"}";
+  private static final String DNS_PORT = "k:{\"port\":53,\"protocol\":\"UDP\"}";
+
+  private static List<String> p(String... steps) {
+    return List.of(steps);
+  }
+
+  private static JsonObject entry(String manager, String operation, Set<List<String>> paths) {
+    return new JsonObject()
+        .put("manager", manager)
+        .put("operation", operation)
+        .put("apiVersion", "v1")
+        .put("fieldsType", "FieldsV1")
+        .put("fieldsV1", FieldPaths.toFieldsV1(paths));
+  }
+
+  private static Service managed(Service s, JsonObject... entries) {
+    JsonObject json = new JsonObject(Serialization.asJson(s));
+    json.getJsonObject("metadata").put("managedFields", new JsonArray(List.of((Object[]) entries)));
+    return Serialization.unmarshal(json.encode(), Service.class);
+  }
+
+  private static Set<List<String>> owned(JsonArray managedFields, String manager, String op) {
+    for (Object e : managedFields) {
+      JsonObject entry = (JsonObject) e;
+      if (manager.equals(entry.getString("manager")) && op.equals(entry.getString("operation"))) {
+        return FieldPaths.leaves(entry.getJsonObject("fieldsV1"));
+      }
+    }
+    return Set.of();
+  }
+
+  private static JsonArray migration(Service desired, Service have) {
+    return CopyApply.migration(
+        MemberServices.config(desired), new JsonObject(Serialization.asJson(have)));
+  }
+
+  private static Service applied() {
+    return managed(created(), entry(CopyApply.MANAGER, "Apply", appliedPaths()));
   }
 
   @Test
-  void updateIsNullWhenTheMemberHoldsDefaultsDesiredLeavesUnset() {
+  void configLeavesOutWhatTheMemberDefaultsAndKeepsEveryPortsProtocol() {
     Service sparse =
-        edit(
-            desired(),
-            b ->
-                b.editSpec()
-                    .withType(null)
-                    .withSessionAffinity(null)
-                    .withInternalTrafficPolicy(null)
-                    .withExternalTrafficPolicy(null)
-                    .withAllocateLoadBalancerNodePorts(null)
-                    .withHealthCheckNodePort(null)
-                    .editFirstPort()
-                    .withProtocol(null)
-                    .withTargetPort(null)
-                    .withPort(8080)
-                    .endPort()
-                    .endSpec());
-    Service member =
-        edit(
-            created(),
-            b ->
-                b.editSpec()
-                    .withType("ClusterIP")
-                    .withExternalTrafficPolicy(null)
-                    .withHealthCheckNodePort(null)
-                    .withAllocateLoadBalancerNodePorts(null)
-                    .editFirstPort()
-                    .withPort(8080)
-                    .withTargetPort(new IntOrString(8080))
-                    .withNodePort(null)
-                    .endPort()
-                    .editLastPort()
-                    .withNodePort(null)
-                    .endPort()
-                    .endSpec());
-    assertThat(MemberServices.update(sparse, member)).isNull();
-    Service affinity = edit(member, b -> b.editSpec().withSessionAffinity("ClientIP").endSpec());
-    assertThat(MemberServices.update(sparse, affinity)).isNotNull();
+        MemberServices.desired(
+            edit(
+                host(),
+                b ->
+                    b.editSpec()
+                        .withType("ClusterIP")
+                        .withExternalTrafficPolicy("Cluster")
+                        .editLastPort()
+                        .withTargetPort(new IntOrString(53))
+                        .endPort()
+                        .endSpec()),
+            FED,
+            HOST_CLUSTER,
+            HOST_SERVICE);
+    JsonObject spec = MemberServices.config(sparse).getJsonObject("spec");
+    assertThat(spec.fieldNames())
+        .doesNotContain(
+            "type",
+            "sessionAffinity",
+            "externalTrafficPolicy",
+            "internalTrafficPolicy",
+            "allocateLoadBalancerNodePorts",
+            "clusterIP",
+            "healthCheckNodePort")
+        .contains("selector", "ports");
+    JsonArray ports = spec.getJsonArray("ports");
+    assertThat(ports.getJsonObject(0).getValue("targetPort")).isEqualTo(8080);
+    assertThat(ports.getJsonObject(1).containsKey("targetPort")).isFalse();
+    assertThat(ports.getJsonObject(1).getString("protocol")).isEqualTo("UDP");
+    assertThat(ports.getJsonObject(0).containsKey("nodePort")).isFalse();
   }
 
   @Test
-  void aRenamedPortKeepsItsNodePortSoTheMembersLoadBalancerStays() {
+  void nothingToSendWhenTheCopyMatches() {
+    assertThat(MemberServices.change(desired(), created())).isNull();
+    assertThat(MemberServices.change(desired(), applied())).isNull();
+  }
+
+  /** A policy engine sets a field the host leaves at its default: the member's, no write. */
+  @Test
+  void aFieldTheHostLeavesAtItsDefaultIsTheMembers() {
+    Service theirs =
+        managed(
+            edit(applied(), b -> b.editSpec().withSessionAffinity("ClientIP").endSpec()),
+            entry(CopyApply.MANAGER, "Apply", appliedPaths()),
+            entry("policy-engine", "Update", Set.of(p("f:spec", "f:sessionAffinity"))));
+    assertThat(MemberServices.change(desired(), theirs)).isNull();
+  }
+
+  /** The host sets a field back to its default: Pier lets go of it, and the member defaults it. */
+  @Test
+  void aFieldTheHostSetsBackToItsDefaultIsReleased() {
+    Service local = desired();
+    Service cluster =
+        MemberServices.desired(
+            edit(host(), b -> b.editSpec().withExternalTrafficPolicy("Cluster").endSpec()),
+            FED,
+            HOST_CLUSTER,
+            HOST_SERVICE);
+    assertThat(local.getSpec().getExternalTrafficPolicy()).isEqualTo("Local");
+    CopyApply.Change change = MemberServices.change(cluster, applied());
+    assertThat(change).isNotNull();
+    assertThat(change.config().getJsonObject("spec").containsKey("externalTrafficPolicy"))
+        .isFalse();
+    assertThat(change.migrate()).isFalse();
+  }
+
+  @Test
+  void aRenamedPortIsAnApplyThatLeavesTheNodePortToTheMember() {
     Service renamed =
         edit(desired(), b -> b.editSpec().editFirstPort().withName("web").endPort().endSpec());
-    Service write = MemberServices.update(renamed, created());
-    assertThat(write).isNotNull();
-    assertThat(write.getSpec().getPorts().get(0).getName()).isEqualTo("web");
-    assertThat(write.getSpec().getPorts().get(0).getNodePort()).isEqualTo(31080);
-    assertThat(write.getSpec().getPorts().get(1).getNodePort()).isEqualTo(31053);
+    CopyApply.Change change = MemberServices.change(renamed, applied());
+    assertThat(change).isNotNull();
+    JsonObject port = change.config().getJsonObject("spec").getJsonArray("ports").getJsonObject(0);
+    assertThat(port.getString("name")).isEqualTo("web");
+    assertThat(port.getInteger("port")).isEqualTo(80);
+    assertThat(port.getString("protocol")).isEqualTo("TCP");
+    assertThat(port.containsKey("nodePort")).isFalse();
   }
 
   @Test
-  void updateKeepsWhatTheMemberAllocatedAndItsOwnMetadata() {
-    Service changed =
-        edit(desired(), b -> b.editSpec().editFirstPort().withPort(81).endPort().endSpec());
-    Service changedDns =
-        edit(
-            changed,
-            b ->
-                b.editSpec()
-                    .editLastPort()
-                    .withTargetPort(new IntOrString(5353))
-                    .endPort()
-                    .endSpec());
-    Service write = MemberServices.update(changedDns, created());
-    assertThat(write).isNotNull();
-    assertThat(write.getSpec().getClusterIP()).isEqualTo("10.96.0.5");
-    assertThat(write.getSpec().getClusterIPs()).containsExactly("10.96.0.5");
-    assertThat(write.getSpec().getIpFamilies()).containsExactly("IPv4");
-    assertThat(write.getSpec().getIpFamilyPolicy()).isEqualTo("SingleStack");
-    assertThat(write.getSpec().getHealthCheckNodePort()).isEqualTo(32111);
-    // port 81 is a new port (the match is port and protocol): the member allocates it afresh
-    assertThat(write.getSpec().getPorts().get(0).getPort()).isEqualTo(81);
-    assertThat(write.getSpec().getPorts().get(0).getNodePort()).isNull();
-    assertThat(write.getSpec().getPorts().get(1).getNodePort()).isEqualTo(31053);
-    assertThat(write.getSpec().getPorts().get(1).getTargetPort()).isEqualTo(new IntOrString(5353));
-    assertThat(write.getMetadata().getUid()).isEqualTo("member-uid");
-    assertThat(write.getMetadata().getResourceVersion()).isEqualTo("7");
-    assertThat(write.getMetadata().getFinalizers())
-        .containsExactly("service.kubernetes.io/load-balancer-cleanup");
-    assertThat(write.getMetadata().getLabels()).isEqualTo(desired().getMetadata().getLabels());
-    assertThat(write.getMetadata().getAnnotations())
-        .isEqualTo(desired().getMetadata().getAnnotations());
-  }
-
-  @Test
-  void nodePortsMatchByNameProtocolAndPortNotPosition() {
-    Service reordered =
+  void aDroppedPortThatPierOwnsIsAChange() {
+    Service oneField =
         edit(
             desired(),
             b -> {
               List<ServicePort> ports = b.buildSpec().getPorts();
-              return b.editSpec().withPorts(ports.get(1), ports.get(0)).endSpec();
+              return b.editSpec().withPorts(ports.get(0)).endSpec();
             });
-    Service write = MemberServices.update(reordered, created());
-    assertThat(write).isNotNull();
-    assertThat(write.getSpec().getPorts())
-        .extracting(ServicePort::getName, ServicePort::getNodePort)
-        .containsExactly(
-            org.assertj.core.groups.Tuple.tuple("dns", 31053),
-            org.assertj.core.groups.Tuple.tuple("http", 31080));
-    Service protocolChanged =
-        edit(desired(), b -> b.editSpec().editLastPort().withProtocol("TCP").endPort().endSpec());
-    Service w2 = MemberServices.update(protocolChanged, created());
-    assertThat(w2.getSpec().getPorts().get(1).getNodePort()).isNull();
-    assertThat(w2.getSpec().getPorts().get(0).getNodePort()).isEqualTo(31080);
+    assertThat(MemberServices.change(oneField, applied())).isNotNull();
   }
 
   @Test
-  void updateWhenTheSelectorChanges() {
-    Service changed =
+  void aChangedSelectorLabelOrAnnotationIsAChange() {
+    Service selector =
         edit(desired(), b -> b.editSpec().withSelector(Map.of("app", "web2")).endSpec());
-    Service write = MemberServices.update(changed, created());
-    assertThat(write).isNotNull();
-    assertThat(write.getSpec().getSelector()).isEqualTo(Map.of("app", "web2"));
-  }
-
-  @Test
-  void updateWhenALabelChanges() {
-    Service changed = edit(desired(), b -> b.editMetadata().addToLabels("tier", "a").endMetadata());
-    assertThat(MemberServices.update(changed, created()).getMetadata().getLabels())
-        .containsEntry("tier", "a");
+    assertThat(
+            MemberServices.change(selector, applied())
+                .config()
+                .getJsonObject("spec")
+                .getJsonObject("selector")
+                .getMap())
+        .isEqualTo(Map.of("app", "web2"));
+    Service label = edit(desired(), b -> b.editMetadata().addToLabels("tier", "a").endMetadata());
+    assertThat(MemberServices.change(label, applied())).isNotNull();
+    Service newHostUid =
+        MemberServices.desired(host(), FED, HOST_CLUSTER, "recreated-host-service");
+    assertThat(
+            MemberServices.change(newHostUid, applied())
+                .config()
+                .getJsonObject("metadata")
+                .getJsonObject("annotations")
+                .getString(FederationKeys.HOST_SERVICE_UID_ANNOTATION))
+        .isEqualTo("recreated-host-service");
   }
 
   /**
    * Another controller in the member (kube-vip, a policy engine, a webhook) adds its labels and
-   * annotations to a copy: they stay, and cause no write; only the keys Pier copied follow the
-   * host, including one the host dropped, which goes.
+   * annotations to a copy: they stay, cause no write, and are never in Pier's configuration; a key
+   * Pier copied and the host dropped is a change (the apply removes it).
    */
   @Test
   void keysAnotherControllerAddsStayAndCauseNoWrite() {
     Service theirs =
-        edit(
-            created(),
-            b ->
-                b.editMetadata()
-                    .addToLabels("policy.example.com/checked", "true")
-                    .addToAnnotations("kube-vip.io/vipHost", "node-1")
-                    .endMetadata());
-    assertThat(MemberServices.update(desired(), theirs)).isNull();
+        managed(
+            edit(
+                applied(),
+                b ->
+                    b.editMetadata()
+                        .addToLabels("policy.example.com/checked", "true")
+                        .addToAnnotations("kube-vip.io/vipHost", "node-1")
+                        .endMetadata()),
+            entry(CopyApply.MANAGER, "Apply", appliedPaths()),
+            entry(
+                "kube-vip",
+                "Update",
+                Set.of(
+                    p("f:metadata", "f:labels", "f:policy.example.com/checked"),
+                    p("f:metadata", "f:annotations", "f:kube-vip.io/vipHost"))));
+    assertThat(MemberServices.change(desired(), theirs)).isNull();
 
-    Service write =
-        MemberServices.update(
-            MemberServices.desired(
-                edit(host(), h -> h.editMetadata().removeFromLabels("app").endMetadata()),
-                FED,
-                HOST_CLUSTER,
-                HOST_SERVICE),
-            theirs);
-    assertThat(write).isNotNull();
-    assertThat(write.getMetadata().getLabels())
-        .doesNotContainKey("app")
-        .containsEntry("policy.example.com/checked", "true");
-    assertThat(write.getMetadata().getAnnotations()).containsEntry("kube-vip.io/vipHost", "node-1");
+    Service dropped =
+        MemberServices.desired(
+            edit(host(), h -> h.editMetadata().removeFromLabels("app").endMetadata()),
+            FED,
+            HOST_CLUSTER,
+            HOST_SERVICE);
+    CopyApply.Change change = MemberServices.change(dropped, theirs);
+    assertThat(change).isNotNull();
+    assertThat(change.config().getJsonObject("metadata").getJsonObject("labels").fieldNames())
+        .doesNotContain("app", "policy.example.com/checked");
   }
 
-  /** A copy written before Pier kept its copied keys: no key of it is taken for Pier's. */
+  /**
+   * A copy Pier wrote before it applied: the client's default manager owns what it wrote. Pier
+   * moves to its apply manager only what it provably wrote (spec fields other than allocations,
+   * keys it copied or marks with); another controller's key under the same manager, allocations and
+   * status stay where they are.
+   */
+  @Test
+  void aCopyWrittenBeforeServerSideApplyMovesOnlyPiersFieldsOnce() {
+    Set<List<String>> legacy = new java.util.LinkedHashSet<>(createdPaths());
+    legacy.add(p("f:metadata", "f:labels", "f:gone-from-host"));
+    legacy.add(p("f:spec", "f:ports", HTTP_PORT, "f:nodePort"));
+    legacy.add(p("f:status", "f:loadBalancer", "f:ingress"));
+    Service old =
+        managed(
+            edit(created(), b -> b.editMetadata().addToLabels("gone-from-host", "x").endMetadata()),
+            entry("fabric8-kubernetes-client", "Update", legacy));
+    assertThat(MemberServices.change(desired(), old))
+        .as("a matching copy is not migrated: the move waits for a real change")
+        .isNull();
+
+    Service dropped =
+        MemberServices.desired(
+            edit(host(), h -> h.editMetadata().removeFromLabels("app").endMetadata()),
+            FED,
+            HOST_CLUSTER,
+            HOST_SERVICE);
+    CopyApply.Change change = MemberServices.change(dropped, old);
+    assertThat(change).isNotNull();
+    assertThat(change.migrate()).isTrue();
+    JsonArray moved = migration(dropped, old);
+    Set<List<String>> apply = owned(moved, CopyApply.MANAGER, "Apply");
+    Set<List<String>> left = owned(moved, "fabric8-kubernetes-client", "Update");
+    assertThat(apply)
+        .contains(
+            p("f:metadata", "f:labels", "f:app"),
+            p("f:metadata", "f:labels", "f:pier.dev/federation"),
+            p("f:spec", "f:ports", HTTP_PORT, "f:name"),
+            p("f:spec", "f:selector", "f:app"))
+        .doesNotContain(
+            p("f:metadata", "f:labels", "f:gone-from-host"),
+            p("f:spec", "f:ports", HTTP_PORT, "f:nodePort"));
+    assertThat(left)
+        .containsExactlyInAnyOrder(
+            p("f:metadata", "f:labels", "f:gone-from-host"),
+            p("f:spec", "f:ports", HTTP_PORT, "f:nodePort"),
+            p("f:status", "f:loadBalancer", "f:ingress"));
+  }
+
+  /** A copy that does not say what Pier copied: none of its keys is taken for Pier's. */
   @Test
   void aCopyThatDoesNotSayWhatPierCopiedLosesNoKey() {
+    Set<List<String>> legacy = new java.util.LinkedHashSet<>(createdPaths());
+    legacy.add(p("f:metadata", "f:labels", "f:gone-from-host"));
     Service old =
-        edit(
-            created(),
-            b ->
-                b.editMetadata()
-                    .removeFromAnnotations("pier.dev/copied-keys")
-                    .addToLabels("gone-from-host", "x")
-                    .endMetadata());
-    Service write = MemberServices.update(desired(), old);
-    assertThat(write).isNotNull();
-    assertThat(write.getMetadata().getLabels()).containsEntry("gone-from-host", "x");
-    assertThat(write.getMetadata().getAnnotations()).containsKey("pier.dev/copied-keys");
+        managed(
+            edit(
+                created(),
+                b ->
+                    b.editMetadata()
+                        .removeFromAnnotations("pier.dev/copied-keys")
+                        .addToLabels("gone-from-host", "x")
+                        .endMetadata()),
+            entry("fabric8-kubernetes-client", "Update", legacy));
+    CopyApply.Change change = MemberServices.change(desired(), old);
+    assertThat(change).isNotNull();
+    assertThat(owned(migration(desired(), old), CopyApply.MANAGER, "Apply"))
+        .doesNotContain(p("f:metadata", "f:labels", "f:gone-from-host"));
+    assertThat(change.config().getJsonObject("metadata").getJsonObject("annotations").fieldNames())
+        .contains("pier.dev/copied-keys");
   }
 
   @Test
-  void updateWhenAnAnnotationChanges() {
-    Service changed =
-        edit(desired(), b -> b.editMetadata().addToAnnotations("team", "other").endMetadata());
-    assertThat(MemberServices.update(changed, created()).getMetadata().getAnnotations())
-        .containsEntry("team", "other");
-    Service newHostUid =
-        MemberServices.desired(host(), FED, HOST_CLUSTER, "recreated-host-service");
-    assertThat(
-            MemberServices.update(newHostUid, created())
-                .getMetadata()
-                .getAnnotations()
-                .get(FederationKeys.HOST_SERVICE_UID_ANNOTATION))
-        .isEqualTo("recreated-host-service");
+  void anOrphanedCopyLosesPiersMarksAndEntriesOnly() {
+    Service theirs =
+        managed(
+            edit(applied(), b -> b.editMetadata().addToLabels("policy", "x").endMetadata()),
+            entry(CopyApply.MANAGER, "Apply", appliedPaths()),
+            entry("policy-engine", "Update", Set.of(p("f:metadata", "f:labels", "f:policy"))));
+    Service orphan = MemberServices.orphaned(theirs);
+    assertThat(orphan.getMetadata().getLabels())
+        .containsEntry("policy", "x")
+        .containsEntry("app", "web")
+        .doesNotContainKey(FederationKeys.FEDERATION_LABEL);
+    assertThat(orphan.getMetadata().getAnnotations())
+        .doesNotContainKeys(
+            FederationKeys.HOST_CLUSTER_UID_ANNOTATION,
+            FederationKeys.HOST_SERVICE_UID_ANNOTATION,
+            FederationKeys.COPIED_KEYS_ANNOTATION);
+    assertThat(orphan.getMetadata().getManagedFields())
+        .extracting(f -> f.getManager())
+        .containsExactly("policy-engine");
+    // Only Pier's entries: one empty entry, which clears them (an empty list would keep them).
+    assertThat(MemberServices.orphaned(applied()).getMetadata().getManagedFields())
+        .singleElement()
+        .satisfies(f -> assertThat(f.getManager()).isNull());
   }
 
   @Test
-  void nodePortsAndHealthCheckPortAreNotCarriedWhereTheServerRefusesThem() {
-    Service clusterIp =
-        edit(
-            desired(),
-            b ->
-                b.editSpec()
-                    .withType("ClusterIP")
-                    .withExternalTrafficPolicy(null)
-                    .withAllocateLoadBalancerNodePorts(null)
-                    .endSpec());
-    Service write = MemberServices.update(clusterIp, created());
-    assertThat(write.getSpec().getPorts()).extracting(ServicePort::getNodePort).containsOnlyNulls();
-    assertThat(write.getSpec().getHealthCheckNodePort()).isNull();
-    assertThat(write.getSpec().getClusterIP()).isEqualTo("10.96.0.5");
-    Service clusterPolicy =
-        edit(desired(), b -> b.editSpec().withExternalTrafficPolicy("Cluster").endSpec());
-    Service w2 = MemberServices.update(clusterPolicy, created());
-    assertThat(w2.getSpec().getHealthCheckNodePort()).isNull();
-    assertThat(w2.getSpec().getPorts().get(0).getNodePort()).isEqualTo(31080);
-  }
-
-  @Test
-  void updateDoesNotChangeItsArguments() {
+  void changeDoesNotChangeItsArguments() {
     Service d = desired();
-    Service e = created();
+    Service e = applied();
     Service changed = edit(d, b -> b.editSpec().withSelector(Map.of("x", "y")).endSpec());
-    MemberServices.update(changed, e);
+    MemberServices.change(changed, e);
     assertThat(changed.getSpec().getClusterIP()).isNull();
-    assertThat(e).isEqualTo(created());
+    assertThat(e).isEqualTo(applied());
   }
 }

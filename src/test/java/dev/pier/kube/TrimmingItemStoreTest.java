@@ -42,6 +42,46 @@ class TrimmingItemStoreTest {
     assertThat(cached.getSpec().getType()).isEqualTo("LoadBalancer");
   }
 
+  /**
+   * A federation copy keeps what Pier's server-side apply decides on: its own managers' entries.
+   */
+  @Test
+  void aCopyKeepsOnlyPiersManagedFieldsEntries() {
+    ManagedFieldsEntry apply = new ManagedFieldsEntry();
+    apply.setManager("pier-federation");
+    apply.setOperation("Apply");
+    ManagedFieldsEntry legacy = new ManagedFieldsEntry();
+    legacy.setManager("fabric8-kubernetes-client");
+    legacy.setOperation("Update");
+    ManagedFieldsEntry theirs = new ManagedFieldsEntry();
+    theirs.setManager("kube-vip");
+    theirs.setOperation("Update");
+    Service copy =
+        new ServiceBuilder()
+            .withNewMetadata()
+            .withNamespace("ns")
+            .withName("web")
+            .addToLabels("pier.dev/federation", "pier")
+            .withManagedFields(apply, theirs, legacy)
+            .endMetadata()
+            .build();
+    TrimmingItemStore<Service> store = new TrimmingItemStore<>();
+    store.put(store.getKey(copy), copy);
+    assertThat(store.get("ns/web").getMetadata().getManagedFields())
+        .extracting(ManagedFieldsEntry::getManager)
+        .containsExactly("pier-federation", "fabric8-kubernetes-client");
+
+    Service other =
+        new ServiceBuilder(copy)
+            .editMetadata()
+            .withName("other")
+            .withLabels(null)
+            .endMetadata()
+            .build();
+    store.put(store.getKey(other), other);
+    assertThat(store.get("ns/other").getMetadata().getManagedFields()).isNullOrEmpty();
+  }
+
   @Test
   void dropsANodesImageList() {
     Node node =

@@ -6,6 +6,7 @@ import dev.pier.dns.publish.DnsPublisher;
 import dev.pier.events.EventReasons;
 import dev.pier.events.EventSink;
 import dev.pier.events.ObjectRef;
+import dev.pier.federation.CopyApply;
 import dev.pier.federation.Federated;
 import dev.pier.federation.FederationOptions;
 import dev.pier.federation.HeldMembers;
@@ -18,8 +19,10 @@ import dev.pier.federation.Topology;
 import dev.pier.federation.members.Member;
 import dev.pier.federation.members.Members;
 import dev.pier.kube.Cluster;
+import dev.pier.kube.KubeApiException;
 import dev.pier.log.ServiceLog;
 import dev.pier.model.FederationKeys;
+import dev.pier.model.ResourceVersions;
 import dev.pier.model.ServiceKey;
 import dev.pier.model.ServiceRef;
 import dev.pier.model.Views;
@@ -28,8 +31,9 @@ import dev.pier.queue.WorkKind;
 import dev.pier.queue.WorkResult;
 import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
 import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.vertx.core.Future;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -71,6 +75,12 @@ final class FederationReconciler {
   private final HeldNames heldNames;
   private final DeletionGuard guard;
   private final Predicate<String> labelledNamespace;
+
+  /**
+   * The resourceVersion each copy (member/uid) had after Pier's last apply to it, until the cache
+   * shows that version: a run on an older cache would apply again for nothing.
+   */
+  private final Map<String, String> copyWrites = new HashMap<>();
 
   /**
    * @param dns publishes the federated Services' names, or null without DNS
@@ -182,7 +192,7 @@ final class FederationReconciler {
             && hostSvc.getMetadata().getDeletionTimestamp() != null
             && Federated.orphanOnDelete(hostSvc))) {
       return writes
-          .update(member.cluster(), unmarked(copy))
+          .update(member.cluster(), MemberServices.orphaned(copy))
           .map(
               v -> {
                 if (hostSvc != null) {
@@ -296,15 +306,16 @@ final class FederationReconciler {
       }
       case ABSENT -> {
         String ns = hostSvc.getMetadata().getNamespace();
+        JsonObject config = MemberServices.config(desired);
         // The namespace is created only when the member says it is missing: one write, not two.
         return writes
-            .create(member.cluster(), desired)
+            .create(member.cluster(), config)
             .recover(
                 e ->
                     FederationWrites.isNotFound(e)
                         ? writes
                             .ensureNamespace(member.cluster(), ns, options.name())
-                            .compose(v -> writes.create(member.cluster(), desired))
+                            .compose(v -> writes.create(member.cluster(), config))
                         : Future.failedFuture(e))
             .map(
                 v -> {
@@ -319,12 +330,21 @@ final class FederationReconciler {
             .recover(e -> failed(hostSvc, member, "create", e));
       }
       default -> {
-        Service update = MemberServices.update(desired, copy);
-        if (update == null) {
+        String written = copyWrites.get(copyKey(member, copy));
+        if (ResourceVersions.older(copy.getMetadata().getResourceVersion(), written)) {
+          // The cache has not seen Pier's last write to this copy; its event runs the key again.
           return done();
         }
-        return writes
-            .update(member.cluster(), update)
+        copyWrites.remove(copyKey(member, copy));
+        CopyApply.Change change = MemberServices.change(desired, copy);
+        if (change == null) {
+          return done();
+        }
+        Future<Void> moved =
+            change.migrate() ? migrate(member, copy, change.config()) : Future.succeededFuture();
+        return moved
+            .compose(v -> writes.apply(member.cluster(), change.config(), uid(copy)))
+            .onSuccess(version -> copyWrites.put(copyKey(member, copy), version))
             .map(
                 v -> {
                   event(
@@ -335,9 +355,60 @@ final class FederationReconciler {
                       "updated");
                   return WorkResult.success();
                 })
-            .recover(e -> failed(hostSvc, member, "update", e));
+            .recover(
+                e ->
+                    fieldConflicts(e).isEmpty()
+                        ? failed(hostSvc, member, "update", e)
+                        : conflicted(hostSvc, member, fieldConflicts(e)));
       }
     }
+  }
+
+  /**
+   * Moves Pier's earlier Update ownership of the copy to its apply manager, computed on the copy as
+   * the member has it now (the cache keeps only Pier's entries; the move rewrites every one).
+   */
+  private Future<Void> migrate(Member member, Service copy, JsonObject config) {
+    return writes
+        .read(member.cluster(), copy)
+        .compose(
+            fresh -> {
+              String uid = fresh.getJsonObject("metadata").getString("uid");
+              if (!Objects.equals(uid, uid(copy))) {
+                return Future.failedFuture(
+                    new KubeApiException(409, "the copy was replaced since the cache saw it"));
+              }
+              JsonArray fields = CopyApply.migration(config, fresh);
+              return fields == null
+                  ? Future.succeededFuture()
+                  : writes.migrate(member.cluster(), fresh, fields);
+            });
+  }
+
+  private static String copyKey(Member member, Service copy) {
+    return member.name() + "/" + uid(copy);
+  }
+
+  /**
+   * Another manager in the member owns fields the host sets to other values. Pier does not take
+   * them: the Warning says which and whose, and the copy is tried again at its next change (the
+   * host's, the copy's, or a resync), not in a loop.
+   */
+  private Future<WorkResult> conflicted(Service hostSvc, Member member, List<String> fields) {
+    event(
+        hostSvc,
+        EventSink.WARNING,
+        EventReasons.COPY_FIELD_CONFLICT,
+        member,
+        "not updated: another controller there owns "
+            + String.join(", ", fields)
+            + "; Pier does not overwrite its fields. Set them on the host to the member's values,"
+            + " or have that controller let go of them");
+    return done();
+  }
+
+  private static List<String> fieldConflicts(Throwable e) {
+    return e instanceof KubeApiException k ? k.fieldConflicts() : List.of();
   }
 
   private Future<WorkResult> failed(Service hostSvc, Member member, String what, Throwable e) {
@@ -354,22 +425,6 @@ final class FederationReconciler {
           what + " failed: " + e.getMessage());
     }
     return Future.succeededFuture(WorkResult.retry(RUN));
-  }
-
-  /** The copy without the federation's marks: what an orphaning deletion leaves behind. */
-  private static Service unmarked(Service copy) {
-    Map<String, String> labels = new HashMap<>(nonNull(copy.getMetadata().getLabels()));
-    labels.remove(FederationKeys.FEDERATION_LABEL);
-    Map<String, String> annotations = new HashMap<>(nonNull(copy.getMetadata().getAnnotations()));
-    annotations.remove(FederationKeys.HOST_CLUSTER_UID_ANNOTATION);
-    annotations.remove(FederationKeys.HOST_SERVICE_UID_ANNOTATION);
-    annotations.remove(FederationKeys.COPIED_KEYS_ANNOTATION);
-    return new ServiceBuilder(copy)
-        .editMetadata()
-        .withLabels(labels)
-        .withAnnotations(annotations)
-        .endMetadata()
-        .build();
   }
 
   // ---- host side ----

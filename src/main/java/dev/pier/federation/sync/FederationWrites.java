@@ -1,5 +1,6 @@
 package dev.pier.federation.sync;
 
+import dev.pier.federation.CopyApply;
 import dev.pier.kube.AsyncKubeApi;
 import dev.pier.kube.Cluster;
 import dev.pier.kube.KubeApiException;
@@ -43,10 +44,58 @@ final class FederationWrites {
         .recover(e -> isConflict(e) ? Future.succeededFuture() : Future.failedFuture(e));
   }
 
-  Future<Void> create(Cluster member, Service copy) {
+  /**
+   * Creates a copy. A create cannot be an apply: an apply would merge into a Service of the same
+   * name that someone made since the cache last looked, and Pier changes only what it made. The
+   * create's fields are owned by an Update entry of Pier's manager, which its first apply moves.
+   */
+  Future<Void> create(Cluster member, JsonObject config) {
     return member
         .api()
-        .post(ctx, AsyncKubeApi.corePath(ns(copy), "services", null), json(member, copy))
+        .post(ctx, withManager(AsyncKubeApi.corePath(namespace(config), "services", null)), config)
+        .mapEmpty();
+  }
+
+  /**
+   * Applies the configuration to the copy with this uid, server-side, under Pier's manager and
+   * without force: a field another manager owns at another value fails with 409 and names it
+   * ({@link KubeApiException#fieldConflicts()}); a copy that is gone, or is another object now, is
+   * not touched.
+   */
+  Future<String> apply(Cluster member, JsonObject config, String uid) {
+    JsonObject body = config.copy();
+    body.getJsonObject("metadata").put("uid", uid);
+    return member
+        .api()
+        .patch(ctx, withManager(copyPath(config)), AsyncKubeApi.APPLY_PATCH, body)
+        .map(ServiceWriter::resourceVersion);
+  }
+
+  /** The copy as the member's API server has it now, managed fields and all. */
+  Future<JsonObject> read(Cluster member, Service copy) {
+    return member.api().get(ctx, AsyncKubeApi.corePath(ns(copy), "services", name(copy)));
+  }
+
+  /**
+   * Replaces the copy's managed fields with {@code managedFields} (Pier's earlier Update ownership
+   * moved to its apply manager), if the copy is still at the version read: the list was computed
+   * from that read, every other manager's entry included.
+   */
+  Future<Void> migrate(Cluster member, JsonObject copy, JsonArray managedFields) {
+    JsonObject read = copy.getJsonObject("metadata");
+    JsonObject metadata =
+        new JsonObject()
+            .put("resourceVersion", read.getString("resourceVersion"))
+            .put("managedFields", managedFields);
+    return member
+        .api()
+        .patch(
+            ctx,
+            withManager(
+                AsyncKubeApi.corePath(
+                    read.getString("namespace"), "services", read.getString("name"))),
+            AsyncKubeApi.MERGE_PATCH,
+            new JsonObject().put("metadata", metadata))
         .mapEmpty();
   }
 
@@ -54,7 +103,10 @@ final class FederationWrites {
   Future<Void> update(Cluster member, Service copy) {
     return member
         .api()
-        .put(ctx, AsyncKubeApi.corePath(ns(copy), "services", name(copy)), json(member, copy))
+        .put(
+            ctx,
+            withManager(AsyncKubeApi.corePath(ns(copy), "services", name(copy))),
+            json(member, copy))
         .mapEmpty();
   }
 
@@ -160,6 +212,19 @@ final class FederationWrites {
 
   private static JsonObject json(Cluster cluster, Service svc) {
     return new JsonObject(cluster.client().getKubernetesSerialization().asJson(svc));
+  }
+
+  private static String withManager(String path) {
+    return path + "?fieldManager=" + CopyApply.MANAGER;
+  }
+
+  private static String copyPath(JsonObject config) {
+    return AsyncKubeApi.corePath(
+        namespace(config), "services", config.getJsonObject("metadata").getString("name"));
+  }
+
+  private static String namespace(JsonObject config) {
+    return config.getJsonObject("metadata").getString("namespace");
   }
 
   private static String servicePath(String namespace, String name) {

@@ -928,6 +928,167 @@ class FederationTest {
   }
 
   /**
+   * A member's policy engine sets spec fields the host leaves at their defaults: they stay, and
+   * Pier writes nothing for them. Copies are applied server-side under Pier's own field manager, so
+   * a host change is one write per member that keeps them. When the host then sets a field the
+   * engine owns to another value, Pier does not overwrite it: one Warning, the copy unchanged, no
+   * retry loop.
+   */
+  @Test
+  void anotherControllersSpecFieldsStayAndAConflictIsAWarningNotALoop()
+      throws InterruptedException {
+    String ns = namespace("fed-ssa");
+    try (InProcessPier pier = startPier(true, "")) {
+      host.client().resource(FederatedServices.federated(ns, "web", Map.of())).create();
+      awaitCopy(east, ns, "web");
+      awaitCopy(west, ns, "web");
+      await().atMost(CONVERGE).until(() -> hostIngress(ns, "web").size() == 2);
+      Thread.sleep(1_000);
+      long before = Services.eventCount(host.client(), ns, "web", "UpdatedInCluster");
+
+      patchAs(
+          west,
+          "policy-engine",
+          ns,
+          "web",
+          "{\"spec\":{\"externalTrafficPolicy\":\"Local\","
+              + "\"loadBalancerSourceRanges\":[\"10.0.0.0/8\"]}}");
+      Thread.sleep(3_000);
+      Service theirs = copy(west, ns, "web");
+      assertThat(theirs.getSpec().getExternalTrafficPolicy()).isEqualTo("Local");
+      assertThat(theirs.getSpec().getLoadBalancerSourceRanges()).containsExactly("10.0.0.0/8");
+      assertThat(Services.eventCount(host.client(), ns, "web", "UpdatedInCluster") - before)
+          .as("Pier's writes for a member controller's spec fields")
+          .isZero();
+
+      labelHostAndAwaitCopies(ns, "web", "tier", "gold");
+      Service applied = copy(west, ns, "web");
+      assertThat(applied.getSpec().getExternalTrafficPolicy()).isEqualTo("Local");
+      assertThat(applied.getMetadata().getManagedFields())
+          .anyMatch(
+              f -> "pier-federation".equals(f.getManager()) && "Apply".equals(f.getOperation()));
+
+      Services.edit(
+          host.client(),
+          ns,
+          "web",
+          s ->
+              new ServiceBuilder(s)
+                  .editSpec()
+                  .withLoadBalancerSourceRanges("192.168.0.0/16")
+                  .endSpec()
+                  .build());
+      await()
+          .atMost(CONVERGE)
+          .until(
+              () ->
+                  List.of("192.168.0.0/16")
+                      .equals(copy(east, ns, "web").getSpec().getLoadBalancerSourceRanges()));
+      await()
+          .atMost(CONVERGE)
+          .until(
+              () ->
+                  hasEvent(
+                          ns, "web", "FederatedCopyFieldConflict", ".spec.loadBalancerSourceRanges")
+                      && hasEvent(ns, "web", "FederatedCopyFieldConflict", "policy-engine"));
+      String version = copy(west, ns, "web").getMetadata().getResourceVersion();
+      Thread.sleep(3_000);
+      Service kept = copy(west, ns, "web");
+      assertThat(kept.getSpec().getLoadBalancerSourceRanges()).containsExactly("10.0.0.0/8");
+      assertThat(kept.getMetadata().getResourceVersion()).isEqualTo(version);
+      assertThat(
+              hostEvents(ns, "web").stream()
+                  .filter(e -> "FederatedCopyFieldConflict".equals(e.getReason()))
+                  .count())
+          .as("one aggregated Event")
+          .isEqualTo(1);
+      host.client().services().inNamespace(ns).withName("web").delete();
+      await().atMost(CONVERGE).until(() -> copy(west, ns, "web") == null);
+    }
+  }
+
+  /**
+   * A copy as Pier wrote it before it applied server-side (created whole, its fields owned by the
+   * client's default manager): Pier leaves it alone until the host changes, then moves the fields
+   * it wrote to its apply manager once, so a label dropped on the host goes and another
+   * controller's label stays.
+   */
+  @Test
+  void aCopyWrittenBeforeServerSideApplyMovesToPiersApplyOwnershipOnce()
+      throws InterruptedException {
+    String ns = namespace("fed-migrate");
+    Service hostSvc =
+        new ServiceBuilder(
+                FederatedServices.federated(
+                    ns, "web", Map.of(FederationKeys.CLUSTERS_ANNOTATION, "east")))
+            .editMetadata()
+            .addToLabels(Map.of("a", "1", "b", "2"))
+            .endMetadata()
+            .build();
+    Service created = host.client().resource(hostSvc).create();
+    String hostClusterUid =
+        host.client().namespaces().withName("kube-system").get().getMetadata().getUid();
+    Service old =
+        dev.pier.federation.MemberServices.desired(
+            created, FederatedServices.FEDERATION, hostClusterUid, created.getMetadata().getUid());
+    old.getSpec().setType("LoadBalancer");
+    old.getSpec().setSessionAffinity("None");
+    old.getSpec().setExternalTrafficPolicy("Cluster");
+    east.client()
+        .namespaces()
+        .resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
+        .create();
+    east.client().resource(old).create();
+    patchAs(east, "policy-engine", ns, "web", "{\"metadata\":{\"labels\":{\"policy\":\"x\"}}}");
+
+    try (InProcessPier pier = startPier(true, "")) {
+      Services.awaitIngress(east.client(), ns, "web");
+      Thread.sleep(2_000);
+      assertThat(Services.eventCount(host.client(), ns, "web", "UpdatedInCluster"))
+          .as("writes to a copy that matches")
+          .isZero();
+
+      Services.edit(
+          host.client(),
+          ns,
+          "web",
+          s -> new ServiceBuilder(s).editMetadata().removeFromLabels("b").endMetadata().build());
+      await()
+          .atMost(CONVERGE)
+          .until(() -> !copy(east, ns, "web").getMetadata().getLabels().containsKey("b"));
+      Service migrated = copy(east, ns, "web");
+      assertThat(migrated.getMetadata().getLabels())
+          .containsEntry("a", "1")
+          .containsEntry("policy", "x");
+      assertThat(migrated.getMetadata().getManagedFields())
+          .filteredOn(f -> "pier-federation".equals(f.getManager()))
+          .extracting(f -> f.getOperation())
+          .containsExactly("Apply");
+      String version = migrated.getMetadata().getResourceVersion();
+      Thread.sleep(3_000);
+      assertThat(copy(east, ns, "web").getMetadata().getResourceVersion()).isEqualTo(version);
+      assertThat(Services.eventCount(host.client(), ns, "web", "UpdatedInCluster")).isEqualTo(1);
+      host.client().services().inNamespace(ns).withName("web").delete();
+      await().atMost(CONVERGE).until(() -> copy(east, ns, "web") == null);
+    }
+  }
+
+  private static void patchAs(
+      KubeApiServer member, String manager, String ns, String name, String mergePatch) {
+    member
+        .client()
+        .services()
+        .inNamespace(ns)
+        .withName(name)
+        .patch(
+            new io.fabric8.kubernetes.client.dsl.base.PatchContext.Builder()
+                .withPatchType(io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE)
+                .withFieldManager(manager)
+                .build(),
+            mergePatch);
+  }
+
+  /**
    * The members' Service caches resync every second here: each resync checks the copies, but the
    * host's aggregate (and with it the DNS backend) runs only for a real change.
    */
