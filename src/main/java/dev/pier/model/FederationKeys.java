@@ -59,5 +59,13 @@ public final class FederationKeys {
   /** On a leave record: when the member leaves, RFC 3339. */
   public static final String LEAVE_AT_ANNOTATION = "pier.dev/leave-at";
 
+  /**
+   * On a member Secret: the member's state as the leading Pier last saw it, one JSON object ({@code
+   * dev.pier.federation.MemberStatus}): ready, last probe, the member's version, region, zones,
+   * credential expiry. Written by Pier only, when the state changes, and its last probe at most
+   * once a minute otherwise.
+   */
+  public static final String MEMBER_STATUS_ANNOTATION = "pier.dev/member-status";
+
   private FederationKeys() {}
 }
