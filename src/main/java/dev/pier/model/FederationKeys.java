@@ -56,6 +56,12 @@ public final class FederationKeys {
    */
   public static final String LEAVING_LABEL = "pier.dev/leaving";
 
+  /**
+   * On a member Secret, {@code "true"}: when the Secret goes, its member leaves at once instead of
+   * after {@code federation.leaveGrace} ({@code pier unjoin --now}).
+   */
+  public static final String LEAVE_NOW_ANNOTATION = "pier.dev/leave-now";
+
   /** On a leave record: when the member leaves, RFC 3339. */
   public static final String LEAVE_AT_ANNOTATION = "pier.dev/leave-at";
 

@@ -294,7 +294,9 @@ public final class MemberSecrets {
         last.getMetadata().getDeletionTimestamp() == null
             ? Instant.now()
             : Instant.parse(last.getMetadata().getDeletionTimestamp());
-    Instant at = since.plus(leaveGrace);
+    // pier unjoin --now: the operator chose to skip the grace, on the Secret itself.
+    boolean now = "true".equals(annotations(last).get(FederationKeys.LEAVE_NOW_ANNOTATION));
+    Instant at = now ? since : since.plus(leaveGrace);
     log.info(
         "Cluster {}: its Secret {}/{} is gone; it leaves the federation at {} ({} its copies)"
             + " unless a Secret for it returns",
