@@ -120,6 +120,9 @@ public final class Flags {
     if (v == null) {
       return fallback;
     }
+    if (v.trim().equals("0")) {
+      return Duration.ZERO;
+    }
     try {
       Duration d = Durations.parse(v);
       if (d.isNegative()) {

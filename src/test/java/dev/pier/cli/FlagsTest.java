@@ -39,6 +39,7 @@ class FlagsTest {
     assertThat(o.rotateToken()).isFalse();
     assertThat(o.secretNamespace()).isEqualTo("pier");
     assertThat(join("west").tokenDuration()).isEqualTo(Duration.ofHours(8760));
+    assertThat(join("west", "--wait", "0").waitFor()).isZero();
   }
 
   @Test
