@@ -17,7 +17,8 @@ public record StatusReport(List<MemberRow> members, List<ServiceRow> services) {
 
   /**
    * @param ready null when Pier has not reported on the member
-   * @param leaving when the member leaves (its Secret is gone and Pier recorded the leave), or null
+   * @param leaving when its leave started (the Secret's deletion) or is due (the leave record), or
+   *     null while it is a member
    */
   public record MemberRow(
       String name,
@@ -63,7 +64,7 @@ public record StatusReport(List<MemberRow> members, List<ServiceRow> services) {
     render(rows, out);
     for (MemberRow m : members) {
       if (m.leaving() != null) {
-        out.append("  ").append(m.name()).append(": leaves the federation at ").append(m.leaving());
+        out.append("  ").append(m.name()).append(": leaving (").append(m.leaving()).append(')');
         out.append('\n');
       } else if (m.ready() == null) {
         out.append("  ").append(m.name()).append(": Pier has not reported on it yet\n");

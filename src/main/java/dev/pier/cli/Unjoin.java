@@ -55,7 +55,7 @@ final class Unjoin {
     try (KubernetesClient host = hostTarget.client()) {
       Secret secret = secret(host, ns, name);
       if (deleteCopies) {
-        List<String> copies = copies(host, name);
+        List<String> copies = copies(host, ns, name);
         out.println(
             "--delete-copies: Pier deletes the copies it owns in cluster "
                 + name
@@ -137,9 +137,9 @@ final class Unjoin {
   }
 
   /** The host Services that list a copy in the member, as namespace/name. */
-  private static List<String> copies(KubernetesClient host, String member) {
+  private static List<String> copies(KubernetesClient host, String ns, String member) {
     List<String> out = new ArrayList<>();
-    for (StatusReport.ServiceRow s : Status.read(host, "default").services()) {
+    for (StatusReport.ServiceRow s : Status.read(host, ns).services()) {
       if (s.copies().stream().anyMatch(c -> c.cluster().equals(member))) {
         out.add("service/" + s.name() + " (namespace " + s.namespace() + ")");
       }
