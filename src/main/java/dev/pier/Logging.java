@@ -10,6 +10,19 @@ import org.slf4j.LoggerFactory;
 final class Logging {
   private Logging() {}
 
+  /**
+   * For the operator's commands: their output is the command's, so the libraries log nothing,
+   * unless {@code PIER_LOG_LEVEL} asks for more.
+   */
+  static void quiet() {
+    if (System.getenv("PIER_LOG_LEVEL") == null
+        && LoggerFactory.getILoggerFactory() instanceof LoggerContext context) {
+      context
+          .getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)
+          .setLevel(ch.qos.logback.classic.Level.OFF);
+    }
+  }
+
   static void configure(String format) {
     if (!"json".equals(format)) {
       return;

@@ -3,6 +3,7 @@ package dev.pier;
 import dev.pier.boot.EnvironmentVariables;
 import dev.pier.boot.PierOptions;
 import dev.pier.boot.Usage;
+import dev.pier.cli.Cli;
 import dev.pier.config.ConfigException;
 import dev.pier.config.ConfigLoader;
 import dev.pier.config.ConfigValues;
@@ -16,7 +17,10 @@ import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** {@code java -jar pier.jar [--config FILE]}: runs Pier until it is stopped. */
+/**
+ * {@code java -jar pier.jar [--config FILE]}: runs Pier until it is stopped. {@code java -jar
+ * pier.jar join|unjoin|status ...} runs an operator's command ({@link Cli}) instead.
+ */
 public final class Main {
   private static final int EXIT_USAGE = 2;
   private static final Duration STOP_ALLOWANCE = Duration.ofSeconds(30);
@@ -24,6 +28,11 @@ public final class Main {
   private Main() {}
 
   public static void main(String[] args) throws InterruptedException {
+    if (Cli.isCommand(args)) {
+      Logging.quiet();
+      System.exit(Cli.run(args, System.out, System.err));
+      return;
+    }
     Path config = null;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {

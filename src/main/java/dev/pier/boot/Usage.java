@@ -20,6 +20,11 @@ public final class Usage {
               -h, --help         print this help
               -v, --version      print the version and git revision
 
+            Federation commands (also as the kubectl plugin: kubectl pier ...), each with --help:
+              java -jar pier.jar join NAME     make a cluster a federation member
+              java -jar pier.jar unjoin NAME   make a member leave
+              java -jar pier.jar status        the members and federated Services
+
             Every option can also be set with an environment variable, which overrides the file.
             Options (environment variable, default):
             """);

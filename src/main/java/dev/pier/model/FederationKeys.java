@@ -65,8 +65,22 @@ public final class FederationKeys {
    */
   public static final String LEAVING_LABEL = "pier.dev/leaving";
 
+  /**
+   * On a member Secret, {@code "true"}: when the Secret goes, its member leaves at once instead of
+   * after {@code federation.leaveGrace} ({@code pier unjoin --now}).
+   */
+  public static final String LEAVE_NOW_ANNOTATION = "pier.dev/leave-now";
+
   /** On a leave record: when the member leaves, RFC 3339. */
   public static final String LEAVE_AT_ANNOTATION = "pier.dev/leave-at";
+
+  /**
+   * On a member Secret: the member's state as the leading Pier last saw it, one JSON object ({@code
+   * dev.pier.federation.MemberStatus}): ready, last probe, the member's version, region, zones,
+   * credential expiry. Written by Pier only, when the state changes, and its last probe at most
+   * once a minute otherwise.
+   */
+  public static final String MEMBER_STATUS_ANNOTATION = "pier.dev/member-status";
 
   private FederationKeys() {}
 }

@@ -118,6 +118,7 @@ public final class HealthProber {
               } else if (!ok && wasReady) {
                 log.debug("Cluster {}: probe failed: {}", m.name(), ar.cause().getMessage());
               }
+              members.probed(m, ok, ok ? null : ar.cause().getMessage());
             });
   }
 

@@ -21,6 +21,7 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
@@ -129,6 +130,9 @@ public final class MemberSecrets {
           @Override
           public void onDelete(Secret s, boolean finalStateUnknown) {}
         });
+    MemberStatusReporter status =
+        new MemberStatusReporter(host.api(), namespace, this::secretOf, ctx, Clock.systemUTC());
+    members.observeProbes(status::probed);
     // The records are read once the member Secrets are: a member whose Secret is back is known.
     return Informers.start(
             informer, host.name(), "member Secrets in " + namespace, RbacFiles.FEDERATION_HOST, ctx)
@@ -290,7 +294,9 @@ public final class MemberSecrets {
         last.getMetadata().getDeletionTimestamp() == null
             ? Instant.now()
             : Instant.parse(last.getMetadata().getDeletionTimestamp());
-    Instant at = since.plus(leaveGrace);
+    // pier unjoin --now: the operator chose to skip the grace, on the Secret itself.
+    boolean now = "true".equals(annotations(last).get(FederationKeys.LEAVE_NOW_ANNOTATION));
+    Instant at = now ? since : since.plus(leaveGrace);
     log.info(
         "Cluster {}: its Secret {}/{} is gone; it leaves the federation at {} ({} its copies)"
             + " unless a Secret for it returns",
@@ -399,6 +405,16 @@ public final class MemberSecrets {
                     secretName,
                     FederationKeys.MEMBER_SECRET_FINALIZER,
                     e.getMessage()));
+  }
+
+  /** The cached Secret that joined {@code member}, or null. */
+  private Secret secretOf(String member) {
+    for (Map.Entry<String, String> e : memberBySecret.entrySet()) {
+      if (e.getValue().equals(member)) {
+        return informer.getStore().getByKey(namespace + "/" + e.getKey());
+      }
+    }
+    return null;
   }
 
   private static Map<String, String> annotations(Secret s) {

@@ -38,12 +38,18 @@ public final class Members implements AutoCloseable {
     void readinessChanged(Member member);
   }
 
+  /** Told of every probe's result once readiness is applied, on the federation's context. */
+  interface ProbeObserver {
+    void probed(Member member, boolean ok, String failure);
+  }
+
   private final FederationOptions options;
   private final Function<ClusterSpec, Cluster> connect;
   private final Map<String, Member> byName = new ConcurrentHashMap<>();
   // Members from the configuration: a Secret never replaces or removes them.
   private final Map<String, Boolean> configured = new ConcurrentHashMap<>();
   private Listener listener;
+  private ProbeObserver probeObserver;
 
   /**
    * @param connect builds the client and caches of a member that joins at runtime
@@ -166,6 +172,16 @@ public final class Members implements AutoCloseable {
       log.info("Cluster {}: left the federation", m.name());
       m.endpoints().stop();
       m.cluster().close();
+    }
+  }
+
+  void observeProbes(ProbeObserver observer) {
+    this.probeObserver = observer;
+  }
+
+  void probed(Member m, boolean ok, String failure) {
+    if (probeObserver != null && byName.get(m.name()) == m) {
+      probeObserver.probed(m, ok, failure);
     }
   }
 

@@ -1,0 +1,425 @@
+package dev.pier.cli;
+
+import dev.pier.config.Durations;
+import dev.pier.federation.CredentialExpiry;
+import dev.pier.model.FederationKeys;
+import dev.pier.model.KubeCredentials;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.api.model.authentication.TokenRequest;
+import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.vertx.core.json.JsonObject;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * {@code pier join NAME}: makes a cluster a member. In the member it applies the packaged namespace
+ * and federation RBAC and mints a token for {@code pier/pier-federation} through the TokenRequest
+ * API; in the host it writes the Secret {@code member-NAME} that joins it; then it waits until Pier
+ * reports the member ready on that Secret. A second run changes nothing and keeps the token.
+ */
+final class Join {
+  static final String SERVICE_ACCOUNT = "pier-federation";
+  static final String MEMBER_NAMESPACE = "pier";
+  static final Duration DEFAULT_TOKEN_DURATION = Duration.ofHours(8760);
+  static final Duration MIN_TOKEN_DURATION = Duration.ofMinutes(10);
+  static final Duration DEFAULT_WAIT = Duration.ofMinutes(2);
+  static final Set<String> VALUED =
+      Set.of(
+          "--host-kubeconfig",
+          "--host-context",
+          "--member-kubeconfig",
+          "--member-context",
+          "--secret-namespace",
+          "--region",
+          "--zones",
+          "--labels",
+          "--token-duration",
+          "--wait");
+  static final Set<String> SWITCHES = Set.of("--dry-run", "--rotate-token", "--load-balancers");
+
+  record Options(
+      String name,
+      String hostKubeconfig,
+      String hostContext,
+      String memberKubeconfig,
+      String memberContext,
+      String secretNamespace,
+      String region,
+      List<String> zones,
+      Map<String, String> labels,
+      Duration tokenDuration,
+      Duration waitFor,
+      boolean dryRun,
+      boolean rotateToken,
+      boolean loadBalancers) {
+
+    static Options parse(List<String> args) {
+      Flags f = Flags.parse(args, VALUED, SWITCHES);
+      String name = f.name("cluster NAME");
+      Duration token = f.duration("--token-duration", DEFAULT_TOKEN_DURATION);
+      if (token.compareTo(MIN_TOKEN_DURATION) < 0) {
+        throw CliException.usage(
+            "flag --token-duration: invalid value '"
+                + f.string("--token-duration", "")
+                + "': the API server grants no token shorter than 10m");
+      }
+      Map<String, String> labels = f.keyValues("--labels");
+      if (labels.containsKey(FederationKeys.CLUSTER_SECRET_LABEL)) {
+        throw CliException.usage(
+            "flag --labels: invalid value '"
+                + f.string("--labels", "")
+                + "': "
+                + FederationKeys.CLUSTER_SECRET_LABEL
+                + " is set from NAME");
+      }
+      List<String> region = f.labels("--region");
+      if (region.size() > 1) {
+        throw CliException.usage(
+            "flag --region: invalid value '" + f.string("--region", "") + "': one region");
+      }
+      return new Options(
+          name,
+          f.string("--host-kubeconfig", ""),
+          f.string("--host-context", ""),
+          f.string("--member-kubeconfig", ""),
+          f.string("--member-context", ""),
+          Status.secretNamespace(f),
+          region.isEmpty() ? "" : region.get(0),
+          f.labels("--zones"),
+          labels,
+          token,
+          f.duration("--wait", DEFAULT_WAIT),
+          f.on("--dry-run"),
+          f.on("--rotate-token"),
+          f.on("--load-balancers"));
+    }
+  }
+
+  private final Options o;
+  private final PrintStream out;
+
+  Join(Options options, PrintStream out) {
+    this.o = options;
+    this.out = out;
+  }
+
+  static int run(List<String> args, PrintStream out) {
+    return new Join(Options.parse(args), out).run();
+  }
+
+  static String secretName(String member) {
+    return "member-" + member;
+  }
+
+  int run() {
+    KubeTarget member = KubeTarget.of("member", o.memberKubeconfig(), o.memberContext());
+    KubeTarget host = KubeTarget.of("host", o.hostKubeconfig(), o.hostContext());
+    if (!member.server().startsWith("https://")) {
+      throw CliException.usage(
+          "flag --member-kubeconfig: the member's server '"
+              + member.server()
+              + "' is not https; Pier reaches members only over https");
+    }
+    String ca = member.caData();
+    List<HasMetadata> manifests = PackagedManifests.member(o.loadBalancers());
+    if (o.dryRun()) {
+      dryRun(manifests, member, ca);
+      return 0;
+    }
+    Instant expiry;
+    boolean changed;
+    try (KubernetesClient m = member.client();
+        KubernetesClient h = host.client()) {
+      for (HasMetadata manifest : manifests) {
+        out.println(
+            "member "
+                + o.name()
+                + ": "
+                + Apply.describe(manifest)
+                + " "
+                + Apply.apply(m, manifest));
+      }
+      Secret existing = existingSecret(h);
+      KubeCredentials had = existing == null ? null : credentials(existing);
+      if (had != null && !had.server().equals(member.server())) {
+        throw CliException.failed(
+            "Secret "
+                + o.secretNamespace()
+                + "/"
+                + secretName(o.name())
+                + " joins cluster "
+                + o.name()
+                + " at "
+                + had.server()
+                + ", not "
+                + member.server()
+                + "; Pier never moves a member to another API server: run pier unjoin "
+                + o.name()
+                + " first");
+      }
+      String token;
+      Instant oldExpiry = had == null ? null : CredentialExpiry.ofToken(had.token());
+      if (!o.rotateToken() && had != null && usable(had)) {
+        token = had.token();
+        expiry = oldExpiry;
+        out.println(
+            "member "
+                + o.name()
+                + ": token kept"
+                + (expiry == null ? "" : ", expires " + expiry)
+                + " (--rotate-token mints a new one)");
+      } else {
+        TokenRequest granted = mint(m);
+        token = granted.getStatus().getToken();
+        expiry = Instant.parse(granted.getStatus().getExpirationTimestamp());
+        out.println(
+            "member "
+                + o.name()
+                + ": token minted for serviceaccount "
+                + MEMBER_NAMESPACE
+                + "/"
+                + SERVICE_ACCOUNT
+                + ", expires "
+                + expiry
+                + " (granted "
+                + Durations.format(
+                    Duration.between(Instant.now(), expiry)
+                        .plusSeconds(30)
+                        .truncatedTo(java.time.temporal.ChronoUnit.MINUTES))
+                + ")");
+      }
+      Secret desired = desiredSecret(JoinKubeconfig.build(o.name(), member.server(), ca, token));
+      changed = writeSecret(h, existing, desired);
+      if (o.rotateToken() && had != null) {
+        out.println(
+            "member "
+                + o.name()
+                + ": token rotated; the old token stays valid until "
+                + (oldExpiry == null ? "it expires" : oldExpiry.toString())
+                + " (a token cannot be revoked; deleting serviceaccount "
+                + MEMBER_NAMESPACE
+                + "/"
+                + SERVICE_ACCOUNT
+                + " in the member ends every token at once)");
+      }
+      if (o.waitFor().isZero()) {
+        return 0;
+      }
+      return Status.awaitReady(h, o.secretNamespace(), o.name(), expiry, changed, o.waitFor(), out);
+    }
+  }
+
+  private void dryRun(List<HasMetadata> manifests, KubeTarget member, String ca) {
+    out.println("# dry run: nothing is written. In the member (" + member.server() + "):");
+    for (HasMetadata m : manifests) {
+      out.print(Serialization.asYaml(m));
+    }
+    TokenRequest request = tokenRequest();
+    out.println(
+        "# POST /api/v1/namespaces/"
+            + MEMBER_NAMESPACE
+            + "/serviceaccounts/"
+            + SERVICE_ACCOUNT
+            + "/token (unless the host's Secret holds a token that is still valid):");
+    out.print(Serialization.asYaml(request));
+    out.println("# In the host:");
+    Secret secret =
+        desiredSecret(JoinKubeconfig.build(o.name(), member.server(), ca, "<the minted token>"));
+    Map<String, String> data = secret.getData();
+    secret.setData(null);
+    Map<String, String> stringData = new TreeMap<>();
+    data.forEach(
+        (k, v) ->
+            stringData.put(k, new String(Base64.getDecoder().decode(v), StandardCharsets.UTF_8)));
+    secret.setStringData(stringData);
+    out.print(Serialization.asYaml(secret));
+  }
+
+  private TokenRequest tokenRequest() {
+    return new TokenRequestBuilder()
+        .withNewSpec()
+        .withExpirationSeconds(o.tokenDuration().toSeconds())
+        .endSpec()
+        .build();
+  }
+
+  private TokenRequest mint(KubernetesClient member) {
+    try {
+      TokenRequest granted =
+          member
+              .serviceAccounts()
+              .inNamespace(MEMBER_NAMESPACE)
+              .withName(SERVICE_ACCOUNT)
+              .tokenRequest(tokenRequest());
+      if (granted == null
+          || granted.getStatus() == null
+          || granted.getStatus().getToken() == null
+          || granted.getStatus().getExpirationTimestamp() == null) {
+        throw CliException.failed("member " + o.name() + ": the TokenRequest returned no token");
+      }
+      return granted;
+    } catch (KubernetesClientException e) {
+      throw CliException.failed(
+          "member "
+              + o.name()
+              + ": cannot mint a token for serviceaccount "
+              + MEMBER_NAMESPACE
+              + "/"
+              + SERVICE_ACCOUNT
+              + " (TokenRequest; the API server needs --service-account-issuer and"
+              + " --service-account-signing-key-file): "
+              + Apply.message(e));
+    }
+  }
+
+  /** A kept token must still work for a while; one about to expire is replaced. */
+  private static boolean usable(KubeCredentials c) {
+    if (c.token().isEmpty()) {
+      return false;
+    }
+    Instant exp = CredentialExpiry.ofToken(c.token());
+    return exp == null || exp.isAfter(Instant.now().plus(MIN_TOKEN_DURATION));
+  }
+
+  private Secret existingSecret(KubernetesClient host) {
+    try {
+      for (Secret s :
+          host.secrets()
+              .inNamespace(o.secretNamespace())
+              .withLabel(FederationKeys.CLUSTER_SECRET_LABEL, o.name())
+              .list()
+              .getItems()) {
+        if (!s.getMetadata().getName().equals(secretName(o.name()))) {
+          throw CliException.failed(
+              "cluster "
+                  + o.name()
+                  + " is already joined by Secret "
+                  + o.secretNamespace()
+                  + "/"
+                  + s.getMetadata().getName()
+                  + ", which pier join did not write");
+        }
+      }
+      return host.secrets().inNamespace(o.secretNamespace()).withName(secretName(o.name())).get();
+    } catch (KubernetesClientException e) {
+      throw CliException.failed(
+          "host: cannot read Secrets in namespace "
+              + o.secretNamespace()
+              + ": "
+              + Apply.message(e));
+    }
+  }
+
+  private static KubeCredentials credentials(Secret s) {
+    String kubeconfig = Status.data(s, "kubeconfig");
+    return kubeconfig == null ? null : JoinKubeconfig.read(kubeconfig);
+  }
+
+  private Secret desiredSecret(String kubeconfig) {
+    Map<String, String> labels = new TreeMap<>(o.labels());
+    labels.put(FederationKeys.CLUSTER_SECRET_LABEL, o.name());
+    Map<String, String> annotations = new TreeMap<>();
+    if (!o.region().isEmpty()) {
+      annotations.put("pier.dev/region", o.region());
+    }
+    if (!o.zones().isEmpty()) {
+      annotations.put("pier.dev/zones", String.join(",", o.zones()));
+    }
+    return new SecretBuilder()
+        .withNewMetadata()
+        .withNamespace(o.secretNamespace())
+        .withName(secretName(o.name()))
+        .withLabels(labels)
+        .withAnnotations(annotations.isEmpty() ? null : annotations)
+        .endMetadata()
+        .withType("Opaque")
+        .withData(
+            Map.of(
+                "kubeconfig",
+                Base64.getEncoder().encodeToString(kubeconfig.getBytes(StandardCharsets.UTF_8))))
+        .build();
+  }
+
+  /** Creates the Secret, or patches what differs; returns whether anything was written. */
+  private boolean writeSecret(KubernetesClient host, Secret existing, Secret desired) {
+    String what =
+        "host: secret/"
+            + desired.getMetadata().getName()
+            + " (namespace "
+            + o.secretNamespace()
+            + ")";
+    try {
+      if (existing == null) {
+        host.resource(desired).create();
+        out.println(what + " created");
+        return true;
+      }
+      JsonObject metadata = new JsonObject();
+      JsonObject labels = new JsonObject();
+      Map<String, String> had = orEmpty(existing.getMetadata().getLabels());
+      Map<String, String> want = desired.getMetadata().getLabels();
+      had.keySet().stream().filter(k -> !want.containsKey(k)).forEach(k -> labels.putNull(k));
+      want.forEach(
+          (k, v) -> {
+            if (!v.equals(had.get(k))) {
+              labels.put(k, v);
+            }
+          });
+      JsonObject annotations = new JsonObject();
+      Map<String, String> hadA = orEmpty(existing.getMetadata().getAnnotations());
+      Map<String, String> wantA = orEmpty(desired.getMetadata().getAnnotations());
+      for (String k : List.of("pier.dev/region", "pier.dev/zones")) {
+        if (!Objects.equals(hadA.get(k), wantA.get(k))) {
+          annotations.put(k, wantA.get(k));
+        }
+      }
+      JsonObject patch = new JsonObject();
+      if (!labels.isEmpty()) {
+        metadata.put("labels", labels);
+      }
+      if (!annotations.isEmpty()) {
+        metadata.put("annotations", annotations);
+      }
+      if (!metadata.isEmpty()) {
+        patch.put("metadata", metadata);
+      }
+      String kubeconfig = desired.getData().get("kubeconfig");
+      if (!Objects.equals(
+          Status.data(existing, "kubeconfig"), Status.data(desired, "kubeconfig"))) {
+        patch.put("data", new JsonObject().put("kubeconfig", kubeconfig));
+      }
+      if (patch.isEmpty()) {
+        out.println(what + " unchanged");
+        return false;
+      }
+      host.secrets()
+          .inNamespace(o.secretNamespace())
+          .withName(desired.getMetadata().getName())
+          .patch(PatchContext.of(PatchType.JSON_MERGE), patch.encode());
+      out.println(what + " configured");
+      return true;
+    } catch (KubernetesClientException e) {
+      throw CliException.failed("cannot write " + what.substring(6) + ": " + Apply.message(e));
+    }
+  }
+
+  private static Map<String, String> orEmpty(Map<String, String> m) {
+    return m == null ? new HashMap<>() : m;
+  }
+}

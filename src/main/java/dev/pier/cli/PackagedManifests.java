@@ -1,0 +1,46 @@
+package dev.pier.cli;
+
+import dev.pier.kube.RbacFiles;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.KubernetesList;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The manifests packaged in the jar (the same version as the code that applies them). */
+public final class PackagedManifests {
+  public static final String NAMESPACE = "k8s/namespace.yaml";
+
+  private PackagedManifests() {}
+
+  /** What a member needs: the namespace, the federation identity and, optionally, the base role. */
+  public static List<HasMetadata> member(boolean loadBalancers) {
+    List<HasMetadata> out = new ArrayList<>(load(NAMESPACE));
+    out.addAll(load(RbacFiles.FEDERATION_MEMBER));
+    if (loadBalancers) {
+      out.addAll(load(RbacFiles.BASE));
+    }
+    return out;
+  }
+
+  static List<HasMetadata> load(String resource) {
+    try (InputStream in = PackagedManifests.class.getClassLoader().getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new IllegalStateException(resource + " is not packaged in this build");
+      }
+      Object parsed = Serialization.unmarshal(in);
+      if (parsed instanceof KubernetesList list) {
+        return list.getItems();
+      }
+      if (parsed instanceof List<?> list) {
+        return list.stream().map(HasMetadata.class::cast).toList();
+      }
+      return List.of((HasMetadata) parsed);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

@@ -1,0 +1,272 @@
+package dev.pier.cli;
+
+import dev.pier.federation.IngressAnnotation;
+import dev.pier.federation.LeaveRecord;
+import dev.pier.federation.MemberStatus;
+import dev.pier.model.FederationKeys;
+import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * {@code pier status}: the federation as the host API shows it. Members come from their Secrets
+ * (the state Pier records in {@code pier.dev/member-status}) and leave records; federated Services
+ * from the host Services' annotations. Members configured in Pier's config file have no Secret and
+ * show only as copies.
+ */
+final class Status {
+  static final String DEFAULT_SECRET_NAMESPACE = "pier";
+  static final Duration DEFAULT_EXPIRY_WARNING = Duration.ofDays(30);
+  static final Duration POLL = Duration.ofMillis(500);
+  static final Set<String> VALUED =
+      Set.of(
+          "--host-kubeconfig",
+          "--host-context",
+          "--secret-namespace",
+          "-o",
+          "--output",
+          "--expiry-warning");
+
+  private Status() {}
+
+  static int run(List<String> args, PrintStream out) {
+    Flags f = Flags.parse(args, VALUED, Set.of());
+    if (!f.positional().isEmpty()) {
+      throw CliException.usage("unexpected argument '" + f.positional().get(0) + "'");
+    }
+    String format = f.string("-o", f.string("--output", "table"));
+    if (!format.equals("table") && !format.equals("json")) {
+      throw CliException.usage(
+          "flag "
+              + (f.has("-o") ? "-o" : "--output")
+              + ": invalid value '"
+              + format
+              + "': table or json");
+    }
+    Duration warn = f.duration("--expiry-warning", DEFAULT_EXPIRY_WARNING);
+    KubeTarget host =
+        KubeTarget.of("host", f.string("--host-kubeconfig", ""), f.string("--host-context", ""));
+    StatusReport report;
+    try (KubernetesClient h = host.client()) {
+      report = read(h, secretNamespace(f));
+    }
+    Instant now = Instant.now();
+    out.print(
+        format.equals("json")
+            ? report.json(now, warn).encodePrettily() + "\n"
+            : report.table(now, warn));
+    return 0;
+  }
+
+  static String secretNamespace(Flags f) {
+    return f.string("--secret-namespace", DEFAULT_SECRET_NAMESPACE);
+  }
+
+  static StatusReport read(KubernetesClient host, String namespace) {
+    List<StatusReport.MemberRow> members = new ArrayList<>();
+    List<Secret> secrets;
+    List<Secret> records;
+    List<Service> services;
+    try {
+      secrets =
+          host.secrets()
+              .inNamespace(namespace)
+              .withLabel(FederationKeys.CLUSTER_SECRET_LABEL)
+              .list()
+              .getItems();
+      records =
+          host.secrets()
+              .inNamespace(namespace)
+              .withLabel(FederationKeys.LEAVING_LABEL)
+              .list()
+              .getItems();
+      services = host.services().inAnyNamespace().list().getItems();
+    } catch (KubernetesClientException e) {
+      throw CliException.failed("host: cannot read the federation: " + Apply.message(e));
+    }
+    for (Secret s : secrets) {
+      String name = s.getMetadata().getLabels().get(FederationKeys.CLUSTER_SECRET_LABEL);
+      members.add(
+          row(
+              name,
+              s,
+              s.getMetadata().getDeletionTimestamp() == null
+                  ? null
+                  : Instant.parse(s.getMetadata().getDeletionTimestamp())));
+    }
+    for (Secret r : records) {
+      String name = LeaveRecord.member(r);
+      if (name != null && members.stream().noneMatch(m -> m.name().equals(name))) {
+        Instant at = LeaveRecord.leaveAt(r);
+        members.add(row(name, r, at == null ? Instant.EPOCH : at));
+      }
+    }
+    members.sort(Comparator.comparing(StatusReport.MemberRow::name));
+    List<StatusReport.ServiceRow> rows = new ArrayList<>();
+    for (Service s : services) {
+      Map<String, String> a = s.getMetadata().getAnnotations();
+      if (a == null) {
+        continue;
+      }
+      boolean federated = "true".equals(a.get(FederationKeys.FEDERATED_ANNOTATION));
+      String ingresses = a.get(FederationKeys.INGRESSES_ANNOTATION);
+      if (!federated && ingresses == null) {
+        continue;
+      }
+      List<StatusReport.Copy> copies = new ArrayList<>();
+      if (ingresses != null) {
+        for (IngressAnnotation.ClusterIngresses c : IngressAnnotation.parse(ingresses)) {
+          copies.add(
+              new StatusReport.Copy(c.cluster(), c.items().stream().map(Status::address).toList()));
+        }
+      }
+      rows.add(
+          new StatusReport.ServiceRow(
+              s.getMetadata().getNamespace(), s.getMetadata().getName(), placement(a), copies));
+    }
+    rows.sort(
+        Comparator.comparing(StatusReport.ServiceRow::namespace)
+            .thenComparing(StatusReport.ServiceRow::name));
+    return new StatusReport(members, rows);
+  }
+
+  private static StatusReport.MemberRow row(String name, Secret s, Instant leaving) {
+    Map<String, String> a = s.getMetadata().getAnnotations();
+    MemberStatus st =
+        a == null ? null : MemberStatus.parse(a.get(FederationKeys.MEMBER_STATUS_ANNOTATION));
+    if (st == null) {
+      return new StatusReport.MemberRow(
+          name, s.getMetadata().getName(), null, "", "", List.of(), null, "", null, "", leaving);
+    }
+    return new StatusReport.MemberRow(
+        name,
+        s.getMetadata().getName(),
+        st.ready(),
+        st.version(),
+        st.region(),
+        st.zones(),
+        st.lastProbe(),
+        st.credential(),
+        st.credentialExpiry(),
+        st.reason(),
+        leaving);
+  }
+
+  private static String placement(Map<String, String> a) {
+    if (a.containsKey(FederationKeys.CLUSTERS_ANNOTATION)) {
+      return "clusters=" + a.get(FederationKeys.CLUSTERS_ANNOTATION);
+    }
+    if (a.containsKey(FederationKeys.CLUSTER_SELECTOR_ANNOTATION)) {
+      return "selector=" + a.get(FederationKeys.CLUSTER_SELECTOR_ANNOTATION);
+    }
+    return "all";
+  }
+
+  private static String address(LoadBalancerIngress i) {
+    return i.getIp() != null ? i.getIp() : Objects.toString(i.getHostname(), "?");
+  }
+
+  /** A Secret's data as text, or null. */
+  static String data(Secret s, String key) {
+    if (s.getStringData() != null && s.getStringData().containsKey(key)) {
+      return s.getStringData().get(key);
+    }
+    String b64 = s.getData() == null ? null : s.getData().get(key);
+    if (b64 == null) {
+      return null;
+    }
+    try {
+      return new String(Base64.getDecoder().decode(b64), StandardCharsets.UTF_8);
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+  }
+
+  /**
+   * Waits until Pier reports the member ready on its Secret, with {@code expiry} as its credential
+   * expiry when one is expected (Pier took the new token). Returns the exit status.
+   */
+  static int awaitReady(
+      KubernetesClient host,
+      String namespace,
+      String member,
+      Instant expiry,
+      boolean changed,
+      Duration wait,
+      PrintStream out) {
+    out.println(
+        "waiting up to "
+            + dev.pier.config.Durations.format(wait)
+            + " for Pier to report cluster "
+            + member
+            + " ready");
+    long deadline = System.nanoTime() + wait.toNanos();
+    MemberStatus last = null;
+    while (true) {
+      try {
+        Secret s = host.secrets().inNamespace(namespace).withName(Join.secretName(member)).get();
+        Map<String, String> a = s == null ? null : s.getMetadata().getAnnotations();
+        last =
+            a == null ? null : MemberStatus.parse(a.get(FederationKeys.MEMBER_STATUS_ANNOTATION));
+      } catch (KubernetesClientException e) {
+        // Retried until the deadline: a blip of the host is not a failed join.
+      }
+      if (last != null
+          && last.ready()
+          && (expiry == null || expiry.equals(last.credentialExpiry()))) {
+        out.println(
+            "cluster "
+                + member
+                + ": ready ("
+                + (last.version().isEmpty() ? "version unknown" : last.version())
+                + (last.region().isEmpty() ? "" : ", region " + last.region())
+                + (last.zones().isEmpty() ? "" : ", zones " + String.join(",", last.zones()))
+                + ")");
+        return 0;
+      }
+      if (System.nanoTime() > deadline) {
+        break;
+      }
+      sleep(POLL);
+    }
+    String why =
+        last == null
+            ? "Pier has not reported on it: is Pier running, leading, with this cluster as its"
+                + " federation host and federation.secretNamespace "
+                + namespace
+                + "?"
+            : !last.ready()
+                ? "Pier reports it not ready: "
+                    + (last.reason().isEmpty() ? "no reason given" : last.reason())
+                : "Pier has not taken the new token yet";
+    throw CliException.failed(
+        "cluster "
+            + member
+            + ": not ready after "
+            + dev.pier.config.Durations.format(wait)
+            + ": "
+            + why);
+  }
+
+  static void sleep(Duration d) {
+    try {
+      Thread.sleep(d.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw CliException.failed("interrupted");
+    }
+  }
+}

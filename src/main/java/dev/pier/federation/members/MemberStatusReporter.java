@@ -1,0 +1,193 @@
+package dev.pier.federation.members;
+
+import dev.pier.federation.CredentialExpiry;
+import dev.pier.federation.MemberStatus;
+import dev.pier.federation.Topology;
+import dev.pier.kube.AsyncKubeApi;
+import dev.pier.kube.KubeApiException;
+import dev.pier.model.FederationKeys;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps each Secret-joined member's state on its Secret ({@link
+ * FederationKeys#MEMBER_STATUS_ANNOTATION}), from the health probes: a merge patch of that one
+ * annotation, sent when the state changes and otherwise at most once per {@link
+ * MemberStatus#REFRESH}, through the host's fenced API (a Pier that does not lead sends nothing).
+ * What is shown is the Secret as cached, or what this process sent last when that is newer (the
+ * cache lags behind a write); so a new leader takes over without rewriting what is already right.
+ * Runs on the federation's context.
+ */
+final class MemberStatusReporter {
+  private static final Logger log = LoggerFactory.getLogger(MemberStatusReporter.class);
+
+  private final AsyncKubeApi api;
+  private final String namespace;
+  private final Function<String, Secret> secretOf;
+  private final Context ctx;
+  private final Clock clock;
+  private final Map<String, MemberStatus> sent = new HashMap<>();
+  private final Set<String> writing = new HashSet<>();
+  // The member's gitVersion, per connection: a member that reconnects is asked again.
+  private final Map<Member, String> versions = new IdentityHashMap<>();
+  private final Set<Member> askingVersion = new HashSet<>();
+
+  /**
+   * @param secretOf the cached Secret that joined a member, by member name; null for a configured
+   *     member, which has none
+   */
+  MemberStatusReporter(
+      AsyncKubeApi api,
+      String namespace,
+      Function<String, Secret> secretOf,
+      Context ctx,
+      Clock clock) {
+    this.api = api;
+    this.namespace = namespace;
+    this.secretOf = secretOf;
+    this.ctx = ctx;
+    this.clock = clock;
+  }
+
+  /** A probe of {@code m} ended; readiness is already applied. */
+  void probed(Member m, boolean ok, String failure) {
+    Secret secret = secretOf.apply(m.name());
+    if (secret == null || secret.getMetadata().getDeletionTimestamp() != null || m.leaving()) {
+      forget(m);
+      return;
+    }
+    if (ok && !versions.containsKey(m)) {
+      // The first write of a reachable member carries its version: asked once per connection.
+      askVersion(m, () -> probed(m, ok, failure));
+      return;
+    }
+    if (writing.contains(m.name())) {
+      return;
+    }
+    MemberStatus shown = shown(m.name(), secret);
+    MemberStatus next = status(m, failure, shown);
+    if (!MemberStatus.worthWriting(shown, next)) {
+      return;
+    }
+    write(m.name(), secret.getMetadata().getName(), next);
+  }
+
+  private void forget(Member m) {
+    versions.remove(m);
+    sent.remove(m.name());
+  }
+
+  private MemberStatus shown(String member, Secret secret) {
+    Map<String, String> annotations = secret.getMetadata().getAnnotations();
+    MemberStatus cached =
+        annotations == null
+            ? null
+            : MemberStatus.parse(annotations.get(FederationKeys.MEMBER_STATUS_ANNOTATION));
+    MemberStatus mine = sent.get(member);
+    if (mine == null) {
+      return cached;
+    }
+    if (cached == null || cached.lastProbe() == null) {
+      return mine;
+    }
+    return mine.lastProbe() != null && mine.lastProbe().isAfter(cached.lastProbe()) ? mine : cached;
+  }
+
+  private MemberStatus status(Member m, String failure, MemberStatus shown) {
+    Instant now = clock.instant();
+    boolean ready = m.ready();
+    Instant since = shown != null && shown.ready() == ready ? shown.since() : now;
+    Topology topology = m.topology();
+    String reason = "";
+    if (!ready) {
+      reason =
+          failure != null
+              ? "probe failed: " + failure
+              : "probes pass; waiting for federation.health.successThreshold";
+    }
+    return new MemberStatus(
+        ready,
+        since == null ? now : since,
+        now,
+        versions.getOrDefault(m, shown == null ? "" : shown.version()),
+        topology.region(),
+        topology.zones(),
+        CredentialExpiry.kind(m.spec().credentials()),
+        CredentialExpiry.of(m.spec().credentials()),
+        reason);
+  }
+
+  private void write(String member, String secretName, MemberStatus status) {
+    writing.add(member);
+    JsonObject body =
+        new JsonObject()
+            .put(
+                "metadata",
+                new JsonObject()
+                    .put(
+                        "annotations",
+                        new JsonObject()
+                            .put(FederationKeys.MEMBER_STATUS_ANNOTATION, status.toJson())));
+    api.patch(
+            ctx,
+            AsyncKubeApi.corePath(namespace, "secrets", secretName),
+            AsyncKubeApi.MERGE_PATCH,
+            body)
+        .onComplete(
+            ar -> {
+              writing.remove(member);
+              if (ar.succeeded()) {
+                sent.put(member, status);
+              } else if (!(ar.cause() instanceof KubeApiException)) {
+                // Refused before it went (this Pier does not lead), or never answered.
+                log.debug(
+                    "Cluster {}: status not written on Secret {}/{}: {}",
+                    member,
+                    namespace,
+                    secretName,
+                    ar.cause().getMessage());
+              } else if (!((KubeApiException) ar.cause()).isNotFound()) {
+                log.warn(
+                    "Cluster {}: cannot write its status on Secret {}/{}: {}",
+                    member,
+                    namespace,
+                    secretName,
+                    ar.cause().getMessage());
+              }
+            });
+  }
+
+  private void askVersion(Member m, Runnable then) {
+    if (!askingVersion.add(m)) {
+      return;
+    }
+    versions.keySet().removeIf(old -> old.name().equals(m.name()));
+    Future<JsonObject> answer = m.cluster().api().get(ctx, "/version");
+    answer.onComplete(
+        ar -> {
+          askingVersion.remove(m);
+          if (ar.succeeded() && ar.result().getString("gitVersion") != null) {
+            versions.put(m, ar.result().getString("gitVersion"));
+          } else {
+            versions.put(m, "");
+            log.debug(
+                "Cluster {}: cannot read its version: {}",
+                m.name(),
+                ar.cause() == null ? "no gitVersion" : ar.cause().getMessage());
+          }
+          then.run();
+        });
+  }
+}
