@@ -32,6 +32,7 @@ public final class FederationSettings {
         .setDeleteTimeout(config.get(PierOptions.FEDERATION_DELETE_TIMEOUT))
         .setPanicThreshold(config.get(PierOptions.FEDERATION_PANIC_THRESHOLD))
         .setMaxHold(config.get(PierOptions.FEDERATION_MAX_HOLD))
+        .setAggregateWait(config.get(PierOptions.FEDERATION_AGGREGATE_WAIT))
         .setLeaveGrace(config.get(PierOptions.FEDERATION_LEAVE_GRACE));
   }
 

@@ -157,6 +157,15 @@ public final class PierOptions {
           Duration.ofSeconds(1),
           Duration.ofDays(7),
           "How long an unreachable member is kept as last seen at most (see panicThreshold).");
+  public static final Option<Duration> FEDERATION_AGGREGATE_WAIT =
+      Option.duration(
+          "federation.aggregateWait",
+          FederationOptions.DEFAULT_AGGREGATE_WAIT,
+          Duration.ZERO,
+          Duration.ofMinutes(5),
+          "How long a federated Service's new addresses wait, at most, for the placed members whose"
+              + " load balancers are still on their way, so that they reach the host in one write"
+              + " (a cold start); 0: never wait.");
   public static final Option<Duration> FEDERATION_LEAVE_GRACE =
       Option.duration(
           "federation.leaveGrace",
@@ -895,6 +904,7 @@ public final class PierOptions {
           FEDERATION_DELETE_TIMEOUT,
           FEDERATION_PANIC_THRESHOLD,
           FEDERATION_MAX_HOLD,
+          FEDERATION_AGGREGATE_WAIT,
           FEDERATION_LEAVE_GRACE,
           PROVIDER,
           LOAD_BALANCER_CLASSES,

@@ -17,6 +17,7 @@ public final class FederationOptions {
   public static final Duration DEFAULT_DELETE_TIMEOUT = Duration.ofMinutes(10);
   public static final int DEFAULT_PANIC_THRESHOLD = 50;
   public static final Duration DEFAULT_MAX_HOLD = Duration.ofHours(1);
+  public static final Duration DEFAULT_AGGREGATE_WAIT = Duration.ofSeconds(5);
   public static final Duration DEFAULT_LEAVE_GRACE = Duration.ofMinutes(10);
   public static final boolean DEFAULT_NAMESPACE_OPT_IN = true;
 
@@ -39,6 +40,7 @@ public final class FederationOptions {
   private Duration deleteTimeout = DEFAULT_DELETE_TIMEOUT;
   private int panicThreshold = DEFAULT_PANIC_THRESHOLD;
   private Duration maxHold = DEFAULT_MAX_HOLD;
+  private Duration aggregateWait = DEFAULT_AGGREGATE_WAIT;
   private Duration leaveGrace = DEFAULT_LEAVE_GRACE;
   private boolean namespaceOptIn = DEFAULT_NAMESPACE_OPT_IN;
 
@@ -136,6 +138,19 @@ public final class FederationOptions {
 
   public FederationOptions setMaxHold(Duration maxHold) {
     this.maxHold = maxHold;
+    return this;
+  }
+
+  /**
+   * How long a host Service's first addresses wait for the placed members whose load balancers are
+   * still on their way ({@link ArrivalWait}); zero: never.
+   */
+  public Duration aggregateWait() {
+    return aggregateWait;
+  }
+
+  public FederationOptions setAggregateWait(Duration aggregateWait) {
+    this.aggregateWait = aggregateWait;
     return this;
   }
 

@@ -165,6 +165,24 @@ class FederationRbacTest {
       admin.services().inNamespace(ns).withName("web").delete();
       await().atMost(InProcessPier.CONVERGE).until(() -> hostService(ns, "web") == null);
 
+      // Deleted with the orphan policy: the copy stays without Pier's marks.
+      admin
+          .resource(
+              FederatedServices.federated(
+                  ns, "kept", Map.of(FederationKeys.DELETE_POLICY_ANNOTATION, "orphan")))
+          .create();
+      awaitCopy(ns, "kept");
+      admin.services().inNamespace(ns).withName("kept").delete();
+      await()
+          .atMost(InProcessPier.CONVERGE)
+          .until(
+              () ->
+                  copy(ns, "kept") != null
+                      && !copy(ns, "kept")
+                          .getMetadata()
+                          .getLabels()
+                          .containsKey(FederationKeys.FEDERATION_LABEL));
+
       // A second one, copied, then left behind while Pier is down.
       admin.resource(FederatedServices.federated(ns, "left", Map.of())).create();
       awaitCopy(ns, "left");

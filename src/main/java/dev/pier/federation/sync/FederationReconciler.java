@@ -6,6 +6,7 @@ import dev.pier.dns.publish.DnsPublisher;
 import dev.pier.events.EventReasons;
 import dev.pier.events.EventSink;
 import dev.pier.events.ObjectRef;
+import dev.pier.federation.ArrivalWait;
 import dev.pier.federation.CopyApply;
 import dev.pier.federation.Federated;
 import dev.pier.federation.FederationOptions;
@@ -81,6 +82,9 @@ final class FederationReconciler {
    * shows that version: a run on an older cache would apply again for nothing.
    */
   private final Map<String, String> copyWrites = new HashMap<>();
+
+  /** When each host Service's aggregate was first found waiting for a member's address. */
+  private final Map<ServiceKey, Long> incompleteSince = new HashMap<>();
 
   /**
    * @param dns publishes the federated Services' names, or null without DNS
@@ -432,6 +436,7 @@ final class FederationReconciler {
   private Future<WorkResult> aggregate(ServiceKey key) {
     Service svc = host.service(key.namespace(), key.name());
     if (svc == null) {
+      incompleteSince.remove(key);
       return done();
     }
     boolean hasFinalizer = Federated.hasFinalizer(svc);
@@ -521,6 +526,11 @@ final class FederationReconciler {
     String previous = annotation(svc);
     IngressAggregate.Result result =
         IngressAggregate.compute(statuses, previous, options.unreadyClusters());
+    Duration wait = arrivalWait(key, svc, statuses, result);
+    if (!wait.isZero()) {
+      // A member's load balancer is on its way: its address joins these in one write.
+      return Future.succeededFuture(WorkResult.retryAfter(wait, RUN));
+    }
     Future<String> annotated =
         Objects.equals(previous, result.annotation())
                 // No entry yet and none before: nothing to write.
@@ -541,6 +551,46 @@ final class FederationReconciler {
                     // Looked at again when the hold ends, if no readiness change came first.
                     ? WorkResult.retryAfter(untilReleased(hold), RUN)
                     : r);
+  }
+
+  /**
+   * How long to wait before writing this aggregate ({@link ArrivalWait}): the placed members that
+   * are ready and still have no address for a LoadBalancer Service are pending.
+   */
+  private Duration arrivalWait(
+      ServiceKey key,
+      Service svc,
+      List<IngressAggregate.MemberStatus> statuses,
+      IngressAggregate.Result result) {
+    Set<String> pending = new java.util.TreeSet<>();
+    if ("LoadBalancer".equals(svc.getSpec() == null ? null : svc.getSpec().getType())) {
+      for (IngressAggregate.MemberStatus s : statuses) {
+        Member m = members.get(s.cluster());
+        if (m != null && m.ready() && addresses(currentIngress(s.service())).isEmpty()) {
+          pending.add(s.cluster());
+        }
+      }
+    }
+    if (pending.isEmpty()) {
+      incompleteSince.remove(key);
+      return Duration.ZERO;
+    }
+    long now = clock.getAsLong();
+    return ArrivalWait.decide(
+        pending,
+        addresses(currentIngress(svc)),
+        addresses(result.ingress()),
+        incompleteSince.computeIfAbsent(key, k -> now),
+        now,
+        options.aggregateWait());
+  }
+
+  private static Set<String> addresses(List<LoadBalancerIngress> ingress) {
+    Set<String> out = new java.util.TreeSet<>();
+    for (LoadBalancerIngress i : ingress) {
+      out.add(i.getIp() != null ? i.getIp() : String.valueOf(i.getHostname()));
+    }
+    return out;
   }
 
   /** The panic threshold over the members the Service is placed in, for this run. */
@@ -728,7 +778,8 @@ final class FederationReconciler {
   }
 
   private static List<LoadBalancerIngress> currentIngress(Service svc) {
-    if (svc.getStatus() == null
+    if (svc == null
+        || svc.getStatus() == null
         || svc.getStatus().getLoadBalancer() == null
         || svc.getStatus().getLoadBalancer().getIngress() == null) {
       return List.of();
