@@ -2,7 +2,6 @@ package dev.pier.federation.sync;
 
 import dev.pier.dns.ClusterLocation;
 import dev.pier.dns.ServingCluster;
-import dev.pier.dns.publish.DnsPublisher;
 import dev.pier.events.EventReasons;
 import dev.pier.events.EventSink;
 import dev.pier.events.ObjectRef;
@@ -18,10 +17,12 @@ import dev.pier.federation.Placement;
 import dev.pier.federation.Topology;
 import dev.pier.federation.members.Member;
 import dev.pier.federation.members.Members;
-import dev.pier.kube.Cluster;
+import dev.pier.kube.ClusterAccess;
+import dev.pier.kube.FederationWrites;
 import dev.pier.kube.KubeApiException;
 import dev.pier.log.ServiceLog;
 import dev.pier.model.FederationKeys;
+import dev.pier.model.LbStatus;
 import dev.pier.model.ResourceVersions;
 import dev.pier.model.ServiceKey;
 import dev.pier.model.ServiceRef;
@@ -29,8 +30,9 @@ import dev.pier.model.Views;
 import dev.pier.policy.DeletionGuard;
 import dev.pier.queue.WorkKind;
 import dev.pier.queue.WorkResult;
-import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
+import io.fabric8.kubernetes.api.model.LoadBalancerStatus;
 import io.fabric8.kubernetes.api.model.Service;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -65,13 +67,13 @@ final class FederationReconciler {
   private static final HeldMembers.Decision NOT_HOLDING =
       HeldMembers.decide(List.of(), 0, Duration.ZERO, 0);
 
-  private final Cluster host;
+  private final Context ctx;
+  private final ClusterAccess host;
   private final Members members;
   private final FederationOptions options;
-  private final FederationWrites writes;
   private final Consumer<ServiceKey> enqueue;
   private final LongSupplier clock;
-  private final DnsPublisher dns;
+  private final FederatedNames dns;
   private final HeldNames heldNames;
   private final DeletionGuard guard;
   private final Predicate<String> labelledNamespace;
@@ -83,22 +85,24 @@ final class FederationReconciler {
   private final Map<String, String> copyWrites = new HashMap<>();
 
   /**
+   * @param ctx the context writes complete on
    * @param dns publishes the federated Services' names, or null without DNS
    * @param heldNames the Services whose names are held as last seen, for the metric
    * @param guard holds copy deletions that no one asked for (placement changes, copies of host
    *     Services that are gone) beyond its limit
    */
   FederationReconciler(
-      Cluster host,
+      Context ctx,
+      ClusterAccess host,
       Members members,
       FederationOptions options,
-      FederationWrites writes,
       Consumer<ServiceKey> enqueue,
       LongSupplier clock,
-      DnsPublisher dns,
+      FederatedNames dns,
       HeldNames heldNames,
       DeletionGuard guard,
       Predicate<String> labelledNamespace) {
+    this.ctx = ctx;
     this.guard = guard;
     this.labelledNamespace = labelledNamespace;
     this.dns = dns;
@@ -106,7 +110,6 @@ final class FederationReconciler {
     this.host = host;
     this.members = members;
     this.options = options;
-    this.writes = writes;
     this.enqueue = enqueue;
     this.clock = clock;
   }
@@ -156,7 +159,7 @@ final class FederationReconciler {
   private int ownedCopies() {
     int n = 0;
     for (Member m : members.all()) {
-      for (Service s : m.cluster().services()) {
+      for (Service s : m.access().services()) {
         if (ownership(s) == MemberServices.Ownership.OWNED) {
           n++;
         }
@@ -167,7 +170,7 @@ final class FederationReconciler {
 
   /** The member's cached copy of the key's Service, if Pier owns it; else null. */
   private Service ownedCopy(Member m, ServiceKey key) {
-    Service copy = m.cluster().service(key.namespace(), key.name());
+    Service copy = m.access().service(key.namespace(), key.name());
     return ownership(copy) == MemberServices.Ownership.OWNED ? copy : null;
   }
 
@@ -178,7 +181,7 @@ final class FederationReconciler {
     if (refused(hostSvc)) {
       return done();
     }
-    Service copy = member.cluster().service(key.namespace(), key.name());
+    Service copy = member.access().service(key.namespace(), key.name());
     MemberServices.Ownership ownership = ownership(copy);
     if (wanted(hostSvc, member)) {
       return ensureCopy(member, hostSvc, copy, ownership);
@@ -191,8 +194,8 @@ final class FederationReconciler {
         || (hostSvc != null
             && hostSvc.getMetadata().getDeletionTimestamp() != null
             && Federated.orphanOnDelete(hostSvc))) {
-      return writes
-          .update(member.cluster(), MemberServices.orphaned(copy))
+      return writes(member)
+          .replace(ctx, MemberServices.orphaned(copy))
           .map(
               v -> {
                 if (hostSvc != null) {
@@ -246,8 +249,8 @@ final class FederationReconciler {
       }
       return Future.succeededFuture(WorkResult.retryAfter(HELD_RECHECK, RUN));
     }
-    return writes
-        .delete(member.cluster(), copy)
+    return writes(member)
+        .delete(ctx, copy)
         .map(
             deletedNow -> {
               if (!deletedNow) {
@@ -261,7 +264,7 @@ final class FederationReconciler {
                     new ServiceRef(member.name(), key.namespace(), key.name(), uid(copy));
                 log.info(ref, "deleted: the federated Service it copied no longer exists");
                 member
-                    .cluster()
+                    .access()
                     .events()
                     .normal(
                         ObjectRef.of(ref),
@@ -308,14 +311,15 @@ final class FederationReconciler {
         String ns = hostSvc.getMetadata().getNamespace();
         JsonObject config = MemberServices.config(desired);
         // The namespace is created only when the member says it is missing: one write, not two.
+        FederationWrites writes = writes(member);
         return writes
-            .create(member.cluster(), config)
+            .create(ctx, config)
             .recover(
                 e ->
-                    FederationWrites.isNotFound(e)
+                    KubeApiException.notFound(e)
                         ? writes
-                            .ensureNamespace(member.cluster(), ns, options.name())
-                            .compose(v -> writes.create(member.cluster(), config))
+                            .ensureNamespace(ctx, ns, options.name())
+                            .compose(v -> writes.create(ctx, config))
                         : Future.failedFuture(e))
             .map(
                 v -> {
@@ -343,7 +347,7 @@ final class FederationReconciler {
         Future<Void> moved =
             change.migrate() ? migrate(member, copy, change.config()) : Future.succeededFuture();
         return moved
-            .compose(v -> writes.apply(member.cluster(), change.config(), uid(copy)))
+            .compose(v -> writes(member).apply(ctx, change.config(), uid(copy)))
             .onSuccess(version -> copyWrites.put(copyKey(member, copy), version))
             .map(
                 v -> {
@@ -369,8 +373,8 @@ final class FederationReconciler {
    * the member has it now (the cache keeps only Pier's entries; the move rewrites every one).
    */
   private Future<Void> migrate(Member member, Service copy, JsonObject config) {
-    return writes
-        .read(member.cluster(), copy)
+    return writes(member)
+        .read(ctx, copy)
         .compose(
             fresh -> {
               String uid = fresh.getJsonObject("metadata").getString("uid");
@@ -381,8 +385,12 @@ final class FederationReconciler {
               JsonArray fields = CopyApply.migration(config, fresh);
               return fields == null
                   ? Future.succeededFuture()
-                  : writes.migrate(member.cluster(), fresh, fields);
+                  : writes(member).migrate(ctx, fresh, fields);
             });
+  }
+
+  private static FederationWrites writes(Member member) {
+    return member.access().federationWrites();
   }
 
   private static String copyKey(Member member, Service copy) {
@@ -412,7 +420,7 @@ final class FederationReconciler {
   }
 
   private Future<WorkResult> failed(Service hostSvc, Member member, String what, Throwable e) {
-    if (FederationWrites.isConflict(e)) {
+    if (KubeApiException.conflict(e)) {
       // The cache was behind (a copy made or changed meanwhile): run again once it caught up.
       return Future.succeededFuture(WorkResult.retryAfter(CONFLICT_RETRY, RUN));
     }
@@ -459,12 +467,12 @@ final class FederationReconciler {
     Future<String> marked =
         hasFinalizer
             ? Future.succeededFuture(read)
-            : writes.addFinalizer(host, key.namespace(), key.name(), read);
+            : host.federationWrites().addFinalizer(ctx, key, read);
     return marked
         .compose(version -> writeAggregate(key, svc, version))
         .recover(
             e -> {
-              if (FederationWrites.isConflict(e)) {
+              if (KubeApiException.conflict(e)) {
                 // The Service changed since this run read it: run again on what it is now.
                 return Future.succeededFuture(WorkResult.retryAfter(CONFLICT_RETRY, RUN));
               }
@@ -489,8 +497,7 @@ final class FederationReconciler {
     } else {
       heldNames.hold(key, hold.since());
       warnHeld(svc, hold);
-      if (hold.held().stream()
-          .anyMatch(n -> !members.get(n).cluster().serviceInformer().hasSynced())) {
+      if (hold.held().stream().anyMatch(n -> !members.get(n).access().servicesSynced())) {
         // Not seen since Pier started: there is no last answer to hold, and nothing known to
         // change, so the status and the names stay as they are.
         return Future.succeededFuture(WorkResult.retryAfter(untilReleased(hold), RUN));
@@ -521,19 +528,20 @@ final class FederationReconciler {
     String previous = annotation(svc);
     IngressAggregate.Result result =
         IngressAggregate.compute(statuses, previous, options.unreadyClusters());
+    LbStatus aggregate = Views.status(new LoadBalancerStatus(result.ingress()));
     Future<String> annotated =
         Objects.equals(previous, result.annotation())
                 // No entry yet and none before: nothing to write.
                 || (previous == null
                     && IngressAnnotation.json(List.of()).equals(result.annotation()))
             ? Future.succeededFuture(version)
-            : writes.annotate(host, key.namespace(), key.name(), result.annotation(), version);
+            : host.federationWrites().annotate(ctx, key, result.annotation(), version);
     return annotated
         .compose(
             v ->
-                sameIngress(currentIngress(svc), result.ingress())
+                status(svc).shows(aggregate)
                     ? Future.succeededFuture(v)
-                    : writes.status(host, key.namespace(), key.name(), result.ingress(), v))
+                    : host.federationWrites().status(ctx, key, aggregate, v))
         .compose(v -> names(key, svc, placement, hold))
         .map(
             r ->
@@ -673,16 +681,12 @@ final class FederationReconciler {
                 dnsDone.outcome() != WorkResult.Outcome.SUCCESS
                     // Every name goes before the finalizer: none is left behind (k8s#36799).
                     ? Future.succeededFuture(dnsDone)
-                    : writes
-                        .release(
-                            host,
-                            key.namespace(),
-                            key.name(),
-                            svc.getMetadata().getResourceVersion())
+                    : host.federationWrites()
+                        .release(ctx, key, svc.getMetadata().getResourceVersion())
                         .map(WorkResult.success()))
         .recover(
             e -> {
-              if (FederationWrites.isConflict(e)) {
+              if (KubeApiException.conflict(e)) {
                 return Future.succeededFuture(WorkResult.retryAfter(CONFLICT_RETRY, RUN));
               }
               log.warn(ref(svc), "removing the federation's finalizer failed: {}", e.getMessage());
@@ -727,27 +731,9 @@ final class FederationReconciler {
     return a == null ? null : a.get(FederationKeys.INGRESSES_ANNOTATION);
   }
 
-  private static List<LoadBalancerIngress> currentIngress(Service svc) {
-    if (svc.getStatus() == null
-        || svc.getStatus().getLoadBalancer() == null
-        || svc.getStatus().getLoadBalancer().getIngress() == null) {
-      return List.of();
-    }
-    return svc.getStatus().getLoadBalancer().getIngress();
-  }
-
-  /** Equal by ip and hostname, in order (the aggregate is sorted). */
-  static boolean sameIngress(List<LoadBalancerIngress> a, List<LoadBalancerIngress> b) {
-    if (a.size() != b.size()) {
-      return false;
-    }
-    for (int i = 0; i < a.size(); i++) {
-      if (!Objects.equals(a.get(i).getIp(), b.get(i).getIp())
-          || !Objects.equals(a.get(i).getHostname(), b.get(i).getHostname())) {
-        return false;
-      }
-    }
-    return true;
+  /** The Service's status as it shows it now. */
+  private static LbStatus status(Service svc) {
+    return Views.status(svc.getStatus() == null ? null : svc.getStatus().getLoadBalancer());
   }
 
   private static <K, V> Map<K, V> nonNull(Map<K, V> m) {
