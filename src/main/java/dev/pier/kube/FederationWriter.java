@@ -122,14 +122,8 @@ public final class FederationWriter implements FederationWrites {
   @Override
   public Future<String> annotate(
       Context ctx, ServiceKey key, String ingresses, String resourceVersion) {
-    JsonObject body =
-        new JsonObject()
-            .put(
-                "metadata",
-                new JsonObject()
-                    .put(
-                        "annotations",
-                        new JsonObject().put(FederationKeys.INGRESSES_ANNOTATION, ingresses)));
+    JsonObject annotations = JsonObject.of(FederationKeys.INGRESSES_ANNOTATION, ingresses);
+    JsonObject body = JsonObject.of("metadata", JsonObject.of("annotations", annotations));
     return services.patch(ctx, key, AsyncKubeApi.MERGE_PATCH, body, resourceVersion);
   }
 

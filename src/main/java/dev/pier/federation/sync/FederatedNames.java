@@ -2,7 +2,6 @@ package dev.pier.federation.sync;
 
 import dev.pier.dns.ClusterLocation;
 import dev.pier.dns.ServingCluster;
-import dev.pier.kube.ClusterAccess;
 import dev.pier.model.LbIngress;
 import dev.pier.model.ServiceKey;
 import dev.pier.queue.WorkResult;
@@ -11,8 +10,8 @@ import io.vertx.core.Future;
 import java.util.List;
 
 /**
- * What a federation run needs of DNS: the DNS names of a federated Service, fed by the members
- * serving it. {@link PublishedNames} is the real one, over the DNS publisher.
+ * What a federation run needs of DNS: the names of the host's federated Services, fed by the
+ * members serving them. {@link PublishedNames} is the real one, over the DNS publisher.
  */
 interface FederatedNames {
   /** One member serving a Service: its location, its addresses, whether its endpoints are ready. */
@@ -24,9 +23,5 @@ interface FederatedNames {
    * them go when it is not {@code federated} any more.
    */
   Future<WorkResult> syncFederated(
-      ClusterAccess host,
-      ServiceKey key,
-      Service svc,
-      boolean federated,
-      List<Future<ServingCluster>> serving);
+      ServiceKey key, Service svc, boolean federated, List<Future<ServingCluster>> serving);
 }

@@ -616,7 +616,7 @@ final class FederationReconciler {
               (m.ready() || hold.held().contains(name))
                   && m.hasReadyEndpoints(key.namespace(), key.name())));
     }
-    return dns.syncFederated(host, key, svc, placement != null, serving);
+    return dns.syncFederated(key, svc, placement != null, serving);
   }
 
   /**

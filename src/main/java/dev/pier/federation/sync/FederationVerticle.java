@@ -93,7 +93,7 @@ public final class FederationVerticle extends VerticleBase {
             options,
             this::add,
             System::currentTimeMillis,
-            PublishedNames.of(dns),
+            PublishedNames.of(dns, host),
             new HeldNames(registry),
             guard,
             optedIn::contains);

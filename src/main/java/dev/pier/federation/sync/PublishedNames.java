@@ -11,11 +11,11 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.vertx.core.Future;
 import java.util.List;
 
-/** {@link FederatedNames} published by the {@link DnsPublisher}. */
-record PublishedNames(DnsPublisher dns) implements FederatedNames {
-  /** The publisher's names, or null without DNS. */
-  static FederatedNames of(DnsPublisher dns) {
-    return dns == null ? null : new PublishedNames(dns);
+/** {@link FederatedNames} published by the {@link DnsPublisher}, for the host cluster. */
+record PublishedNames(DnsPublisher dns, ClusterAccess host) implements FederatedNames {
+  /** The publisher's names of the host's Services, or null without DNS. */
+  static FederatedNames of(DnsPublisher dns, ClusterAccess host) {
+    return dns == null ? null : new PublishedNames(dns, host);
   }
 
   @Override
@@ -26,11 +26,7 @@ record PublishedNames(DnsPublisher dns) implements FederatedNames {
 
   @Override
   public Future<WorkResult> syncFederated(
-      ClusterAccess host,
-      ServiceKey key,
-      Service svc,
-      boolean federated,
-      List<Future<ServingCluster>> serving) {
+      ServiceKey key, Service svc, boolean federated, List<Future<ServingCluster>> serving) {
     return dns.syncFederated(host, key, svc, federated, serving);
   }
 }

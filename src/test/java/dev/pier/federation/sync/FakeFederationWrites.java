@@ -32,6 +32,11 @@ final class FakeFederationWrites implements FederationWrites {
     return failure == null ? Future.succeededFuture(answer) : Future.failedFuture(failure);
   }
 
+  private <T> Future<T> record(String op, Service copy, String based, T answer) {
+    return record(
+        op, copy.getMetadata().getNamespace(), copy.getMetadata().getName(), based, answer);
+  }
+
   private String nextVersion() {
     return Integer.toString(++version);
   }
@@ -71,22 +76,12 @@ final class FakeFederationWrites implements FederationWrites {
 
   @Override
   public Future<Void> replace(Context ctx, Service copy) {
-    return record(
-        "replace",
-        copy.getMetadata().getNamespace(),
-        copy.getMetadata().getName(),
-        copy.getMetadata().getResourceVersion(),
-        null);
+    return record("replace", copy, copy.getMetadata().getResourceVersion(), null);
   }
 
   @Override
   public Future<Boolean> delete(Context ctx, Service copy) {
-    return record(
-        "delete",
-        copy.getMetadata().getNamespace(),
-        copy.getMetadata().getName(),
-        copy.getMetadata().getUid(),
-        true);
+    return record("delete", copy, copy.getMetadata().getUid(), true);
   }
 
   @Override

@@ -2,6 +2,8 @@ package dev.pier.federation.sync;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pier.dns.ClusterLocation;
+import dev.pier.dns.ServingCluster;
 import dev.pier.events.EventReasons;
 import dev.pier.federation.FederationOptions;
 import dev.pier.federation.MemberServices;
@@ -52,6 +54,8 @@ class FederationReconcilerTest {
   private Members members;
   private DeletionGuard guard = new DeletionGuard(10, 50, Duration.ofMinutes(10), true, () -> now);
   private boolean optedIn = true;
+  private FederatedNames names;
+  private final List<String> published = new ArrayList<>();
   private FederationReconciler reconciler;
 
   @BeforeEach
@@ -72,7 +76,7 @@ class FederationReconcilerTest {
               options,
               enqueued::add,
               () -> now,
-              null,
+              names,
               new HeldNames(new SimpleMeterRegistry()),
               guard,
               ns -> optedIn);
@@ -119,6 +123,52 @@ class FederationReconcilerTest {
         .withResourceVersion(resourceVersion)
         .endMetadata()
         .build();
+  }
+
+  private static UnaryOperator<ServiceBuilder> annotated(String key, String value) {
+    return b -> b.editMetadata().addToAnnotations(key, value).endMetadata();
+  }
+
+  /** The host Service placed in {@code cluster} only, with a copy Pier owns in east. */
+  private void placedIn(String cluster) {
+    Service svc = hostService(annotated(FederationKeys.CLUSTERS_ANNOTATION, cluster));
+    host.put(svc);
+    east.put(copyOf(svc, "7"));
+  }
+
+  /** Pier's copy of {@code of}, served by a load balancer at 203.0.113.5 (ipMode and ports). */
+  private Service servingCopyOf(Service of) {
+    return new ServiceBuilder(copyOf(of, "7"))
+        .withNewStatus()
+        .withNewLoadBalancer()
+        .withIngress(
+            new LoadBalancerIngressBuilder()
+                .withIp("203.0.113.5")
+                .withIpMode("Proxy")
+                .withPorts(new PortStatusBuilder().withPort(80).withProtocol("TCP").build())
+                .build())
+        .endLoadBalancer()
+        .endStatus()
+        .build();
+  }
+
+  /** A DNS port that records what it is asked. */
+  private final class RecordedNames implements FederatedNames {
+    @Override
+    public Future<ServingCluster> servingCluster(
+        ClusterLocation location, List<LbIngress> ingress, boolean healthy) {
+      List<String> ips = ingress.stream().map(LbIngress::ip).toList();
+      published.add("serving " + location.cluster() + " " + ips + " healthy=" + healthy);
+      return Future.succeededFuture(
+          new ServingCluster(location, ips, List.of(), healthy, List.of()));
+    }
+
+    @Override
+    public Future<WorkResult> syncFederated(
+        ServiceKey key, Service svc, boolean federated, List<Future<ServingCluster>> serving) {
+      published.add("sync " + key + " federated=" + federated + " serving=" + serving.size());
+      return Future.succeededFuture(WorkResult.success());
+    }
   }
 
   @Test
@@ -210,14 +260,7 @@ class FederationReconcilerTest {
   @Test
   void aCopyPlacementDropsGoesThroughTheDeletionGuard() {
     guard = new DeletionGuard(0, 0, Duration.ofMinutes(10), false, () -> now);
-    Service svc =
-        hostService(
-            b ->
-                b.editMetadata()
-                    .addToAnnotations(FederationKeys.CLUSTERS_ANNOTATION, "west")
-                    .endMetadata());
-    host.put(svc);
-    east.put(copyOf(svc, "7"));
+    placedIn("west");
 
     WorkResult result = run(EAST_KEY);
 
@@ -229,14 +272,7 @@ class FederationReconcilerTest {
 
   @Test
   void aCopyPlacementDropsIsDeletedByItsUidWithinTheGuard() {
-    Service svc =
-        hostService(
-            b ->
-                b.editMetadata()
-                    .addToAnnotations(FederationKeys.CLUSTERS_ANNOTATION, "west")
-                    .endMetadata());
-    host.put(svc);
-    east.put(copyOf(svc, "7"));
+    placedIn("west");
 
     run(EAST_KEY);
 
@@ -247,12 +283,7 @@ class FederationReconcilerTest {
 
   @Test
   void aHostServiceDeletedWithTheOrphanPolicyUnmarksItsCopies() {
-    Service svc =
-        deletedHostService(
-            b ->
-                b.editMetadata()
-                    .addToAnnotations(FederationKeys.DELETE_POLICY_ANNOTATION, "orphan")
-                    .endMetadata());
+    Service svc = deletedHostService(annotated(FederationKeys.DELETE_POLICY_ANNOTATION, "orphan"));
     host.put(svc);
     east.put(copyOf(svc, "7"));
 
@@ -307,19 +338,7 @@ class FederationReconcilerTest {
   void hostWritesCarryTheVersionReadThenEachTheVersionTheLastOneMade() {
     Service svc = hostService();
     host.put(svc);
-    east.put(
-        new ServiceBuilder(copyOf(svc, "7"))
-            .withNewStatus()
-            .withNewLoadBalancer()
-            .withIngress(
-                new LoadBalancerIngressBuilder()
-                    .withIp("203.0.113.5")
-                    .withIpMode("Proxy")
-                    .withPorts(new PortStatusBuilder().withPort(80).withProtocol("TCP").build())
-                    .build())
-            .endLoadBalancer()
-            .endStatus()
-            .build());
+    east.put(servingCopyOf(svc));
 
     assertThat(run(HOST_KEY).outcome()).isEqualTo(Outcome.SUCCESS);
 
@@ -342,5 +361,31 @@ class FederationReconcilerTest {
 
     assertThat(hostWrites.calls).containsExactly("release ns/web");
     assertThat(hostWrites.preconditions).containsExactly("release 42");
+  }
+
+  @Test
+  void theNamesAreFedThroughTheDnsPortByEachPlacedMembersCopy() {
+    names = new RecordedNames();
+    Service svc = hostService();
+    host.put(svc);
+    east.put(servingCopyOf(svc));
+
+    run(HOST_KEY);
+
+    assertThat(published)
+        .containsExactly(
+            "serving east [203.0.113.5] healthy=false",
+            "sync " + HOST_KEY + " federated=true serving=1");
+  }
+
+  @Test
+  void aDeletedHostServicesNamesGoBeforeItsFinalizer() {
+    names = new RecordedNames();
+    host.put(deletedHostService(b -> b));
+
+    run(HOST_KEY);
+
+    assertThat(published).containsExactly("sync " + HOST_KEY + " federated=false serving=0");
+    assertThat(hostWrites.calls).containsExactly("release ns/web");
   }
 }
