@@ -6,8 +6,10 @@ import dev.pier.dns.ClusterLocation;
 import dev.pier.dns.ServingCluster;
 import dev.pier.events.EventReasons;
 import dev.pier.federation.FederationOptions;
+import dev.pier.federation.LeavePolicy;
 import dev.pier.federation.MemberServices;
 import dev.pier.federation.members.FakeMembers;
+import dev.pier.federation.members.Member;
 import dev.pier.federation.members.Members;
 import dev.pier.kube.KubeApiException;
 import dev.pier.model.FederationKeys;
@@ -52,6 +54,7 @@ class FederationReconcilerTest {
   private final FederationOptions options = new FederationOptions().setName(FED);
   private final long now = Instant.parse("2026-03-01T12:00:00Z").toEpochMilli();
   private Members members;
+  private Member eastMember;
   private DeletionGuard guard = new DeletionGuard(10, 50, Duration.ofMinutes(10), true, () -> now);
   private boolean optedIn = true;
   private FederatedNames names;
@@ -63,7 +66,7 @@ class FederationReconcilerTest {
     host.federationWrites = hostWrites;
     east.federationWrites = eastWrites;
     members = FakeMembers.registry(options);
-    FakeMembers.add(members, east, Map.of());
+    eastMember = FakeMembers.add(members, east, Map.of());
   }
 
   private WorkResult run(ServiceKey key) {
@@ -387,5 +390,31 @@ class FederationReconcilerTest {
 
     assertThat(published).containsExactly("sync " + HOST_KEY + " federated=false serving=0");
     assertThat(hostWrites.calls).containsExactly("release ns/web");
+  }
+
+  @Test
+  void aMemberLeavingKeepsItsCopiesWithoutPiersMarksByDefault() {
+    runLeaving(LeavePolicy.ORPHAN);
+
+    assertThat(eastWrites.calls).containsExactly("replace ns/web");
+    assertThat(host.events.recorded).containsExactly("Normal OrphanedInCluster");
+  }
+
+  @Test
+  void aMemberLeavingWithItsCopiesDeletedIsAskedForAndNotHeldByTheGuard() {
+    guard = new DeletionGuard(0, 0, Duration.ofMinutes(10), false, () -> now);
+    runLeaving(LeavePolicy.DELETE_COPIES);
+
+    assertThat(eastWrites.calls).containsExactly("delete ns/web");
+    assertThat(host.events.recorded).containsExactly("Normal DeletedInCluster");
+  }
+
+  /** East, with a copy Pier owns of the federated Service, leaves the federation as policy says. */
+  private void runLeaving(LeavePolicy policy) {
+    Service svc = hostService();
+    host.put(svc);
+    east.put(copyOf(svc, "7"));
+    FakeMembers.leave(eastMember, policy);
+    run(EAST_KEY);
   }
 }
