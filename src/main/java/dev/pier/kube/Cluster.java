@@ -45,6 +45,7 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
   private final AtomicLong relists = new AtomicLong();
   private final SharedIndexInformer<Node> nodes;
   private final ServiceWrites writer;
+  private final FederationWrites federationWrites;
   private final EventSink events;
   private final AsyncKubeApi api;
   private volatile ClusterIdentity identity;
@@ -70,6 +71,7 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
     this.services = newServiceInformer(serviceItems);
     this.nodes = client.nodes().runnableInformer(0).itemStore(new TrimmingItemStore<>());
     this.writer = writer;
+    this.federationWrites = new FederationWriter(api, client.getKubernetesSerialization());
     this.events = events;
   }
 
@@ -312,6 +314,11 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
   }
 
   @Override
+  public boolean servicesSynced() {
+    return services.hasSynced();
+  }
+
+  @Override
   public List<Node> nodes() {
     return nodes.getStore().list();
   }
@@ -333,6 +340,11 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
   @Override
   public ServiceWrites writer() {
     return writer;
+  }
+
+  @Override
+  public FederationWrites federationWrites() {
+    return federationWrites;
   }
 
   @Override

@@ -9,8 +9,8 @@ import java.util.List;
 
 /**
  * What a reconcile needs of one cluster: its cached objects (thread-safe reads, like client-go
- * listers), its Service writes and its Event sink. {@link Cluster} is the real one; tests use small
- * fakes.
+ * listers), its Service writes, the federation's writes and its Event sink. {@link Cluster} is the
+ * real one; tests use small fakes.
  */
 public interface ClusterAccess {
   String name();
@@ -23,12 +23,20 @@ public interface ClusterAccess {
 
   List<Service> services();
 
+  /**
+   * Whether the Service cache has had its first list: before it, an absent Service proves nothing.
+   */
+  boolean servicesSynced();
+
   List<Node> nodes();
 
   /** The cached Endpoints of a Service, or null (also when no Endpoints informer runs). */
   Endpoints endpoints(String namespace, String name);
 
   ServiceWrites writer();
+
+  /** The federation's writes in this cluster: copies in a member, marks and status on the host. */
+  FederationWrites federationWrites();
 
   EventSink events();
 

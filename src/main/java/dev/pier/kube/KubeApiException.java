@@ -34,6 +34,16 @@ public final class KubeApiException extends RuntimeException {
     return code == 409;
   }
 
+  /** Whether {@code e} is the API server's 404: the object is not there. */
+  public static boolean notFound(Throwable e) {
+    return e instanceof KubeApiException k && k.isNotFound();
+  }
+
+  /** Whether {@code e} is the API server's 409: a precondition failed, or the object exists. */
+  public static boolean conflict(Throwable e) {
+    return e instanceof KubeApiException k && k.isConflict();
+  }
+
   /**
    * A server-side apply refused because other managers own fields it would change: each as {@code
    * <field> (<manager's conflict message>)}, e.g. {@code .spec.sessionAffinity (conflict with

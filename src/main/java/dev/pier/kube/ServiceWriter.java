@@ -9,7 +9,10 @@ import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
-/** {@link ServiceWrites} as PATCH requests to the API server, without blocking. */
+/**
+ * {@link ServiceWrites} as PATCH requests to the API server, without blocking. Its patches take any
+ * finalizer, so that {@link FederationWriter}'s host writes are the same requests.
+ */
 public final class ServiceWriter implements ServiceWrites {
 
   private final AsyncKubeApi api;
@@ -20,32 +23,55 @@ public final class ServiceWriter implements ServiceWrites {
 
   @Override
   public Future<String> addFinalizer(Context ctx, ServiceKey key, String resourceVersion) {
-    return api.patch(
-            ctx,
-            path(key),
-            AsyncKubeApi.STRATEGIC_MERGE_PATCH,
-            precondition(addFinalizerPatch(ServiceFilter.LB_CLEANUP_FINALIZER), resourceVersion))
-        .map(ServiceWriter::resourceVersion);
+    return addFinalizer(ctx, key, ServiceFilter.LB_CLEANUP_FINALIZER, resourceVersion);
   }
 
   @Override
   public Future<String> removeFinalizer(Context ctx, ServiceKey key, String resourceVersion) {
-    JsonObject body =
-        new JsonObject().put("metadata", removeFinalizer(ServiceFilter.LB_CLEANUP_FINALIZER));
-    return ignoreNotFound(
-        api.patch(
-                ctx,
-                path(key),
-                AsyncKubeApi.STRATEGIC_MERGE_PATCH,
-                precondition(body, resourceVersion))
-            .map(ServiceWriter::resourceVersion));
+    return removeFinalizer(
+        ctx, key, removeFinalizer(ServiceFilter.LB_CLEANUP_FINALIZER), resourceVersion);
+  }
+
+  /** Adds {@code finalizer}, keeping other finalizers. */
+  Future<String> addFinalizer(
+      Context ctx, ServiceKey key, String finalizer, String resourceVersion) {
+    return patch(
+        ctx,
+        key,
+        AsyncKubeApi.STRATEGIC_MERGE_PATCH,
+        addFinalizerPatch(finalizer),
+        resourceVersion);
+  }
+
+  /**
+   * Writes the metadata part of a strategic merge patch that removes a finalizer ({@link
+   * #removeFinalizer(String)}, with whatever else goes with it); a Service that is already gone
+   * counts as done.
+   */
+  Future<String> removeFinalizer(
+      Context ctx, ServiceKey key, JsonObject metadata, String resourceVersion) {
+    return orWhenGone(
+        patch(
+            ctx,
+            key,
+            AsyncKubeApi.STRATEGIC_MERGE_PATCH,
+            new JsonObject().put("metadata", metadata),
+            resourceVersion),
+        null);
+  }
+
+  /** Patches the Service at {@code resourceVersion} (null: any) and returns the version it made. */
+  Future<String> patch(
+      Context ctx, ServiceKey key, String contentType, JsonObject body, String resourceVersion) {
+    return api.patch(ctx, path(key), contentType, precondition(body, resourceVersion))
+        .map(ServiceWriter::resourceVersion);
   }
 
   /**
    * Adds {@code metadata.resourceVersion} to a patch: the API server then applies it only to that
    * version of the object and answers 409 Conflict otherwise (merge and strategic merge patches).
    */
-  public static JsonObject precondition(JsonObject patch, String resourceVersion) {
+  static JsonObject precondition(JsonObject patch, String resourceVersion) {
     if (resourceVersion == null || resourceVersion.isEmpty()) {
       return patch;
     }
@@ -59,19 +85,19 @@ public final class ServiceWriter implements ServiceWrites {
   }
 
   /** The {@code metadata.resourceVersion} of a Service as the API server answered a write. */
-  public static String resourceVersion(JsonObject service) {
+  static String resourceVersion(JsonObject service) {
     JsonObject metadata = service.getJsonObject("metadata");
     return metadata == null ? null : metadata.getString("resourceVersion");
   }
 
   /** A strategic merge patch that adds {@code finalizer} to an object's finalizers. */
-  public static JsonObject addFinalizerPatch(String finalizer) {
+  static JsonObject addFinalizerPatch(String finalizer) {
     return new JsonObject()
         .put("metadata", new JsonObject().put("finalizers", new JsonArray().add(finalizer)));
   }
 
   /** The metadata part of a strategic merge patch that removes {@code finalizer}. */
-  public static JsonObject removeFinalizer(String finalizer) {
+  static JsonObject removeFinalizer(String finalizer) {
     return new JsonObject()
         .put("$deleteFromPrimitiveList/finalizers", new JsonArray().add(finalizer));
   }
@@ -92,19 +118,18 @@ public final class ServiceWriter implements ServiceWrites {
 
   @Override
   public Future<String> clearStatus(Context ctx, ServiceKey key, String resourceVersion) {
-    return ignoreNotFound(
-        patchStatus(ctx, key, LbStatus.EMPTY, resourceVersion).map(StatusWritten::resourceVersion));
+    return orWhenGone(
+        patchStatus(ctx, key, LbStatus.EMPTY, resourceVersion).map(StatusWritten::resourceVersion),
+        null);
   }
 
-  private static <T> Future<T> ignoreNotFound(Future<T> f) {
-    return f.recover(
-        e ->
-            e instanceof KubeApiException k && k.isNotFound()
-                ? Future.succeededFuture()
-                : Future.failedFuture(e));
+  /** The write's result, or {@code gone} when the object it was for does not exist (404). */
+  static <T> Future<T> orWhenGone(Future<T> write, T gone) {
+    return write.recover(
+        e -> KubeApiException.notFound(e) ? Future.succeededFuture(gone) : Future.failedFuture(e));
   }
 
-  private static String path(ServiceKey key) {
+  static String path(ServiceKey key) {
     return AsyncKubeApi.corePath(key.namespace(), "services", key.name());
   }
 }

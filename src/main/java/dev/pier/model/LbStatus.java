@@ -16,6 +16,14 @@ public record LbStatus(List<LbIngress> ingress) {
   }
 
   /**
+   * Whether this status, as an API server stored it, shows {@code desired}: equal once the fields
+   * this server does not keep are set aside ({@link #keptAs}).
+   */
+  public boolean shows(LbStatus desired) {
+    return equals(desired.keptAs(this));
+  }
+
+  /**
    * This status as an API server that stored {@code stored} keeps it: a field that no ingress of
    * {@code stored} carries is one the server does not know (1.20 drops {@code ipMode}, servers
    * before 1.24 drop {@code ports}), and is left out here too.

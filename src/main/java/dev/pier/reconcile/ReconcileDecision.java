@@ -150,7 +150,7 @@ public final class ReconcileDecision {
    * status write and for the verifier's repair check.
    */
   public static boolean shows(LbStatus current, LbStatus desired, StatusWrite last) {
-    if (current.equals(desired.keptAs(current))) {
+    if (current.shows(desired)) {
       return true;
     }
     return last != null && last.desired().equals(desired) && last.stored().equals(current);

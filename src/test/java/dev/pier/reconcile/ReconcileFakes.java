@@ -6,6 +6,7 @@ import dev.pier.cloud.VerifyResult;
 import dev.pier.events.EventSink;
 import dev.pier.events.ObjectRef;
 import dev.pier.kube.ClusterAccess;
+import dev.pier.kube.FederationWrites;
 import dev.pier.kube.ServiceWrites;
 import dev.pier.kube.ServiceWrites.StatusWritten;
 import dev.pier.model.ClusterIdentity;
@@ -26,8 +27,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 
-/** Small in-memory fakes of what a reconcile talks to: cache, writes, Events and a provider. */
-final class ReconcileFakes {
+/**
+ * Small in-memory fakes of what a reconcile talks to: cache, writes, Events and a provider. The
+ * cluster and its Events are public: the federation's runs are tested on them too.
+ */
+public final class ReconcileFakes {
   private ReconcileFakes() {}
 
   static Node node(String name, String ip) {
@@ -44,18 +48,33 @@ final class ReconcileFakes {
         .build();
   }
 
-  /** A cluster whose cache is a map, whose writes are recorded and whose Events are kept. */
-  static final class FakeCluster implements ClusterAccess {
-    final Map<String, Service> services = new HashMap<>();
-    final List<Node> nodes = new ArrayList<>();
+  /**
+   * A cluster whose cache is a map, whose writes are recorded and whose Events are kept. Its
+   * federation writes are whatever a test sets.
+   */
+  public static final class FakeCluster implements ClusterAccess {
+    public final Map<String, Service> services = new HashMap<>();
+    public final List<Node> nodes = new ArrayList<>();
     final FakeWrites writes = new FakeWrites();
-    final Events events = new Events();
+    public final Events events = new Events();
+    public FederationWrites federationWrites;
+    public boolean servicesSynced = true;
 
-    ClusterIdentity identity = new ClusterIdentity("c1", "uid-of-c1");
+    private final String name;
+    ClusterIdentity identity;
+
+    FakeCluster() {
+      this("c1");
+    }
+
+    public FakeCluster(String name) {
+      this.name = name;
+      this.identity = new ClusterIdentity(name, "uid-of-" + name);
+    }
 
     @Override
     public String name() {
-      return "c1";
+      return name;
     }
 
     @Override
@@ -74,6 +93,11 @@ final class ReconcileFakes {
     }
 
     @Override
+    public boolean servicesSynced() {
+      return servicesSynced;
+    }
+
+    @Override
     public List<Node> nodes() {
       return List.copyOf(nodes);
     }
@@ -89,11 +113,16 @@ final class ReconcileFakes {
     }
 
     @Override
+    public FederationWrites federationWrites() {
+      return federationWrites;
+    }
+
+    @Override
     public EventSink events() {
       return events;
     }
 
-    void put(Service svc) {
+    public void put(Service svc) {
       services.put(svc.getMetadata().getNamespace() + "/" + svc.getMetadata().getName(), svc);
     }
   }
@@ -144,8 +173,8 @@ final class ReconcileFakes {
   }
 
   /** Keeps Events as "Type Reason". */
-  static final class Events implements EventSink {
-    final List<String> recorded = new ArrayList<>();
+  public static final class Events implements EventSink {
+    public final List<String> recorded = new ArrayList<>();
 
     @Override
     public void record(ObjectRef ref, String type, String reason, String message) {

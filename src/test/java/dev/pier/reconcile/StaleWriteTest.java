@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.pier.events.EventSink;
 import dev.pier.kube.AsyncKubeApi;
 import dev.pier.kube.ClusterAccess;
+import dev.pier.kube.FederationWrites;
 import dev.pier.kube.KubeApiException;
 import dev.pier.kube.ServiceWriter;
 import dev.pier.kube.ServiceWrites;
@@ -182,6 +183,11 @@ class StaleWriteTest {
     }
 
     @Override
+    public FederationWrites federationWrites() {
+      return null;
+    }
+
+    @Override
     public String name() {
       return "c1";
     }
@@ -199,6 +205,11 @@ class StaleWriteTest {
     @Override
     public List<Service> services() {
       return List.of(cached);
+    }
+
+    @Override
+    public boolean servicesSynced() {
+      return true;
     }
 
     @Override

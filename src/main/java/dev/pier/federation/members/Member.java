@@ -5,6 +5,7 @@ import dev.pier.federation.LeavePolicy;
 import dev.pier.federation.MemberInfo;
 import dev.pier.federation.Topology;
 import dev.pier.kube.Cluster;
+import dev.pier.kube.ClusterAccess;
 import dev.pier.model.ClusterSpec;
 
 /**
@@ -14,6 +15,8 @@ import dev.pier.model.ClusterSpec;
  */
 public final class Member {
   private volatile ClusterSpec spec;
+  private final ClusterAccess access;
+  // The connection behind access: informers to start, a client to close; null on a fake.
   private final Cluster cluster;
   private final ClusterHealthState health;
   private final ReadyEndpoints endpoints;
@@ -24,7 +27,22 @@ public final class Member {
   private volatile long unreadySince = System.currentTimeMillis();
 
   Member(ClusterSpec spec, Cluster cluster, ClusterHealthState health, ReadyEndpoints endpoints) {
+    this(spec, cluster, cluster, health, endpoints);
+  }
+
+  /** A member on a cluster that is not a connection (a test's fake): nothing to start or close. */
+  Member(ClusterSpec spec, ClusterAccess access, ClusterHealthState health) {
+    this(spec, access, null, health, new ReadyEndpoints());
+  }
+
+  private Member(
+      ClusterSpec spec,
+      ClusterAccess access,
+      Cluster cluster,
+      ClusterHealthState health,
+      ReadyEndpoints endpoints) {
     this.spec = spec;
+    this.access = access;
     this.cluster = cluster;
     this.health = health;
     this.endpoints = endpoints;
@@ -38,8 +56,14 @@ public final class Member {
     return spec;
   }
 
+  /** The member's client and informers, for starting and closing them. */
   public Cluster cluster() {
     return cluster;
+  }
+
+  /** What runs read and write in the member: its caches, the federation's writes, its Events. */
+  public ClusterAccess access() {
+    return access;
   }
 
   /** What placement selects on. */
@@ -87,7 +111,7 @@ public final class Member {
 
   /** Ready, and its Service cache filled: work for it can run. */
   public boolean workable() {
-    return ready && cluster.serviceInformer().hasSynced();
+    return ready && access.servicesSynced();
   }
 
   /** Whether the member's copy of namespace/name has ready endpoints (false until known). */
@@ -121,6 +145,6 @@ public final class Member {
 
   /** Region and zones: the configured ones, else read from the member's nodes. */
   public Topology topology() {
-    return Topology.of(cluster.nodes(), spec.region(), spec.zones());
+    return Topology.of(access.nodes(), spec.region(), spec.zones());
   }
 }

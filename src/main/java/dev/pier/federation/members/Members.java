@@ -65,6 +65,12 @@ public final class Members implements AutoCloseable {
     byName.put(spec.name(), member(spec, cluster));
   }
 
+  /** Adds a member already built (a test's member on a fake cluster). */
+  void add(Member member) {
+    configured.put(member.name(), true);
+    byName.put(member.name(), member);
+  }
+
   public void listen(Listener listener) {
     this.listener = listener;
   }
@@ -191,12 +197,13 @@ public final class Members implements AutoCloseable {
     }
   }
 
+  /** A member's health as the options count it. */
+  ClusterHealthState health() {
+    return new ClusterHealthState(options.successThreshold(), options.failureThreshold());
+  }
+
   private Member member(ClusterSpec spec, Cluster cluster) {
-    return new Member(
-        spec,
-        cluster,
-        new ClusterHealthState(options.successThreshold(), options.failureThreshold()),
-        new ReadyEndpoints());
+    return new Member(spec, cluster, health(), new ReadyEndpoints());
   }
 
   public Member get(String name) {

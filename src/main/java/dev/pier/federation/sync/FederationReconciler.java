@@ -2,7 +2,6 @@ package dev.pier.federation.sync;
 
 import dev.pier.dns.ClusterLocation;
 import dev.pier.dns.ServingCluster;
-import dev.pier.dns.publish.DnsPublisher;
 import dev.pier.events.EventReasons;
 import dev.pier.events.EventSink;
 import dev.pier.events.ObjectRef;
@@ -19,10 +18,13 @@ import dev.pier.federation.Placement;
 import dev.pier.federation.Topology;
 import dev.pier.federation.members.Member;
 import dev.pier.federation.members.Members;
-import dev.pier.kube.Cluster;
+import dev.pier.kube.ClusterAccess;
+import dev.pier.kube.FederationWrites;
 import dev.pier.kube.KubeApiException;
 import dev.pier.log.ServiceLog;
 import dev.pier.model.FederationKeys;
+import dev.pier.model.LbIngress;
+import dev.pier.model.LbStatus;
 import dev.pier.model.ResourceVersions;
 import dev.pier.model.ServiceKey;
 import dev.pier.model.ServiceRef;
@@ -30,8 +32,9 @@ import dev.pier.model.Views;
 import dev.pier.policy.DeletionGuard;
 import dev.pier.queue.WorkKind;
 import dev.pier.queue.WorkResult;
-import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
+import io.fabric8.kubernetes.api.model.LoadBalancerStatus;
 import io.fabric8.kubernetes.api.model.Service;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -66,13 +69,13 @@ final class FederationReconciler {
   private static final HeldMembers.Decision NOT_HOLDING =
       HeldMembers.decide(List.of(), 0, Duration.ZERO, 0);
 
-  private final Cluster host;
+  private final Context ctx;
+  private final ClusterAccess host;
   private final Members members;
   private final FederationOptions options;
-  private final FederationWrites writes;
   private final Consumer<ServiceKey> enqueue;
   private final LongSupplier clock;
-  private final DnsPublisher dns;
+  private final FederatedNames dns;
   private final HeldNames heldNames;
   private final DeletionGuard guard;
   private final Predicate<String> labelledNamespace;
@@ -87,22 +90,24 @@ final class FederationReconciler {
   private final Map<ServiceKey, Long> incompleteSince = new HashMap<>();
 
   /**
+   * @param ctx the context writes complete on
    * @param dns publishes the federated Services' names, or null without DNS
    * @param heldNames the Services whose names are held as last seen, for the metric
    * @param guard holds copy deletions that no one asked for (placement changes, copies of host
    *     Services that are gone) beyond its limit
    */
   FederationReconciler(
-      Cluster host,
+      Context ctx,
+      ClusterAccess host,
       Members members,
       FederationOptions options,
-      FederationWrites writes,
       Consumer<ServiceKey> enqueue,
       LongSupplier clock,
-      DnsPublisher dns,
+      FederatedNames dns,
       HeldNames heldNames,
       DeletionGuard guard,
       Predicate<String> labelledNamespace) {
+    this.ctx = ctx;
     this.guard = guard;
     this.labelledNamespace = labelledNamespace;
     this.dns = dns;
@@ -110,7 +115,6 @@ final class FederationReconciler {
     this.host = host;
     this.members = members;
     this.options = options;
-    this.writes = writes;
     this.enqueue = enqueue;
     this.clock = clock;
   }
@@ -160,7 +164,7 @@ final class FederationReconciler {
   private int ownedCopies() {
     int n = 0;
     for (Member m : members.all()) {
-      for (Service s : m.cluster().services()) {
+      for (Service s : m.access().services()) {
         if (ownership(s) == MemberServices.Ownership.OWNED) {
           n++;
         }
@@ -171,7 +175,7 @@ final class FederationReconciler {
 
   /** The member's cached copy of the key's Service, if Pier owns it; else null. */
   private Service ownedCopy(Member m, ServiceKey key) {
-    Service copy = m.cluster().service(key.namespace(), key.name());
+    Service copy = m.access().service(key.namespace(), key.name());
     return ownership(copy) == MemberServices.Ownership.OWNED ? copy : null;
   }
 
@@ -182,7 +186,7 @@ final class FederationReconciler {
     if (refused(hostSvc)) {
       return done();
     }
-    Service copy = member.cluster().service(key.namespace(), key.name());
+    Service copy = member.access().service(key.namespace(), key.name());
     MemberServices.Ownership ownership = ownership(copy);
     if (wanted(hostSvc, member)) {
       return ensureCopy(member, hostSvc, copy, ownership);
@@ -195,8 +199,8 @@ final class FederationReconciler {
         || (hostSvc != null
             && hostSvc.getMetadata().getDeletionTimestamp() != null
             && Federated.orphanOnDelete(hostSvc))) {
-      return writes
-          .update(member.cluster(), MemberServices.orphaned(copy))
+      return writes(member)
+          .replace(ctx, MemberServices.orphaned(copy))
           .map(
               v -> {
                 if (hostSvc != null) {
@@ -250,8 +254,8 @@ final class FederationReconciler {
       }
       return Future.succeededFuture(WorkResult.retryAfter(HELD_RECHECK, RUN));
     }
-    return writes
-        .delete(member.cluster(), copy)
+    return writes(member)
+        .delete(ctx, copy)
         .map(
             deletedNow -> {
               if (!deletedNow) {
@@ -265,7 +269,7 @@ final class FederationReconciler {
                     new ServiceRef(member.name(), key.namespace(), key.name(), uid(copy));
                 log.info(ref, "deleted: the federated Service it copied no longer exists");
                 member
-                    .cluster()
+                    .access()
                     .events()
                     .normal(
                         ObjectRef.of(ref),
@@ -312,14 +316,15 @@ final class FederationReconciler {
         String ns = hostSvc.getMetadata().getNamespace();
         JsonObject config = MemberServices.config(desired);
         // The namespace is created only when the member says it is missing: one write, not two.
+        FederationWrites writes = writes(member);
         return writes
-            .create(member.cluster(), config)
+            .create(ctx, config)
             .recover(
                 e ->
-                    FederationWrites.isNotFound(e)
+                    KubeApiException.notFound(e)
                         ? writes
-                            .ensureNamespace(member.cluster(), ns, options.name())
-                            .compose(v -> writes.create(member.cluster(), config))
+                            .ensureNamespace(ctx, ns, options.name())
+                            .compose(v -> writes.create(ctx, config))
                         : Future.failedFuture(e))
             .map(
                 v -> {
@@ -347,7 +352,7 @@ final class FederationReconciler {
         Future<Void> moved =
             change.migrate() ? migrate(member, copy, change.config()) : Future.succeededFuture();
         return moved
-            .compose(v -> writes.apply(member.cluster(), change.config(), uid(copy)))
+            .compose(v -> writes(member).apply(ctx, change.config(), uid(copy)))
             .onSuccess(version -> copyWrites.put(copyKey(member, copy), version))
             .map(
                 v -> {
@@ -373,8 +378,8 @@ final class FederationReconciler {
    * the member has it now (the cache keeps only Pier's entries; the move rewrites every one).
    */
   private Future<Void> migrate(Member member, Service copy, JsonObject config) {
-    return writes
-        .read(member.cluster(), copy)
+    return writes(member)
+        .read(ctx, copy)
         .compose(
             fresh -> {
               String uid = fresh.getJsonObject("metadata").getString("uid");
@@ -385,8 +390,12 @@ final class FederationReconciler {
               JsonArray fields = CopyApply.migration(config, fresh);
               return fields == null
                   ? Future.succeededFuture()
-                  : writes.migrate(member.cluster(), fresh, fields);
+                  : writes(member).migrate(ctx, fresh, fields);
             });
+  }
+
+  private static FederationWrites writes(Member member) {
+    return member.access().federationWrites();
   }
 
   private static String copyKey(Member member, Service copy) {
@@ -416,7 +425,7 @@ final class FederationReconciler {
   }
 
   private Future<WorkResult> failed(Service hostSvc, Member member, String what, Throwable e) {
-    if (FederationWrites.isConflict(e)) {
+    if (KubeApiException.conflict(e)) {
       // The cache was behind (a copy made or changed meanwhile): run again once it caught up.
       return Future.succeededFuture(WorkResult.retryAfter(CONFLICT_RETRY, RUN));
     }
@@ -464,12 +473,12 @@ final class FederationReconciler {
     Future<String> marked =
         hasFinalizer
             ? Future.succeededFuture(read)
-            : writes.addFinalizer(host, key.namespace(), key.name(), read);
+            : host.federationWrites().addFinalizer(ctx, key, read);
     return marked
         .compose(version -> writeAggregate(key, svc, version))
         .recover(
             e -> {
-              if (FederationWrites.isConflict(e)) {
+              if (KubeApiException.conflict(e)) {
                 // The Service changed since this run read it: run again on what it is now.
                 return Future.succeededFuture(WorkResult.retryAfter(CONFLICT_RETRY, RUN));
               }
@@ -494,8 +503,7 @@ final class FederationReconciler {
     } else {
       heldNames.hold(key, hold.since());
       warnHeld(svc, hold);
-      if (hold.held().stream()
-          .anyMatch(n -> !members.get(n).cluster().serviceInformer().hasSynced())) {
+      if (hold.held().stream().anyMatch(n -> !members.get(n).access().servicesSynced())) {
         // Not seen since Pier started: there is no last answer to hold, and nothing known to
         // change, so the status and the names stay as they are.
         return Future.succeededFuture(WorkResult.retryAfter(untilReleased(hold), RUN));
@@ -526,7 +534,8 @@ final class FederationReconciler {
     String previous = annotation(svc);
     IngressAggregate.Result result =
         IngressAggregate.compute(statuses, previous, options.unreadyClusters());
-    Duration wait = arrivalWait(key, svc, statuses, result);
+    LbStatus aggregate = Views.status(new LoadBalancerStatus(result.ingress()));
+    Duration wait = arrivalWait(key, svc, statuses, aggregate);
     if (!wait.isZero()) {
       // A member's load balancer is on its way: its address joins these in one write.
       return Future.succeededFuture(WorkResult.retryAfter(wait, RUN));
@@ -537,13 +546,13 @@ final class FederationReconciler {
                 || (previous == null
                     && IngressAnnotation.json(List.of()).equals(result.annotation()))
             ? Future.succeededFuture(version)
-            : writes.annotate(host, key.namespace(), key.name(), result.annotation(), version);
+            : host.federationWrites().annotate(ctx, key, result.annotation(), version);
     return annotated
         .compose(
             v ->
-                sameIngress(currentIngress(svc), result.ingress())
+                status(svc).shows(aggregate)
                     ? Future.succeededFuture(v)
-                    : writes.status(host, key.namespace(), key.name(), result.ingress(), v))
+                    : host.federationWrites().status(ctx, key, aggregate, v))
         .compose(v -> names(key, svc, placement, hold))
         .map(
             r ->
@@ -558,15 +567,12 @@ final class FederationReconciler {
    * are ready and still have no address for a LoadBalancer Service are pending.
    */
   private Duration arrivalWait(
-      ServiceKey key,
-      Service svc,
-      List<IngressAggregate.MemberStatus> statuses,
-      IngressAggregate.Result result) {
+      ServiceKey key, Service svc, List<IngressAggregate.MemberStatus> statuses, LbStatus next) {
     Set<String> pending = new java.util.TreeSet<>();
     if ("LoadBalancer".equals(svc.getSpec() == null ? null : svc.getSpec().getType())) {
       for (IngressAggregate.MemberStatus s : statuses) {
         Member m = members.get(s.cluster());
-        if (m != null && m.ready() && addresses(currentIngress(s.service())).isEmpty()) {
+        if (m != null && m.ready() && (s.service() == null || status(s.service()).isEmpty())) {
           pending.add(s.cluster());
         }
       }
@@ -578,17 +584,17 @@ final class FederationReconciler {
     long now = clock.getAsLong();
     return ArrivalWait.decide(
         pending,
-        addresses(currentIngress(svc)),
-        addresses(result.ingress()),
+        addresses(status(svc)),
+        addresses(next),
         incompleteSince.computeIfAbsent(key, k -> now),
         now,
         options.aggregateWait());
   }
 
-  private static Set<String> addresses(List<LoadBalancerIngress> ingress) {
+  private static Set<String> addresses(LbStatus status) {
     Set<String> out = new java.util.TreeSet<>();
-    for (LoadBalancerIngress i : ingress) {
-      out.add(i.getIp() != null ? i.getIp() : String.valueOf(i.getHostname()));
+    for (LbIngress i : status.ingress()) {
+      out.add(i.ip() != null ? i.ip() : String.valueOf(i.hostname()));
     }
     return out;
   }
@@ -658,7 +664,7 @@ final class FederationReconciler {
               (m.ready() || hold.held().contains(name))
                   && m.hasReadyEndpoints(key.namespace(), key.name())));
     }
-    return dns.syncFederated(host, key, svc, placement != null, serving);
+    return dns.syncFederated(key, svc, placement != null, serving);
   }
 
   /**
@@ -723,16 +729,12 @@ final class FederationReconciler {
                 dnsDone.outcome() != WorkResult.Outcome.SUCCESS
                     // Every name goes before the finalizer: none is left behind (k8s#36799).
                     ? Future.succeededFuture(dnsDone)
-                    : writes
-                        .release(
-                            host,
-                            key.namespace(),
-                            key.name(),
-                            svc.getMetadata().getResourceVersion())
+                    : host.federationWrites()
+                        .release(ctx, key, svc.getMetadata().getResourceVersion())
                         .map(WorkResult.success()))
         .recover(
             e -> {
-              if (FederationWrites.isConflict(e)) {
+              if (KubeApiException.conflict(e)) {
                 return Future.succeededFuture(WorkResult.retryAfter(CONFLICT_RETRY, RUN));
               }
               log.warn(ref(svc), "removing the federation's finalizer failed: {}", e.getMessage());
@@ -777,28 +779,9 @@ final class FederationReconciler {
     return a == null ? null : a.get(FederationKeys.INGRESSES_ANNOTATION);
   }
 
-  private static List<LoadBalancerIngress> currentIngress(Service svc) {
-    if (svc == null
-        || svc.getStatus() == null
-        || svc.getStatus().getLoadBalancer() == null
-        || svc.getStatus().getLoadBalancer().getIngress() == null) {
-      return List.of();
-    }
-    return svc.getStatus().getLoadBalancer().getIngress();
-  }
-
-  /** Equal by ip and hostname, in order (the aggregate is sorted). */
-  static boolean sameIngress(List<LoadBalancerIngress> a, List<LoadBalancerIngress> b) {
-    if (a.size() != b.size()) {
-      return false;
-    }
-    for (int i = 0; i < a.size(); i++) {
-      if (!Objects.equals(a.get(i).getIp(), b.get(i).getIp())
-          || !Objects.equals(a.get(i).getHostname(), b.get(i).getHostname())) {
-        return false;
-      }
-    }
-    return true;
+  /** The Service's status as it shows it now. */
+  private static LbStatus status(Service svc) {
+    return Views.status(svc.getStatus() == null ? null : svc.getStatus().getLoadBalancer());
   }
 
   private static <K, V> Map<K, V> nonNull(Map<K, V> m) {

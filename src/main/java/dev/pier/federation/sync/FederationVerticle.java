@@ -87,13 +87,13 @@ public final class FederationVerticle extends VerticleBase {
   public Future<?> start() {
     reconciler =
         new FederationReconciler(
+            context,
             host,
             members,
             options,
-            new FederationWrites(context),
             this::add,
             System::currentTimeMillis,
-            dns,
+            PublishedNames.of(dns, host),
             new HeldNames(registry),
             guard,
             optedIn::contains);

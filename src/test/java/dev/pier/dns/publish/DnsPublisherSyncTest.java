@@ -12,6 +12,7 @@ import dev.pier.events.EventReasons;
 import dev.pier.events.EventSink;
 import dev.pier.events.ObjectRef;
 import dev.pier.kube.ClusterAccess;
+import dev.pier.kube.FederationWrites;
 import dev.pier.kube.ServiceWrites;
 import dev.pier.model.ClusterIdentity;
 import dev.pier.model.LbIngress;
@@ -170,6 +171,11 @@ class DnsPublisherSyncTest {
     }
 
     @Override
+    public boolean servicesSynced() {
+      return true;
+    }
+
+    @Override
     public List<Node> nodes() {
       return List.of();
     }
@@ -191,6 +197,11 @@ class DnsPublisherSyncTest {
 
     @Override
     public ServiceWrites writer() {
+      return null;
+    }
+
+    @Override
+    public FederationWrites federationWrites() {
       return null;
     }
 

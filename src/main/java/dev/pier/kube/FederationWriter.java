@@ -1,0 +1,150 @@
+package dev.pier.kube;
+
+import dev.pier.model.FederationKeys;
+import dev.pier.model.LbStatus;
+import dev.pier.model.ServiceKey;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * {@link FederationWrites} as requests to the API server, without blocking. Member writes go under
+ * Pier's field manager; host writes are {@link ServiceWriter}'s patches with the federation's
+ * finalizer and annotation.
+ */
+public final class FederationWriter implements FederationWrites {
+  private final AsyncKubeApi api;
+  private final KubernetesSerialization serialization;
+  private final ServiceWriter services;
+
+  /**
+   * @param serialization how a copy becomes the body of a replace (the cluster client's)
+   */
+  public FederationWriter(AsyncKubeApi api, KubernetesSerialization serialization) {
+    this.api = api;
+    this.serialization = serialization;
+    this.services = new ServiceWriter(api);
+  }
+
+  @Override
+  public Future<Void> ensureNamespace(Context ctx, String namespace, String federation) {
+    JsonObject body =
+        new JsonObject()
+            .put("apiVersion", "v1")
+            .put("kind", "Namespace")
+            .put(
+                "metadata",
+                new JsonObject()
+                    .put("name", namespace)
+                    .put(
+                        "labels",
+                        new JsonObject().put(FederationKeys.FEDERATION_LABEL, federation)));
+    return api.post(ctx, "/api/v1/namespaces", body)
+        .<Void>mapEmpty()
+        .recover(
+            e -> KubeApiException.conflict(e) ? Future.succeededFuture() : Future.failedFuture(e));
+  }
+
+  @Override
+  public Future<Void> create(Context ctx, JsonObject config) {
+    return api.post(
+            ctx, withManager(AsyncKubeApi.corePath(namespace(config), "services", null)), config)
+        .mapEmpty();
+  }
+
+  @Override
+  public Future<String> apply(Context ctx, JsonObject config, String uid) {
+    JsonObject body = config.copy();
+    body.getJsonObject("metadata").put("uid", uid);
+    String name = config.getJsonObject("metadata").getString("name");
+    return api.patch(
+            ctx,
+            withManager(AsyncKubeApi.corePath(namespace(config), "services", name)),
+            AsyncKubeApi.APPLY_PATCH,
+            body)
+        .map(ServiceWriter::resourceVersion);
+  }
+
+  @Override
+  public Future<JsonObject> read(Context ctx, Service copy) {
+    return api.get(ctx, path(copy));
+  }
+
+  @Override
+  public Future<Void> migrate(Context ctx, JsonObject copy, JsonArray managedFields) {
+    JsonObject read = copy.getJsonObject("metadata");
+    JsonObject metadata =
+        new JsonObject()
+            .put("resourceVersion", read.getString("resourceVersion"))
+            .put("managedFields", managedFields);
+    return api.patch(
+            ctx,
+            withManager(
+                AsyncKubeApi.corePath(
+                    read.getString("namespace"), "services", read.getString("name"))),
+            AsyncKubeApi.MERGE_PATCH,
+            new JsonObject().put("metadata", metadata))
+        .mapEmpty();
+  }
+
+  @Override
+  public Future<Void> replace(Context ctx, Service copy) {
+    return api.put(ctx, withManager(path(copy)), new JsonObject(serialization.asJson(copy)))
+        .mapEmpty();
+  }
+
+  @Override
+  public Future<Boolean> delete(Context ctx, Service copy) {
+    JsonObject options =
+        new JsonObject()
+            .put("apiVersion", "v1")
+            .put("kind", "DeleteOptions")
+            .put("preconditions", new JsonObject().put("uid", copy.getMetadata().getUid()));
+    return ServiceWriter.orWhenGone(api.delete(ctx, path(copy), options).map(true), false);
+  }
+
+  @Override
+  public Future<String> addFinalizer(Context ctx, ServiceKey key, String resourceVersion) {
+    return services.addFinalizer(ctx, key, FederationKeys.FINALIZER, resourceVersion);
+  }
+
+  @Override
+  public Future<String> release(Context ctx, ServiceKey key, String resourceVersion) {
+    JsonObject metadata =
+        ServiceWriter.removeFinalizer(FederationKeys.FINALIZER)
+            .put("annotations", new JsonObject().putNull(FederationKeys.INGRESSES_ANNOTATION));
+    return services.removeFinalizer(ctx, key, metadata, resourceVersion);
+  }
+
+  @Override
+  public Future<String> annotate(
+      Context ctx, ServiceKey key, String ingresses, String resourceVersion) {
+    JsonObject annotations = JsonObject.of(FederationKeys.INGRESSES_ANNOTATION, ingresses);
+    JsonObject body = JsonObject.of("metadata", JsonObject.of("annotations", annotations));
+    return services.patch(ctx, key, AsyncKubeApi.MERGE_PATCH, body, resourceVersion);
+  }
+
+  @Override
+  public Future<String> status(
+      Context ctx, ServiceKey key, LbStatus status, String resourceVersion) {
+    return services
+        .patchStatus(ctx, key, status, resourceVersion)
+        .map(ServiceWrites.StatusWritten::resourceVersion);
+  }
+
+  private static String withManager(String path) {
+    return path + "?fieldManager=" + FederationKeys.COPY_FIELD_MANAGER;
+  }
+
+  private static String path(Service s) {
+    return AsyncKubeApi.corePath(
+        s.getMetadata().getNamespace(), "services", s.getMetadata().getName());
+  }
+
+  private static String namespace(JsonObject config) {
+    return config.getJsonObject("metadata").getString("namespace");
+  }
+}

@@ -1,0 +1,76 @@
+package dev.pier.kube;
+
+import dev.pier.model.LbStatus;
+import dev.pier.model.ServiceKey;
+import io.fabric8.kubernetes.api.model.Service;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * The federation's API writes in one cluster. In a member: the copies of host Services and their
+ * namespaces. On the host: the federation's finalizer, the ingress annotation and the aggregated
+ * status, each based on the resourceVersion the run read or made (a Service that changed since
+ * answers 409: run again), each returning the version it made.
+ */
+public interface FederationWrites {
+  /** Creates the namespace, labelled as made by the federation; an existing one is fine. */
+  Future<Void> ensureNamespace(Context ctx, String namespace, String federation);
+
+  /**
+   * Creates a copy. A create cannot be an apply: an apply would merge into a Service of the same
+   * name that someone made since the cache last looked, and Pier changes only what it made. The
+   * create's fields are owned by an Update entry of Pier's manager, which its first apply moves.
+   */
+  Future<Void> create(Context ctx, JsonObject config);
+
+  /**
+   * Applies the configuration to the copy with this uid, server-side, under Pier's manager and
+   * without force: a field another manager owns at another value fails with 409 and names it
+   * ({@link KubeApiException#fieldConflicts()}); a copy that is gone, or is another object now, is
+   * not touched.
+   *
+   * @return the copy's resourceVersion after the apply
+   */
+  Future<String> apply(Context ctx, JsonObject config, String uid);
+
+  /** The copy as the API server has it now, managed fields and all. */
+  Future<JsonObject> read(Context ctx, Service copy);
+
+  /**
+   * Replaces the copy's managed fields with {@code managedFields} (Pier's earlier Update ownership
+   * moved to its apply manager), if the copy is still at the version read: the list was computed
+   * from that read, every other manager's entry included.
+   */
+  Future<Void> migrate(Context ctx, JsonObject copy, JsonArray managedFields);
+
+  /**
+   * Replaces a copy (an orphaning: the copy without Pier's marks); the resourceVersion it carries
+   * makes a concurrent change fail with 409.
+   */
+  Future<Void> replace(Context ctx, Service copy);
+
+  /**
+   * Deletes the copy, its uid as precondition.
+   *
+   * @return true, or false when it was gone already (an earlier run deleted it and the cache had
+   *     not seen that yet): nothing to report twice
+   */
+  Future<Boolean> delete(Context ctx, Service copy);
+
+  /** Adds the federation's finalizer to the host Service, keeping other finalizers. */
+  Future<String> addFinalizer(Context ctx, ServiceKey key, String resourceVersion);
+
+  /**
+   * Removes the federation's finalizer and its ingress annotation in one write; a Service that is
+   * already gone counts as done.
+   */
+  Future<String> release(Context ctx, ServiceKey key, String resourceVersion);
+
+  /** Writes the ingress annotation ({@code federation.kubernetes.io/service-ingresses}). */
+  Future<String> annotate(Context ctx, ServiceKey key, String ingresses, String resourceVersion);
+
+  /** Writes {@code status.loadBalancer}, the same write as the load-balancer path's. */
+  Future<String> status(Context ctx, ServiceKey key, LbStatus status, String resourceVersion);
+}

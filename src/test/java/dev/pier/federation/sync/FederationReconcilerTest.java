@@ -1,0 +1,420 @@
+package dev.pier.federation.sync;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pier.dns.ClusterLocation;
+import dev.pier.dns.ServingCluster;
+import dev.pier.events.EventReasons;
+import dev.pier.federation.FederationOptions;
+import dev.pier.federation.LeavePolicy;
+import dev.pier.federation.MemberServices;
+import dev.pier.federation.members.FakeMembers;
+import dev.pier.federation.members.Member;
+import dev.pier.federation.members.Members;
+import dev.pier.kube.KubeApiException;
+import dev.pier.model.FederationKeys;
+import dev.pier.model.LbIngress;
+import dev.pier.model.ServiceKey;
+import dev.pier.policy.DeletionGuard;
+import dev.pier.queue.WorkResult;
+import dev.pier.queue.WorkResult.Outcome;
+import dev.pier.reconcile.ReconcileFakes.FakeCluster;
+import dev.pier.testkit.Services;
+import io.fabric8.kubernetes.api.model.LoadBalancerIngressBuilder;
+import io.fabric8.kubernetes.api.model.PortStatusBuilder;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Future;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The federation's rules against in-memory fakes of the host, a member, their writes and Events:
+ * every future completes at once, so each case runs in milliseconds. The same paths run against
+ * real kube-apiservers in {@link FederationTest}.
+ */
+class FederationReconcilerTest {
+  private static final String FED = "fed";
+  private static final ServiceKey HOST_KEY = new ServiceKey("host", "ns", "web");
+  private static final ServiceKey EAST_KEY = new ServiceKey("east", "ns", "web");
+  private static final String HOST_SERVICE_UID = "host-web-uid";
+
+  private final FakeCluster host = new FakeCluster("host");
+  private final FakeCluster east = new FakeCluster("east");
+  private final FakeFederationWrites hostWrites = new FakeFederationWrites();
+  private final FakeFederationWrites eastWrites = new FakeFederationWrites();
+  private final List<ServiceKey> enqueued = new ArrayList<>();
+  private final FederationOptions options = new FederationOptions().setName(FED);
+  private final long now = Instant.parse("2026-03-01T12:00:00Z").toEpochMilli();
+  private Members members;
+  private Member eastMember;
+  private DeletionGuard guard = new DeletionGuard(10, 50, Duration.ofMinutes(10), true, () -> now);
+  private boolean optedIn = true;
+  private FederatedNames names;
+  private final List<String> published = new ArrayList<>();
+  private FederationReconciler reconciler;
+
+  @BeforeEach
+  void setUp() {
+    host.federationWrites = hostWrites;
+    east.federationWrites = eastWrites;
+    members = FakeMembers.registry(options);
+    eastMember = FakeMembers.add(members, east, Map.of());
+  }
+
+  private WorkResult run(ServiceKey key) {
+    if (reconciler == null) {
+      reconciler =
+          new FederationReconciler(
+              null,
+              host,
+              members,
+              options,
+              enqueued::add,
+              () -> now,
+              names,
+              new HeldNames(new SimpleMeterRegistry()),
+              guard,
+              ns -> optedIn);
+    }
+    Future<WorkResult> f = reconciler.run(key);
+    assertThat(f.isComplete()).as("the fakes answer at once").isTrue();
+    return f.result();
+  }
+
+  /** The federated host Service, as read at resourceVersion 42. */
+  private static Service hostService(UnaryOperator<ServiceBuilder> edit) {
+    Service s = Services.loadBalancer("ns", "web", 80, 30080);
+    return edit.apply(
+            new ServiceBuilder(s)
+                .editMetadata()
+                .withUid(HOST_SERVICE_UID)
+                .withResourceVersion("42")
+                .addToAnnotations(FederationKeys.FEDERATED_ANNOTATION, "true")
+                .endMetadata())
+        .build();
+  }
+
+  private static Service hostService() {
+    return hostService(b -> b);
+  }
+
+  /** The host Service being deleted, still held by the federation's finalizer. */
+  private Service deletedHostService(UnaryOperator<ServiceBuilder> edit) {
+    return hostService(
+        b ->
+            edit.apply(
+                b.editMetadata()
+                    .addToFinalizers(FederationKeys.FINALIZER)
+                    .withDeletionTimestamp(Instant.ofEpochMilli(now).toString())
+                    .endMetadata()));
+  }
+
+  /** Pier's copy of {@code of} in the member, as that member's cache shows it. */
+  private Service copyOf(Service of, String resourceVersion) {
+    return new ServiceBuilder(
+            MemberServices.desired(of, FED, host.identity().uid(), HOST_SERVICE_UID))
+        .editMetadata()
+        .withUid("copy-uid")
+        .withResourceVersion(resourceVersion)
+        .endMetadata()
+        .build();
+  }
+
+  private static UnaryOperator<ServiceBuilder> annotated(String key, String value) {
+    return b -> b.editMetadata().addToAnnotations(key, value).endMetadata();
+  }
+
+  /** The host Service placed in {@code cluster} only, with a copy Pier owns in east. */
+  private void placedIn(String cluster) {
+    Service svc = hostService(annotated(FederationKeys.CLUSTERS_ANNOTATION, cluster));
+    host.put(svc);
+    east.put(copyOf(svc, "7"));
+  }
+
+  /** Pier's copy of {@code of}, served by a load balancer at 203.0.113.5 (ipMode and ports). */
+  private Service servingCopyOf(Service of) {
+    return new ServiceBuilder(copyOf(of, "7"))
+        .withNewStatus()
+        .withNewLoadBalancer()
+        .withIngress(
+            new LoadBalancerIngressBuilder()
+                .withIp("203.0.113.5")
+                .withIpMode("Proxy")
+                .withPorts(new PortStatusBuilder().withPort(80).withProtocol("TCP").build())
+                .build())
+        .endLoadBalancer()
+        .endStatus()
+        .build();
+  }
+
+  /** A DNS port that records what it is asked. */
+  private final class RecordedNames implements FederatedNames {
+    @Override
+    public Future<ServingCluster> servingCluster(
+        ClusterLocation location, List<LbIngress> ingress, boolean healthy) {
+      List<String> ips = ingress.stream().map(LbIngress::ip).toList();
+      published.add("serving " + location.cluster() + " " + ips + " healthy=" + healthy);
+      return Future.succeededFuture(
+          new ServingCluster(location, ips, List.of(), healthy, List.of()));
+    }
+
+    @Override
+    public Future<WorkResult> syncFederated(
+        ServiceKey key, Service svc, boolean federated, List<Future<ServingCluster>> serving) {
+      published.add("sync " + key + " federated=" + federated + " serving=" + serving.size());
+      return Future.succeededFuture(WorkResult.success());
+    }
+  }
+
+  @Test
+  void aPlacedCopyThatIsAbsentIsCreated() {
+    host.put(hostService());
+
+    assertThat(run(EAST_KEY).outcome()).isEqualTo(Outcome.SUCCESS);
+
+    assertThat(eastWrites.calls).containsExactly("create ns/web");
+    assertThat(host.events.recorded).containsExactly("Normal CreatedInCluster");
+  }
+
+  @Test
+  void aMissingNamespaceIsCreatedOnlyWhenTheMemberSaysSo() {
+    host.put(hostService());
+    eastWrites.failOnce.put("create", new KubeApiException(404, "namespaces \"ns\" not found"));
+
+    run(EAST_KEY);
+
+    assertThat(eastWrites.calls)
+        .containsExactly("create ns/web", "ensureNamespace ns/ns", "create ns/web");
+  }
+
+  @Test
+  void aForeignServiceOfTheSameNameIsNeverTouched() {
+    host.put(hostService());
+    east.put(Services.loadBalancer("ns", "web", 80, 31000));
+
+    assertThat(run(EAST_KEY).outcome()).isEqualTo(Outcome.SUCCESS);
+
+    assertThat(eastWrites.calls).isEmpty();
+    assertThat(host.events.recorded).containsExactly("Warning " + EventReasons.FEDERATION_CONFLICT);
+  }
+
+  @Test
+  void anOwnedCopyThatMatchesCostsNoWrite() {
+    Service svc = hostService();
+    host.put(svc);
+    east.put(copyOf(svc, "7"));
+
+    run(EAST_KEY);
+
+    assertThat(eastWrites.calls).isEmpty();
+    assertThat(host.events.recorded).isEmpty();
+  }
+
+  @Test
+  void aHostChangeIsOneApplyOnTheCopysUid() {
+    east.put(copyOf(hostService(), "7"));
+    host.put(hostService(b -> b.editSpec().withSelector(Map.of("app", "web-v2")).endSpec()));
+
+    assertThat(run(EAST_KEY).outcome()).isEqualTo(Outcome.SUCCESS);
+
+    assertThat(eastWrites.calls).containsExactly("apply ns/web");
+    assertThat(eastWrites.preconditions).containsExactly("apply copy-uid");
+    assertThat(host.events.recorded).containsExactly("Normal UpdatedInCluster");
+  }
+
+  @Test
+  void anApplyConflictIsOneWarningAndNoRetry() {
+    east.put(copyOf(hostService(), "7"));
+    host.put(hostService(b -> b.editSpec().withSessionAffinity("ClientIP").endSpec()));
+    eastWrites.failOnce.put(
+        "apply",
+        new KubeApiException(
+            409,
+            "Apply failed with 1 conflict",
+            List.of(".spec.sessionAffinity (conflict with \"kube-vip\" using v1)")));
+
+    WorkResult result = run(EAST_KEY);
+
+    assertThat(result.outcome()).isEqualTo(Outcome.SUCCESS);
+    assertThat(eastWrites.calls).containsExactly("apply ns/web");
+    assertThat(host.events.recorded).containsExactly("Warning " + EventReasons.COPY_FIELD_CONFLICT);
+  }
+
+  @Test
+  void aCopyTheCacheShowsOlderThanPiersLastWriteIsNotAppliedAgain() {
+    east.put(copyOf(hostService(), "7"));
+    host.put(hostService(b -> b.editSpec().withSelector(Map.of("app", "web-v2")).endSpec()));
+    run(EAST_KEY);
+
+    // The cache still shows the copy at 7; Pier's apply made 2001.
+    run(EAST_KEY);
+
+    assertThat(eastWrites.calls).containsExactly("apply ns/web");
+  }
+
+  @Test
+  void aCopyPlacementDropsGoesThroughTheDeletionGuard() {
+    guard = new DeletionGuard(0, 0, Duration.ofMinutes(10), false, () -> now);
+    placedIn("west");
+
+    WorkResult result = run(EAST_KEY);
+
+    assertThat(result.outcome()).isNotEqualTo(Outcome.SUCCESS);
+    assertThat(result.delay()).isPositive();
+    assertThat(eastWrites.calls).isEmpty();
+    assertThat(host.events.recorded).containsExactly("Warning " + EventReasons.DELETION_HELD);
+  }
+
+  @Test
+  void aCopyPlacementDropsIsDeletedByItsUidWithinTheGuard() {
+    placedIn("west");
+
+    run(EAST_KEY);
+
+    assertThat(eastWrites.calls).containsExactly("delete ns/web");
+    assertThat(eastWrites.preconditions).containsExactly("delete copy-uid");
+    assertThat(host.events.recorded).containsExactly("Normal DeletedInCluster");
+  }
+
+  @Test
+  void aHostServiceDeletedWithTheOrphanPolicyUnmarksItsCopies() {
+    Service svc = deletedHostService(annotated(FederationKeys.DELETE_POLICY_ANNOTATION, "orphan"));
+    host.put(svc);
+    east.put(copyOf(svc, "7"));
+
+    run(EAST_KEY);
+
+    assertThat(eastWrites.calls).containsExactly("replace ns/web");
+    assertThat(eastWrites.preconditions)
+        .as("based on the version cached")
+        .containsExactly("replace 7");
+    assertThat(host.events.recorded).containsExactly("Normal OrphanedInCluster");
+  }
+
+  @Test
+  void aCopyStuckTerminatingIsReportedAndNotDeletedAgain() {
+    Service svc = deletedHostService(b -> b);
+    host.put(svc);
+    east.put(
+        new ServiceBuilder(copyOf(svc, "7"))
+            .editMetadata()
+            .withDeletionTimestamp(Instant.ofEpochMilli(now).toString())
+            .addToFinalizers("example.com/hold")
+            .endMetadata()
+            .build());
+
+    run(EAST_KEY);
+    WorkResult release = run(HOST_KEY);
+
+    assertThat(eastWrites.calls).isEmpty();
+    assertThat(host.events.recorded).containsExactly("Warning " + EventReasons.COPY_TERMINATING);
+    assertThat(enqueued).as("no member run to delete it again").isEmpty();
+    assertThat(hostWrites.calls).as("the host Service waits for it").isEmpty();
+    assertThat(release.delay()).isEqualTo(options.deleteTimeout());
+  }
+
+  @Test
+  void aNamespaceNotOptedInChangesNothing() {
+    optedIn = false;
+    Service svc = hostService(b -> b.editSpec().withSelector(Map.of("app", "web-v2")).endSpec());
+    host.put(svc);
+    east.put(copyOf(hostService(), "7"));
+
+    run(EAST_KEY);
+    run(HOST_KEY);
+
+    assertThat(eastWrites.calls).isEmpty();
+    assertThat(hostWrites.calls).isEmpty();
+    assertThat(host.events.recorded)
+        .containsExactly("Warning " + EventReasons.FEDERATION_NOT_ALLOWED);
+  }
+
+  @Test
+  void hostWritesCarryTheVersionReadThenEachTheVersionTheLastOneMade() {
+    Service svc = hostService();
+    host.put(svc);
+    east.put(servingCopyOf(svc));
+
+    assertThat(run(HOST_KEY).outcome()).isEqualTo(Outcome.SUCCESS);
+
+    assertThat(hostWrites.calls)
+        .containsExactly("addFinalizer ns/web", "annotate ns/web", "status ns/web");
+    assertThat(hostWrites.preconditions)
+        .containsExactly("addFinalizer 42", "annotate 2001", "status 2002");
+    assertThat(hostWrites.lastStatus.ingress())
+        .as("ipMode and ports as the member reports them")
+        .containsExactly(
+            new LbIngress(
+                "203.0.113.5", null, "Proxy", List.of(new LbIngress.PortStatus(80, "TCP", null))));
+  }
+
+  @Test
+  void aHostServiceWhoseCopiesAreGoneIsReleasedAtTheVersionRead() {
+    host.put(deletedHostService(b -> b));
+
+    assertThat(run(HOST_KEY).outcome()).isEqualTo(Outcome.SUCCESS);
+
+    assertThat(hostWrites.calls).containsExactly("release ns/web");
+    assertThat(hostWrites.preconditions).containsExactly("release 42");
+  }
+
+  @Test
+  void theNamesAreFedThroughTheDnsPortByEachPlacedMembersCopy() {
+    names = new RecordedNames();
+    Service svc = hostService();
+    host.put(svc);
+    east.put(servingCopyOf(svc));
+
+    run(HOST_KEY);
+
+    assertThat(published)
+        .containsExactly(
+            "serving east [203.0.113.5] healthy=false",
+            "sync " + HOST_KEY + " federated=true serving=1");
+  }
+
+  @Test
+  void aDeletedHostServicesNamesGoBeforeItsFinalizer() {
+    names = new RecordedNames();
+    host.put(deletedHostService(b -> b));
+
+    run(HOST_KEY);
+
+    assertThat(published).containsExactly("sync " + HOST_KEY + " federated=false serving=0");
+    assertThat(hostWrites.calls).containsExactly("release ns/web");
+  }
+
+  @Test
+  void aMemberLeavingKeepsItsCopiesWithoutPiersMarksByDefault() {
+    runLeaving(LeavePolicy.ORPHAN);
+
+    assertThat(eastWrites.calls).containsExactly("replace ns/web");
+    assertThat(host.events.recorded).containsExactly("Normal OrphanedInCluster");
+  }
+
+  @Test
+  void aMemberLeavingWithItsCopiesDeletedIsAskedForAndNotHeldByTheGuard() {
+    guard = new DeletionGuard(0, 0, Duration.ofMinutes(10), false, () -> now);
+    runLeaving(LeavePolicy.DELETE_COPIES);
+
+    assertThat(eastWrites.calls).containsExactly("delete ns/web");
+    assertThat(host.events.recorded).containsExactly("Normal DeletedInCluster");
+  }
+
+  /** East, with a copy Pier owns of the federated Service, leaves the federation as policy says. */
+  private void runLeaving(LeavePolicy policy) {
+    Service svc = hostService();
+    host.put(svc);
+    east.put(copyOf(svc, "7"));
+    FakeMembers.leave(eastMember, policy);
+    run(EAST_KEY);
+  }
+}
