@@ -356,6 +356,66 @@ class FederationReconcilerTest {
                 "203.0.113.5", null, "Proxy", List.of(new LbIngress.PortStatus(80, "TCP", null))));
   }
 
+  /**
+   * A cold start: east's load balancer is there, west's copy has none yet. The host waits for it
+   * (at most federation.aggregateWait), then writes annotation and status once with both.
+   */
+  @Test
+  void aFirstAddressWaitsForAReadyMemberWhoseLoadBalancerIsOnItsWay() {
+    FakeCluster west = new FakeCluster("west");
+    west.federationWrites = new FakeFederationWrites();
+    FakeMembers.add(members, west, Map.of());
+    Service svc = hostService();
+    host.put(svc);
+    east.put(servingCopyOf(svc));
+    west.put(copyOf(svc, "8"));
+
+    WorkResult waiting = run(HOST_KEY);
+
+    assertThat(hostWrites.calls).containsExactly("addFinalizer ns/web");
+    assertThat(waiting.outcome()).isEqualTo(Outcome.RETRY_AFTER);
+    assertThat(waiting.delay()).isEqualTo(options.aggregateWait());
+
+    west.put(
+        new ServiceBuilder(copyOf(svc, "9"))
+            .withNewStatus()
+            .withNewLoadBalancer()
+            .addNewIngress()
+            .withIp("198.51.100.9")
+            .endIngress()
+            .endLoadBalancer()
+            .endStatus()
+            .build());
+    host.put(
+        new ServiceBuilder(svc)
+            .editMetadata()
+            .addToFinalizers(FederationKeys.FINALIZER)
+            .endMetadata()
+            .build());
+    assertThat(run(HOST_KEY).outcome()).isEqualTo(Outcome.SUCCESS);
+    assertThat(hostWrites.calls)
+        .containsExactly("addFinalizer ns/web", "annotate ns/web", "status ns/web");
+    assertThat(hostWrites.lastStatus.ingress())
+        .extracting(LbIngress::ip)
+        .containsExactly("198.51.100.9", "203.0.113.5");
+  }
+
+  /** An unreachable member is never waited for: the addresses there are are written at once. */
+  @Test
+  void anUnreachableMemberIsNotWaitedFor() {
+    FakeCluster west = new FakeCluster("west");
+    west.federationWrites = new FakeFederationWrites();
+    Member westMember = FakeMembers.add(members, west, Map.of());
+    FakeMembers.ready(westMember, false);
+    Service svc = hostService();
+    host.put(svc);
+    east.put(servingCopyOf(svc));
+
+    assertThat(run(HOST_KEY).outcome()).isEqualTo(Outcome.SUCCESS);
+    assertThat(hostWrites.calls)
+        .containsExactly("addFinalizer ns/web", "annotate ns/web", "status ns/web");
+  }
+
   @Test
   void aHostServiceWhoseCopiesAreGoneIsReleasedAtTheVersionRead() {
     host.put(deletedHostService(b -> b));
