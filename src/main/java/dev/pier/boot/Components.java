@@ -53,6 +53,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.UnaryOperator;
 
 /**
@@ -135,12 +136,25 @@ public record Components(
             federationOptions,
             spec ->
                 relists.track(
-                    cluster(vertx, spec, "the Secret of cluster " + spec.name(), resync, gate)
+                    cluster(
+                            vertx,
+                            spec,
+                            "the Secret of cluster " + spec.name(),
+                            resync,
+                            gate,
+                            federationOptions.namespaces())
                         .retryWhenForbidden()));
     List<Cluster> withLoadBalancers = new ArrayList<>();
     try {
       for (ClusterSetup setup : setups) {
-        Cluster c = cluster(vertx, setup.spec(), setup.kubeconfigOrigin(), resync, gate);
+        Cluster c =
+            cluster(
+                vertx,
+                setup.spec(),
+                setup.kubeconfigOrigin(),
+                resync,
+                gate,
+                federationOptions.namespaces());
         connected.add(c);
         if (setup.spec().loadBalancers()) {
           withLoadBalancers.add(c);
@@ -372,7 +386,8 @@ public record Components(
       ClusterSpec spec,
       String kubeconfigOrigin,
       Duration serviceResync,
-      RequestFence fence) {
+      RequestFence fence,
+      Set<String> federatedNamespaces) {
     String kubeconfig = spec.kubeconfig();
     if (!kubeconfig.isEmpty() && !spec.inCluster() && !new File(kubeconfig).canRead()) {
       throw new ConfigException(kubeconfigOrigin + ": cannot read '" + kubeconfig + "'");
@@ -385,6 +400,7 @@ public record Components(
         serviceResync,
         new ServiceWriter(api),
         new KubeEventRecorder(vertx, api, ManagementFactory.getRuntimeMXBean().getName()),
-        api);
+        api,
+        federatedNamespaces);
   }
 }
