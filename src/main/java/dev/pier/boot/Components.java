@@ -1,5 +1,6 @@
 package dev.pier.boot;
 
+import dev.pier.admin.MetricsAuth;
 import dev.pier.cloud.AddressPoolUsage;
 import dev.pier.cloud.ClusterRoutedProvider;
 import dev.pier.cloud.LoadBalancerProvider;
@@ -68,6 +69,7 @@ import java.util.function.UnaryOperator;
  * @param deletionGuard holds back mass deletions Pier starts on its own
  * @param watchers the verticles that turn informer events into keys, in deployment order
  * @param adminPort the admin server's port (0: any free port; -1: off)
+ * @param metricsAuth who may read /metrics ({@code admin.metricsAuth: kubernetes}), or null: anyone
  * @param clusters the clusters with Pier's load-balancer controller
  * @param connected every cluster Pier has a client for (closed on stop)
  * @param host the federation's host cluster, or null without federation
@@ -90,7 +92,8 @@ public record Components(
     ReconcileVerticle reconciler,
     List<Deployable> watchers,
     String adminHost,
-    int adminPort) {
+    int adminPort,
+    MetricsAuth metricsAuth) {
 
   /**
    * Builds every part on a new Vert.x instance; on a failure closes it and throws, a {@link
@@ -296,7 +299,20 @@ public record Components(
         reconciler,
         List.copyOf(watchers),
         config.get(PierOptions.ADMIN_HOST),
-        config.get(PierOptions.ADMIN_PORT));
+        config.get(PierOptions.ADMIN_PORT),
+        metricsAuth(config, connected));
+  }
+
+  /**
+   * The reviews of {@code admin.metricsAuth: kubernetes} go to the first configured cluster, the
+   * one Pier runs in, without the leadership fence: a standby answers scrapes too.
+   */
+  static MetricsAuth metricsAuth(ConfigValues config, List<Cluster> connected) {
+    if (!MetricsAuth.KUBERNETES.equals(config.get(PierOptions.ADMIN_METRICS_AUTH))
+        || connected.isEmpty()) {
+      return null;
+    }
+    return new MetricsAuth(new AsyncKubeApi(connected.get(0).client()));
   }
 
   static Vertx vertx(PrometheusMeterRegistry registry) {
