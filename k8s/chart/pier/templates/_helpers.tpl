@@ -51,7 +51,7 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- end -}}
 {{- $_ := set $c "leaderElection" (dict "enabled" $v.leaderElection.enabled "leaseName" (include "pier.fullname" .) "namespace" "" "leaseDuration" $v.leaderElection.leaseDuration "renewDeadline" $v.leaderElection.renewDeadline "retryPeriod" $v.leaderElection.retryPeriod) -}}
 {{- $_ := set $c "log" (dict "format" $v.log.format) -}}
-{{- $_ := set $c "admin" (dict "host" "0.0.0.0" "port" $v.admin.port) -}}
+{{- $_ := set $c "admin" (dict "host" "0.0.0.0" "port" $v.admin.port "metricsAuth" (default "none" $v.admin.metricsAuth)) -}}
 {{- if $v.dns.enabled -}}
 {{- $d := dict "enabled" true "provider" $v.dns.provider -}}
 {{- if $v.dns.zone }}{{ $_ := set $d "zone" (dict "name" $v.dns.zone) }}{{ end -}}

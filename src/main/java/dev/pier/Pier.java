@@ -169,7 +169,8 @@ public final class Pier {
               parts.adminPort(),
               parts.registry(),
               this::ready,
-              parts.deletionGuard()::detail);
+              parts.deletionGuard()::detail,
+              parts.metricsAuth());
       started =
           started.compose(v -> awaiting("the admin server", () -> vertx.deployVerticle(admin)));
     }

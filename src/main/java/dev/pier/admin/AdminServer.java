@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The admin HTTP endpoints: {@code /healthz} (the process is alive), {@code /readyz} (informers
  * synced and, on the leader, workers running; a standby is ready) and {@code /metrics} (Prometheus
- * text).
+ * text), which {@link MetricsAuth} guards when it is given; the health endpoints stay open.
  */
 public final class AdminServer extends VerticleBase {
   private static final Logger log = LoggerFactory.getLogger(AdminServer.class);
@@ -25,6 +25,7 @@ public final class AdminServer extends VerticleBase {
   private final PrometheusMeterRegistry registry;
   private final BooleanSupplier ready;
   private final Supplier<String> readyDetail;
+  private final MetricsAuth metricsAuth;
   private HttpServer server;
 
   /**
@@ -36,6 +37,20 @@ public final class AdminServer extends VerticleBase {
       PrometheusMeterRegistry registry,
       BooleanSupplier ready,
       Supplier<String> readyDetail) {
+    this(host, port, registry, ready, readyDetail, null);
+  }
+
+  /**
+   * @param metricsAuth decides who reads /metrics, or null: anyone who reaches it
+   */
+  public AdminServer(
+      String host,
+      int port,
+      PrometheusMeterRegistry registry,
+      BooleanSupplier ready,
+      Supplier<String> readyDetail,
+      MetricsAuth metricsAuth) {
+    this.metricsAuth = metricsAuth;
     this.host = host;
     this.port = port;
     this.registry = registry;
@@ -92,12 +107,38 @@ public final class AdminServer extends VerticleBase {
             .end((ok ? "ok\n" : "not ready\n") + (detail == null ? "" : detail + "\n"));
       }
       case "/metrics" -> {
-        String body = registry.scrape();
-        req.response()
-            .putHeader("content-type", "text/plain; version=0.0.4; charset=utf-8")
-            .end(body);
+        if (metricsAuth == null) {
+          scrape(req);
+          return;
+        }
+        req.pause();
+        metricsAuth
+            .check(context, req.getHeader("Authorization"))
+            .onComplete(
+                ar -> {
+                  req.resume();
+                  if (ar.failed()) {
+                    req.response()
+                        .setStatusCode(503)
+                        .putHeader("content-type", "text/plain")
+                        .end("cannot authorize: the API server did not answer\n");
+                  } else if (ar.result() == 200) {
+                    scrape(req);
+                  } else {
+                    req.response()
+                        .setStatusCode(ar.result())
+                        .putHeader("content-type", "text/plain")
+                        .end(ar.result() == 401 ? "unauthorized\n" : "forbidden\n");
+                  }
+                });
       }
       default -> req.response().setStatusCode(404).end();
     }
+  }
+
+  private void scrape(HttpServerRequest req) {
+    req.response()
+        .putHeader("content-type", "text/plain; version=0.0.4; charset=utf-8")
+        .end(registry.scrape());
   }
 }

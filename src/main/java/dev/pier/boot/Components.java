@@ -1,5 +1,6 @@
 package dev.pier.boot;
 
+import dev.pier.admin.MetricsAuth;
 import dev.pier.cloud.AddressPoolUsage;
 import dev.pier.cloud.ClusterRoutedProvider;
 import dev.pier.cloud.LoadBalancerProvider;
@@ -53,6 +54,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.UnaryOperator;
 
 /**
@@ -67,6 +69,7 @@ import java.util.function.UnaryOperator;
  * @param deletionGuard holds back mass deletions Pier starts on its own
  * @param watchers the verticles that turn informer events into keys, in deployment order
  * @param adminPort the admin server's port (0: any free port; -1: off)
+ * @param metricsAuth who may read /metrics ({@code admin.metricsAuth: kubernetes}), or null: anyone
  * @param clusters the clusters with Pier's load-balancer controller
  * @param connected every cluster Pier has a client for (closed on stop)
  * @param host the federation's host cluster, or null without federation
@@ -89,7 +92,8 @@ public record Components(
     ReconcileVerticle reconciler,
     List<Deployable> watchers,
     String adminHost,
-    int adminPort) {
+    int adminPort,
+    MetricsAuth metricsAuth) {
 
   /**
    * Builds every part on a new Vert.x instance; on a failure closes it and throws, a {@link
@@ -135,12 +139,25 @@ public record Components(
             federationOptions,
             spec ->
                 relists.track(
-                    cluster(vertx, spec, "the Secret of cluster " + spec.name(), resync, gate)
+                    cluster(
+                            vertx,
+                            spec,
+                            "the Secret of cluster " + spec.name(),
+                            resync,
+                            gate,
+                            federationOptions.namespaces())
                         .retryWhenForbidden()));
     List<Cluster> withLoadBalancers = new ArrayList<>();
     try {
       for (ClusterSetup setup : setups) {
-        Cluster c = cluster(vertx, setup.spec(), setup.kubeconfigOrigin(), resync, gate);
+        Cluster c =
+            cluster(
+                vertx,
+                setup.spec(),
+                setup.kubeconfigOrigin(),
+                resync,
+                gate,
+                federationOptions.namespaces());
         connected.add(c);
         if (setup.spec().loadBalancers()) {
           withLoadBalancers.add(c);
@@ -282,7 +299,20 @@ public record Components(
         reconciler,
         List.copyOf(watchers),
         config.get(PierOptions.ADMIN_HOST),
-        config.get(PierOptions.ADMIN_PORT));
+        config.get(PierOptions.ADMIN_PORT),
+        metricsAuth(config, connected));
+  }
+
+  /**
+   * The reviews of {@code admin.metricsAuth: kubernetes} go to the first configured cluster, the
+   * one Pier runs in, without the leadership fence: a standby answers scrapes too.
+   */
+  static MetricsAuth metricsAuth(ConfigValues config, List<Cluster> connected) {
+    if (!MetricsAuth.KUBERNETES.equals(config.get(PierOptions.ADMIN_METRICS_AUTH))
+        || connected.isEmpty()) {
+      return null;
+    }
+    return new MetricsAuth(new AsyncKubeApi(connected.get(0).client()));
   }
 
   static Vertx vertx(PrometheusMeterRegistry registry) {
@@ -372,7 +402,8 @@ public record Components(
       ClusterSpec spec,
       String kubeconfigOrigin,
       Duration serviceResync,
-      RequestFence fence) {
+      RequestFence fence,
+      Set<String> federatedNamespaces) {
     String kubeconfig = spec.kubeconfig();
     if (!kubeconfig.isEmpty() && !spec.inCluster() && !new File(kubeconfig).canRead()) {
       throw new ConfigException(kubeconfigOrigin + ": cannot read '" + kubeconfig + "'");
@@ -385,6 +416,7 @@ public record Components(
         serviceResync,
         new ServiceWriter(api),
         new KubeEventRecorder(vertx, api, ManagementFactory.getRuntimeMXBean().getName()),
-        api);
+        api,
+        federatedNamespaces);
   }
 }

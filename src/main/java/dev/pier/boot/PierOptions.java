@@ -1,5 +1,6 @@
 package dev.pier.boot;
 
+import dev.pier.admin.MetricsAuth;
 import dev.pier.cloud.benchmark.BenchmarkProviderOptions;
 import dev.pier.cloud.hetzner.HetznerOptions;
 import dev.pier.cloud.local.LocalProviderOptions;
@@ -706,6 +707,15 @@ public final class PierOptions {
           -1,
           65535,
           "Port of the admin endpoints (0: any free port; -1: off).");
+  public static final Option<String> ADMIN_METRICS_AUTH =
+      Option.choice(
+          "admin.metricsAuth",
+          MetricsAuth.DEFAULT_MODE,
+          List.of(MetricsAuth.NONE, MetricsAuth.KUBERNETES),
+          "Who may read /metrics. none: anyone who reaches it; kubernetes: a bearer token the API"
+              + " server accepts (TokenReview) whose user may get the non-resource URL /metrics"
+              + " (SubjectAccessReview; k8s/rbac-metrics-auth.yaml), answers cached 10s."
+              + " /healthz and /readyz stay open.");
   public static final Option<Duration> STARTUP_TIMEOUT =
       Option.duration(
           "startup.timeout",
@@ -981,6 +991,7 @@ public final class PierOptions {
           BENCHMARK_DELAY,
           ADMIN_HOST,
           ADMIN_PORT,
+          ADMIN_METRICS_AUTH,
           STARTUP_TIMEOUT,
           LOG_FORMAT,
           CONFIG_STRICT_ENVIRONMENT,

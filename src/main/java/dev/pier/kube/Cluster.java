@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -30,6 +31,12 @@ import org.slf4j.LoggerFactory;
 public final class Cluster implements ClusterAccess, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Cluster.class);
 
+  /**
+   * Services per page of the Service informer's list: one page is what a list holds in memory at
+   * once before the cache cuts each Service down, and a Service may carry 256 KiB of annotations.
+   */
+  static final long SERVICE_LIST_PAGE = 50;
+
   /** Relists of the Service informer are at least this far apart. */
   static final Duration MIN_RELIST_INTERVAL = Duration.ofSeconds(60);
 
@@ -39,6 +46,7 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
   // Replaced (list and watch again) when it is shown to have missed events; see relistServices.
   private volatile SharedIndexInformer<Service> services;
   private volatile TrimmingItemStore<Service> serviceItems;
+  private final Set<String> wholeNamespaces;
   private final List<ResourceEventHandler<Service>> serviceHandlers = new CopyOnWriteArrayList<>();
   private long lastRelistNanos;
   private boolean relisting;
@@ -63,11 +71,28 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
       ServiceWrites writer,
       EventSink events,
       AsyncKubeApi api) {
+    this(name, client, serviceResync, writer, events, api, Set.of());
+  }
+
+  /**
+   * @param wholeNamespaces namespaces whose every Service is federated: their Services are cached
+   *     whole, where others that Pier neither serves nor federates are stubs ({@link
+   *     TrimmingItemStore})
+   */
+  public Cluster(
+      String name,
+      KubernetesClient client,
+      Duration serviceResync,
+      ServiceWrites writer,
+      EventSink events,
+      AsyncKubeApi api,
+      Set<String> wholeNamespaces) {
     this.name = name;
+    this.wholeNamespaces = Set.copyOf(wholeNamespaces);
     this.api = api;
     this.client = client;
     this.serviceResync = serviceResync;
-    this.serviceItems = new TrimmingItemStore<>();
+    this.serviceItems = new TrimmingItemStore<>(this.wholeNamespaces);
     this.services = newServiceInformer(serviceItems);
     this.nodes = client.nodes().runnableInformer(0).itemStore(new TrimmingItemStore<>());
     this.writer = writer;
@@ -201,6 +226,7 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
     return client
         .services()
         .inAnyNamespace()
+        .withLimit(SERVICE_LIST_PAGE)
         .runnableInformer(serviceResync.toMillis())
         .itemStore(items);
   }
@@ -257,7 +283,7 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
    */
   boolean relistServices(String why, Duration minInterval) {
     SharedIndexInformer<Service> fresh;
-    TrimmingItemStore<Service> freshItems = new TrimmingItemStore<>();
+    TrimmingItemStore<Service> freshItems = new TrimmingItemStore<>(wholeNamespaces);
     synchronized (this) {
       long now = System.nanoTime();
       if (servicesStarted == null

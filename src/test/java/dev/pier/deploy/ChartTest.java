@@ -107,7 +107,8 @@ class ChartTest {
         Map.of(
             "rbac-federation-host.yaml", "federation-host",
             "rbac-federation-member.yaml", "federation-member",
-            "rbac-dns.yaml", "dns");
+            "rbac-dns.yaml", "dns",
+            "rbac-metrics-auth.yaml", "metrics-auth");
     Map<String, Object> base = rawObjects("rbac.yaml");
     List<String> addOns;
     try (var files = Files.list(Manifests.DIR)) {

@@ -46,6 +46,7 @@ class ManifestsTest {
             "namespace.yaml",
             "rbac.yaml",
             "rbac-dns.yaml",
+            "rbac-metrics-auth.yaml",
             "rbac-federation-host.yaml",
             "rbac-federation-member.yaml",
             "configmap.yaml",

@@ -2,6 +2,7 @@ package dev.pier.kube;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pier.policy.ServiceFilter;
 import io.fabric8.kubernetes.api.model.ContainerImage;
 import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
 import io.fabric8.kubernetes.api.model.Node;
@@ -9,6 +10,8 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class TrimmingItemStoreTest {
@@ -98,5 +101,125 @@ class TrimmingItemStoreTest {
     store.put(store.getKey(node), node);
     assertThat(store.get("n1").getStatus().getImages()).isNullOrEmpty();
     assertThat(store.get("n1").getStatus().getAddresses()).hasSize(1);
+  }
+
+  private static final String BIG = "x".repeat(200 * 1024);
+
+  private static Service clusterIp(String name) {
+    return new ServiceBuilder()
+        .withNewMetadata()
+        .withNamespace("ns")
+        .withName(name)
+        .withUid("uid-" + name)
+        .withResourceVersion("7")
+        .withCreationTimestamp("2024-01-01T00:00:00Z")
+        .withDeletionTimestamp("2024-01-02T00:00:00Z")
+        .addToAnnotations("example.com/huge", BIG)
+        .addToLabels("app", "web")
+        .addToLabels("example.com/huge-" + BIG.substring(0, 40), "v")
+        .addToFinalizers("example.com/hold")
+        .endMetadata()
+        .withNewSpec()
+        .withType("ClusterIP")
+        .withClusterIP("10.0.0.1")
+        .withSelector(Map.of("app", "web"))
+        .addNewPort()
+        .withPort(80)
+        .endPort()
+        .endSpec()
+        .withNewStatus()
+        .withNewLoadBalancer()
+        .endLoadBalancer()
+        .endStatus()
+        .build();
+  }
+
+  /**
+   * A Service Pier neither serves nor federates is cached as a stub: who it is and what decides
+   * that it is not Pier's, nothing a tenant can make large.
+   */
+  @Test
+  void aServicePierDoesNotServeIsCachedAsAStub() {
+    Service svc = clusterIp("web");
+    TrimmingItemStore<Service> store = new TrimmingItemStore<>();
+    store.put(store.getKey(svc), svc);
+
+    Service cached = store.get("ns/web");
+    // Handlers get the object the store keeps: the stub, never a whole object beside it.
+    assertThat(cached).isSameAs(svc);
+    assertThat(cached.getMetadata().getName()).isEqualTo("web");
+    assertThat(cached.getMetadata().getNamespace()).isEqualTo("ns");
+    assertThat(cached.getMetadata().getUid()).isEqualTo("uid-web");
+    assertThat(cached.getMetadata().getResourceVersion()).isEqualTo("7");
+    assertThat(cached.getMetadata().getDeletionTimestamp()).isEqualTo("2024-01-02T00:00:00Z");
+    assertThat(cached.getMetadata().getAnnotations()).isNullOrEmpty();
+    assertThat(cached.getMetadata().getLabels()).isNullOrEmpty();
+    assertThat(cached.getMetadata().getFinalizers()).isNullOrEmpty();
+    assertThat(cached.getSpec().getType()).isEqualTo("ClusterIP");
+    assertThat(cached.getSpec().getPorts()).isNullOrEmpty();
+    assertThat(cached.getSpec().getSelector()).isNullOrEmpty();
+    assertThat(cached.getStatus()).isNull();
+  }
+
+  @Test
+  void aStubKeepsItsClassAndPiersOwnLabels() {
+    Service svc = clusterIp("web");
+    svc.getSpec().setLoadBalancerClass("example.com/other");
+    svc.getMetadata().getLabels().put("pier.dev/something", "x");
+    TrimmingItemStore.trim(svc);
+    assertThat(svc.getSpec().getLoadBalancerClass()).isEqualTo("example.com/other");
+    assertThat(svc.getMetadata().getLabels()).containsOnlyKeys("pier.dev/something");
+  }
+
+  /** What Pier serves, federates, copies or still has to clean up stays whole. */
+  @Test
+  void keepsWholeWhatPierServesFederatesCopiesOrCleansUp() {
+    Service lb = clusterIp("lb");
+    lb.getSpec().setType("LoadBalancer");
+    Service federated = clusterIp("federated");
+    federated.getMetadata().getAnnotations().put("pier.dev/federated", "true");
+    Service copy = clusterIp("copy");
+    copy.getMetadata().getLabels().put("pier.dev/federation", "pier");
+    Service cleanup = clusterIp("cleanup");
+    cleanup.getMetadata().getFinalizers().add(ServiceFilter.LB_CLEANUP_FINALIZER);
+    Service unfederating = clusterIp("unfederating");
+    unfederating
+        .getMetadata()
+        .getFinalizers()
+        .add("federation.kubernetes.io/delete-from-underlying-clusters");
+    Service wholeNamespace = clusterIp("ns-federated");
+    wholeNamespace.getMetadata().setNamespace("fed");
+
+    TrimmingItemStore<Service> store = new TrimmingItemStore<>(Set.of("fed"));
+    for (Service s : List.of(lb, federated, copy, cleanup, unfederating, wholeNamespace)) {
+      store.put(store.getKey(s), s);
+      Service cached = store.get(store.getKey(s));
+      assertThat(cached.getMetadata().getAnnotations())
+          .as(s.getMetadata().getName())
+          .containsEntry("example.com/huge", BIG);
+      assertThat(cached.getSpec().getPorts()).as(s.getMetadata().getName()).hasSize(1);
+      assertThat(cached.getMetadata().getLabels()).as(s.getMetadata().getName()).containsKey("app");
+    }
+  }
+
+  /**
+   * A stub never makes the load-balancer handler see a change; a Service that turns LoadBalancer
+   * arrives whole in its event and is seen as new work.
+   */
+  @Test
+  void aStubNeverLooksLikeAChangeAndTurningLoadBalancerDoes() {
+    ServiceFilter filter = new ServiceFilter(Set.of());
+    Service before = TrimmingItemStore.trim(clusterIp("web"));
+    Service again = TrimmingItemStore.trim(clusterIp("web"));
+    again.getMetadata().setResourceVersion("8");
+    assertThat(filter.shouldEnqueueUpdate(before, again)).isFalse();
+    Service whole = clusterIp("web");
+    assertThat(filter.shouldEnqueueUpdate(before, whole)).isFalse();
+
+    Service turned = clusterIp("web");
+    turned.getSpec().setType("LoadBalancer");
+    turned.getMetadata().setDeletionTimestamp(null);
+    assertThat(filter.shouldEnqueueUpdate(before, TrimmingItemStore.trim(turned))).isTrue();
+    assertThat(turned.getMetadata().getAnnotations()).containsKey("example.com/huge");
   }
 }

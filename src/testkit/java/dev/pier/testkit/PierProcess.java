@@ -60,6 +60,68 @@ public final class PierProcess implements AutoCloseable {
   }
 
   /**
+   * Starts {@code dev.pier.Main} from the test class path with the shipped JVM flags ({@link
+   * #JVM_OPTIONS}) in 512 MiB of memory, the shipped Deployment's limit: the heap ceiling users
+   * get.
+   */
+  public static PierProcess startShipped(
+      KubeApiServer kube, String name, Map<String, String> overrides) {
+    return launch(
+        kube,
+        name,
+        List.of(
+            "@" + JVM_OPTIONS,
+            "-XX:MaxRAM=512m",
+            "-cp",
+            System.getProperty("java.class.path"),
+            "dev.pier.Main"),
+        overrides);
+  }
+
+  /**
+   * The heap in use after a full collection, in bytes, read with {@code jcmd} (the serial
+   * collector's generations, as {@link #JVM_OPTIONS} sets).
+   */
+  public long liveHeapBytes() {
+    jcmd("GC.run");
+    Matcher m =
+        Pattern.compile("(?m)^\\s*\\S+ generation\\s+total \\d+K, used (\\d+)K")
+            .matcher(jcmd("GC.heap_info"));
+    long used = 0;
+    boolean found = false;
+    while (m.find()) {
+      used += Long.parseLong(m.group(1)) * 1024;
+      found = true;
+    }
+    if (!found) {
+      throw new IllegalStateException("no heap figures from jcmd " + pid());
+    }
+    return used;
+  }
+
+  private String jcmd(String command) {
+    try {
+      Process p =
+          new ProcessBuilder(
+                  Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                  Long.toString(pid()),
+                  command)
+              .redirectErrorStream(true)
+              .start();
+      String out = new String(p.getInputStream().readAllBytes());
+      if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
+        throw new IllegalStateException("jcmd " + pid() + " " + command + " failed: " + out);
+      }
+      return out;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
    * Starts the fat jar as users run it: {@code java @conf/jvm.options -jar pier.jar --config FILE}
    * with the class-data sharing archive built next to the jar, in 512 MiB of memory (the shipped
    * Deployment's limit).
