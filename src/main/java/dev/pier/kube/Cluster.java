@@ -35,7 +35,7 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
    * Services per page of the Service informer's list: one page is what a list holds in memory at
    * once before the cache cuts each Service down, and a Service may carry 256 KiB of annotations.
    */
-  static final long SERVICE_LIST_PAGE = 50;
+  static final long SERVICE_LIST_PAGE = 100;
 
   /** Relists of the Service informer are at least this far apart. */
   static final Duration MIN_RELIST_INTERVAL = Duration.ofSeconds(60);
