@@ -40,17 +40,10 @@ final class Join {
   static final Duration MIN_TOKEN_DURATION = Duration.ofMinutes(10);
   static final Duration DEFAULT_WAIT = Duration.ofMinutes(2);
   static final Set<String> VALUED =
-      Set.of(
-          "--host-kubeconfig",
-          "--host-context",
-          "--member-kubeconfig",
-          "--member-context",
-          "--secret-namespace",
-          "--region",
-          "--zones",
-          "--labels",
-          "--token-duration",
-          "--wait");
+      KubeTarget.flags(
+          KubeTarget.HOST_FLAGS,
+          KubeTarget.MEMBER_FLAGS,
+          Set.of("--region", "--zones", "--labels", "--token-duration", "--wait"));
   static final Set<String> SWITCHES = Set.of("--dry-run", "--rotate-token", "--load-balancers");
 
   record Options(

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.Set;
 
 /**
  * A cluster the commands talk to, from a kubeconfig and context given by flags (none: {@code
@@ -18,6 +19,23 @@ import java.util.Base64;
 public record KubeTarget(String role, Config config) {
   /** Every API call's deadline. */
   public static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
+
+  /** The flags that name the host cluster and the member Secrets' namespace there. */
+  static final Set<String> HOST_FLAGS =
+      Set.of("--host-kubeconfig", "--host-context", "--secret-namespace");
+
+  /** The flags that name a member cluster. */
+  static final Set<String> MEMBER_FLAGS = Set.of("--member-kubeconfig", "--member-context");
+
+  /** The given sets of flag names as one. */
+  @SafeVarargs
+  static Set<String> flags(Set<String> first, Set<String>... more) {
+    Set<String> out = new java.util.HashSet<>(first);
+    for (Set<String> m : more) {
+      out.addAll(m);
+    }
+    return Set.copyOf(out);
+  }
 
   /**
    * @param role {@code host} or {@code member}: names the flags in errors

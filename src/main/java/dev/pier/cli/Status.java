@@ -32,13 +32,7 @@ final class Status {
   static final Duration DEFAULT_EXPIRY_WARNING = Duration.ofDays(30);
   static final Duration POLL = Duration.ofMillis(500);
   static final Set<String> VALUED =
-      Set.of(
-          "--host-kubeconfig",
-          "--host-context",
-          "--secret-namespace",
-          "-o",
-          "--output",
-          "--expiry-warning");
+      KubeTarget.flags(KubeTarget.HOST_FLAGS, Set.of("-o", "--output", "--expiry-warning"));
 
   private Status() {}
 

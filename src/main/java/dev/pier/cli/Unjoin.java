@@ -27,13 +27,7 @@ import java.util.Set;
 final class Unjoin {
   static final Duration DEFAULT_WAIT = Duration.ofMinutes(2);
   static final Set<String> VALUED =
-      Set.of(
-          "--host-kubeconfig",
-          "--host-context",
-          "--member-kubeconfig",
-          "--member-context",
-          "--secret-namespace",
-          "--wait");
+      KubeTarget.flags(KubeTarget.HOST_FLAGS, KubeTarget.MEMBER_FLAGS, Set.of("--wait"));
   static final Set<String> SWITCHES = Set.of("--delete-copies", "--yes", "--now", "--delete-rbac");
 
   private Unjoin() {}

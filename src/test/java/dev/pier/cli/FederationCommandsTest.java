@@ -8,7 +8,6 @@ import dev.pier.testkit.FederatedServices;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.RealKubeApiServer;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
 import io.vertx.core.json.JsonObject;
@@ -40,15 +39,7 @@ class FederationCommandsTest {
   @BeforeAll
   static void setUp(KubeApiServer server) {
     host = server;
-    member = KubeApiServer.start();
-    member.createReadyNode(
-        "east-1",
-        "127.0.0.1",
-        Map.of("topology.kubernetes.io/region", "eu", "topology.kubernetes.io/zone", "eu-a"));
-    host.client()
-        .namespaces()
-        .resource(new NamespaceBuilder().withNewMetadata().withName("pier").endMetadata().build())
-        .create();
+    member = FederatedServices.memberWithNode(host, "east-1");
   }
 
   @AfterAll

@@ -19,6 +19,28 @@ public final class FederatedServices {
 
   private FederatedServices() {}
 
+  /**
+   * A member API server with one Ready node at 127.0.0.1 in region eu, zone eu-a, and the namespace
+   * of the member Secrets ({@code pier}) in the host.
+   */
+  public static KubeApiServer memberWithNode(KubeApiServer host, String node) {
+    KubeApiServer member = KubeApiServer.start();
+    member.createReadyNode(
+        node,
+        "127.0.0.1",
+        Map.of("topology.kubernetes.io/region", "eu", "topology.kubernetes.io/zone", "eu-a"));
+    host.client()
+        .namespaces()
+        .resource(
+            new io.fabric8.kubernetes.api.model.NamespaceBuilder()
+                .withNewMetadata()
+                .withName("pier")
+                .endMetadata()
+                .build())
+        .create();
+    return member;
+  }
+
   /** Opts a host namespace in to the default federation, as an operator does. */
   public static void optIn(KubernetesClient host, String namespace) {
     host.namespaces()

@@ -5,10 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import dev.pier.federation.MemberStatus;
 import dev.pier.model.FederationKeys;
+import dev.pier.testkit.FederatedServices;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.RealKubeApiServer;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import java.nio.charset.StandardCharsets;
@@ -35,15 +35,7 @@ class MemberStatusReporterTest {
   @BeforeAll
   static void setUp(KubeApiServer server) {
     host = server;
-    member = KubeApiServer.start();
-    member.createReadyNode(
-        "m-1",
-        "127.0.0.1",
-        Map.of("topology.kubernetes.io/region", "eu", "topology.kubernetes.io/zone", "eu-a"));
-    host.client()
-        .namespaces()
-        .resource(new NamespaceBuilder().withNewMetadata().withName("pier").endMetadata().build())
-        .create();
+    member = FederatedServices.memberWithNode(host, "m-1");
   }
 
   @AfterAll
