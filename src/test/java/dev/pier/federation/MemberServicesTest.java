@@ -366,6 +366,15 @@ class MemberServicesTest {
         MemberServices.config(desired), new JsonObject(Serialization.asJson(have)));
   }
 
+  /** desired() after the host dropped its label {@code app}. */
+  private static Service desiredWithoutAppLabel() {
+    return MemberServices.desired(
+        edit(host(), h -> h.editMetadata().removeFromLabels("app").endMetadata()),
+        FED,
+        HOST_CLUSTER,
+        HOST_SERVICE);
+  }
+
   private static Service applied() {
     return managed(created(), entry(CopyApply.MANAGER, "Apply", appliedPaths()));
   }
@@ -514,12 +523,7 @@ class MemberServicesTest {
                     p("f:metadata", "f:annotations", "f:kube-vip.io/vipHost"))));
     assertThat(MemberServices.change(desired(), theirs)).isNull();
 
-    Service dropped =
-        MemberServices.desired(
-            edit(host(), h -> h.editMetadata().removeFromLabels("app").endMetadata()),
-            FED,
-            HOST_CLUSTER,
-            HOST_SERVICE);
+    Service dropped = desiredWithoutAppLabel();
     CopyApply.Change change = MemberServices.change(dropped, theirs);
     assertThat(change).isNotNull();
     assertThat(change.config().getJsonObject("metadata").getJsonObject("labels").fieldNames())
@@ -546,12 +550,7 @@ class MemberServicesTest {
         .as("a matching copy is not migrated: the move waits for a real change")
         .isNull();
 
-    Service dropped =
-        MemberServices.desired(
-            edit(host(), h -> h.editMetadata().removeFromLabels("app").endMetadata()),
-            FED,
-            HOST_CLUSTER,
-            HOST_SERVICE);
+    Service dropped = desiredWithoutAppLabel();
     CopyApply.Change change = MemberServices.change(dropped, old);
     assertThat(change).isNotNull();
     assertThat(change.migrate()).isTrue();
