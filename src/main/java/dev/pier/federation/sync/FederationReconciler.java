@@ -86,6 +86,9 @@ final class FederationReconciler {
    */
   private final Map<String, String> copyWrites = new HashMap<>();
 
+  /** Namespaces (member/namespace) being created: the copies for them wait for that create. */
+  private final Map<String, Future<Void>> creatingNamespaces = new HashMap<>();
+
   /** When each host Service's aggregate was first found waiting for a member's address. */
   private final Map<ServiceKey, Long> incompleteSince = new HashMap<>();
 
@@ -317,14 +320,14 @@ final class FederationReconciler {
         JsonObject config = MemberServices.config(desired);
         // The namespace is created only when the member says it is missing: one write, not two.
         FederationWrites writes = writes(member);
-        return writes
-            .create(ctx, config)
+        Future<Void> creating = creatingNamespaces.get(member.name() + "/" + ns);
+        Future<Void> ready = creating == null ? Future.succeededFuture() : creating;
+        return ready
+            .transform(ar -> writes.create(ctx, config))
             .recover(
                 e ->
                     KubeApiException.notFound(e)
-                        ? writes
-                            .ensureNamespace(ctx, ns, options.name())
-                            .compose(v -> writes.create(ctx, config))
+                        ? createNamespace(member, ns).compose(v -> writes.create(ctx, config))
                         : Future.failedFuture(e))
             .map(
                 v -> {
@@ -371,6 +374,27 @@ final class FederationReconciler {
                         : conflicted(hostSvc, member, fieldConflicts(e)));
       }
     }
+  }
+
+  /**
+   * Creates a namespace a member said was missing, once: the copies for it that come meanwhile (a
+   * cold start makes many at once) wait for this create instead of each answering 404 and trying it
+   * again.
+   */
+  private Future<Void> createNamespace(Member member, String ns) {
+    String key = member.name() + "/" + ns;
+    Future<Void> inFlight = creatingNamespaces.get(key);
+    if (inFlight != null) {
+      return inFlight;
+    }
+    Future<Void> created =
+        writes(member)
+            .ensureNamespace(ctx, ns, options.name())
+            .onComplete(ar -> creatingNamespaces.remove(key));
+    if (!created.isComplete()) {
+      creatingNamespaces.put(key, created);
+    }
+    return created;
   }
 
   /**

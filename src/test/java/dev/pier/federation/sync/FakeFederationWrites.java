@@ -22,6 +22,10 @@ final class FakeFederationWrites implements FederationWrites {
   final List<String> calls = new ArrayList<>();
   final List<String> preconditions = new ArrayList<>();
   final Map<String, Throwable> failOnce = new HashMap<>();
+
+  /** Operations answered only when the test completes the promise (one call each). */
+  final Map<String, io.vertx.core.Promise<Void>> holdOnce = new HashMap<>();
+
   LbStatus lastStatus;
   private int version = 2000;
 
@@ -29,6 +33,10 @@ final class FakeFederationWrites implements FederationWrites {
     calls.add(op + " " + namespace + "/" + name);
     preconditions.add(op + " " + (based == null ? "-" : based));
     Throwable failure = failOnce.remove(op);
+    io.vertx.core.Promise<Void> held = holdOnce.remove(op);
+    if (held != null) {
+      return held.future().map(answer);
+    }
     return failure == null ? Future.succeededFuture(answer) : Future.failedFuture(failure);
   }
 

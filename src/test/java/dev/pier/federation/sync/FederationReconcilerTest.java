@@ -70,6 +70,12 @@ class FederationReconcilerTest {
   }
 
   private WorkResult run(ServiceKey key) {
+    Future<WorkResult> f = reconcilerFor().run(key);
+    assertThat(f.isComplete()).as("the fakes answer at once").isTrue();
+    return f.result();
+  }
+
+  private FederationReconciler reconcilerFor() {
     if (reconciler == null) {
       reconciler =
           new FederationReconciler(
@@ -84,9 +90,7 @@ class FederationReconcilerTest {
               guard,
               ns -> optedIn);
     }
-    Future<WorkResult> f = reconciler.run(key);
-    assertThat(f.isComplete()).as("the fakes answer at once").isTrue();
-    return f.result();
+    return reconciler;
   }
 
   /** The federated host Service, as read at resourceVersion 42. */
@@ -193,6 +197,39 @@ class FederationReconcilerTest {
 
     assertThat(eastWrites.calls)
         .containsExactly("create ns/web", "ensureNamespace ns/ns", "create ns/web");
+  }
+
+  /**
+   * A cold start: many copies of one missing namespace at once. The namespace is created once;
+   * copies that come while it is being created wait for it instead of answering 404 and trying to
+   * create it again (409).
+   */
+  @Test
+  void copiesOfOneMissingNamespaceCreateItOnce() {
+    Service web = hostService();
+    Service api =
+        new ServiceBuilder(hostService())
+            .editMetadata()
+            .withName("api")
+            .withUid("host-api-uid")
+            .endMetadata()
+            .build();
+    host.put(web);
+    host.put(api);
+    eastWrites.failOnce.put("create", new KubeApiException(404, "namespaces \"ns\" not found"));
+    io.vertx.core.Promise<Void> namespace = io.vertx.core.Promise.promise();
+    eastWrites.holdOnce.put("ensureNamespace", namespace);
+
+    Future<WorkResult> first = reconcilerFor().run(EAST_KEY);
+    Future<WorkResult> second = reconcilerFor().run(new ServiceKey("east", "ns", "api"));
+    assertThat(first.isComplete() || second.isComplete()).isFalse();
+    namespace.complete();
+
+    assertThat(first.result().outcome()).isEqualTo(Outcome.SUCCESS);
+    assertThat(second.result().outcome()).isEqualTo(Outcome.SUCCESS);
+    assertThat(eastWrites.calls)
+        .containsExactly(
+            "create ns/web", "ensureNamespace ns/ns", "create ns/web", "create ns/api");
   }
 
   @Test
