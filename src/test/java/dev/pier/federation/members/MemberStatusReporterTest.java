@@ -90,7 +90,16 @@ class MemberStatusReporterTest {
                                       .getBytes(StandardCharsets.UTF_8))))
                   .build())
           .create();
-      await().atMost(CONVERGE).until(() -> status() != null && status().ready());
+      // Ready first; region and version follow at a later probe when the member's node cache
+      // and its /version answer come after the first ready probe.
+      await()
+          .atMost(CONVERGE)
+          .until(
+              () ->
+                  status() != null
+                      && status().ready()
+                      && "eu".equals(status().region())
+                      && !status().version().isEmpty());
       MemberStatus ready = status();
       assertThat(ready.version()).isEqualTo("v" + KubeApiServer.KUBERNETES_VERSION);
       assertThat(ready.region()).isEqualTo("eu");
