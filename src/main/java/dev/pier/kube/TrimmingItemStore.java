@@ -32,10 +32,10 @@ import java.util.Set;
  * selectors and ports without a size limit of their own: whole, 700 such Services exhausted the
  * shipped heap. A Service stays whole when it is of type LoadBalancer, federated (the {@code
  * pier.dev/federated} annotation, or a namespace federated as a whole), a federation copy ({@code
- * pier.dev/federation} label), or carries Pier's load-balancer cleanup or federation finalizer
- * (still to be cleaned up). A Service that changes into one of these arrives whole in the watch
- * event that changes it, so handlers see the change with the whole new object. The stub is made in
- * place: the store and the handlers see the same object.
+ * pier.dev/federation} label), or carries Pier's load-balancer cleanup or federation finalizer or a
+ * load balancer's status (still to be cleaned up). A Service that changes into one of these arrives
+ * whole in the watch event that changes it, so handlers see the change with the whole new object.
+ * The stub is made in place: the store and the handlers see the same object.
  */
 public final class TrimmingItemStore<V extends HasMetadata> extends BasicItemStore<V> {
   static final String LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
@@ -114,6 +114,14 @@ public final class TrimmingItemStore<V extends HasMetadata> extends BasicItemSto
     if (f != null
         && (f.contains(ServiceFilter.LB_CLEANUP_FINALIZER)
             || f.contains(FederationKeys.FINALIZER))) {
+      return true;
+    }
+    if (svc.getStatus() != null
+        && svc.getStatus().getLoadBalancer() != null
+        && svc.getStatus().getLoadBalancer().getIngress() != null
+        && !svc.getStatus().getLoadBalancer().getIngress().isEmpty()) {
+      // A load balancer's status: one that stopped being LoadBalancer without its finalizer
+      // (stripped) still has a load balancer to delete and a status to clear.
       return true;
     }
     return m.getNamespace() != null && wholeNamespaces.contains(m.getNamespace());

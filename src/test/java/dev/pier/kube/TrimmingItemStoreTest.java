@@ -189,9 +189,20 @@ class TrimmingItemStoreTest {
         .add("federation.kubernetes.io/delete-from-underlying-clusters");
     Service wholeNamespace = clusterIp("ns-federated");
     wholeNamespace.getMetadata().setNamespace("fed");
+    // Turned ClusterIP with its finalizer stripped: its load balancer and status still go.
+    Service served =
+        new io.fabric8.kubernetes.api.model.ServiceBuilder(clusterIp("served"))
+            .withNewStatus()
+            .withNewLoadBalancer()
+            .addNewIngress()
+            .withIp("192.0.2.7")
+            .endIngress()
+            .endLoadBalancer()
+            .endStatus()
+            .build();
 
     TrimmingItemStore<Service> store = new TrimmingItemStore<>(Set.of("fed"));
-    for (Service s : List.of(lb, federated, copy, cleanup, unfederating, wholeNamespace)) {
+    for (Service s : List.of(lb, federated, copy, cleanup, unfederating, wholeNamespace, served)) {
       store.put(store.getKey(s), s);
       Service cached = store.get(store.getKey(s));
       assertThat(cached.getMetadata().getAnnotations())
