@@ -47,4 +47,5 @@ public final class EventReasons {
   public static final String DELETION_TIMED_OUT = "FederatedDeletionTimedOut";
   public static final String DELETED_ORPHANED_COPY = "DeletedOrphanedCopy";
   public static final String FEDERATION_NOT_ALLOWED = "FederationNotAllowed";
+  public static final String MEMBER_CREDENTIAL_EXPIRING = "MemberCredentialExpiring";
 }

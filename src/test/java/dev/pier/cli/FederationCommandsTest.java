@@ -8,6 +8,7 @@ import dev.pier.testkit.FederatedServices;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.RealKubeApiServer;
+import dev.pier.testkit.Services;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
 import io.vertx.core.json.JsonObject;
@@ -238,6 +239,16 @@ class FederationCommandsTest {
       String eastLine =
           table.out().lines().filter(l -> l.startsWith("east ")).findFirst().orElseThrow();
       assertThat(eastLine).contains("True", "v1.20.2", "eu", "eu-a", "ago", "WARN ");
+      // Pier warns on the Secret too, about the 15-minute token.
+      await()
+          .atMost(CONVERGE)
+          .until(
+              () ->
+                  Services.events(host.client(), "pier", "member-east").stream()
+                      .anyMatch(
+                          e ->
+                              "MemberCredentialExpiring".equals(e.getReason())
+                                  && e.getMessage().contains("--rotate-token")));
       assertThat(table.out()).containsPattern(ns + "/web +all +east +east=192.0.2.10");
       JsonObject json = new JsonObject(status("-o", "json").out());
       JsonObject east = json.getJsonArray("members").getJsonObject(0);

@@ -131,7 +131,8 @@ public final class MemberSecrets {
           public void onDelete(Secret s, boolean finalStateUnknown) {}
         });
     MemberStatusReporter status =
-        new MemberStatusReporter(host.api(), namespace, this::secretOf, ctx, Clock.systemUTC());
+        new MemberStatusReporter(
+            host.api(), namespace, this::secretOf, events, ctx, Clock.systemUTC());
     members.observeProbes(status::probed);
     // The records are read once the member Secrets are: a member whose Secret is back is known.
     return Informers.start(

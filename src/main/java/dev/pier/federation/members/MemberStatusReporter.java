@@ -1,6 +1,11 @@
 package dev.pier.federation.members;
 
+import dev.pier.config.Durations;
+import dev.pier.events.EventReasons;
+import dev.pier.events.EventSink;
+import dev.pier.events.ObjectRef;
 import dev.pier.federation.CredentialExpiry;
+import dev.pier.federation.CredentialWarning;
 import dev.pier.federation.MemberStatus;
 import dev.pier.federation.Topology;
 import dev.pier.kube.AsyncKubeApi;
@@ -11,6 +16,7 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -39,6 +45,9 @@ final class MemberStatusReporter {
   private final Context ctx;
   private final Clock clock;
   private final Map<String, MemberStatus> sent = new HashMap<>();
+  private final EventSink events;
+  // When each member was last warned about its credential's expiry.
+  private final Map<String, Instant> warned = new HashMap<>();
   private final Set<String> writing = new HashSet<>();
   // The member's gitVersion, per connection: a member that reconnects is asked again.
   private final Map<Member, String> versions = new IdentityHashMap<>();
@@ -52,9 +61,11 @@ final class MemberStatusReporter {
       AsyncKubeApi api,
       String namespace,
       Function<String, Secret> secretOf,
+      EventSink events,
       Context ctx,
       Clock clock) {
     this.api = api;
+    this.events = events;
     this.namespace = namespace;
     this.secretOf = secretOf;
     this.ctx = ctx;
@@ -78,6 +89,7 @@ final class MemberStatusReporter {
     }
     MemberStatus shown = shown(m.name(), secret);
     MemberStatus next = status(m, failure, shown);
+    warnIfExpiring(m, secret, next);
     if (!MemberStatus.worthWriting(shown, next)) {
       return;
     }
@@ -87,6 +99,46 @@ final class MemberStatusReporter {
   private void forget(Member m) {
     versions.remove(m);
     sent.remove(m.name());
+    warned.remove(m.name());
+  }
+
+  /**
+   * A credential that expires within {@link CredentialWarning#WINDOW} is a Warning on its Secret.
+   */
+  private void warnIfExpiring(Member m, Secret secret, MemberStatus status) {
+    Instant now = clock.instant();
+    if (!CredentialWarning.due(status.credentialExpiry(), now, warned.get(m.name()))) {
+      return;
+    }
+    warned.put(m.name(), now);
+    String when =
+        status.credentialExpiry().isAfter(now)
+            ? "expires at "
+                + status.credentialExpiry()
+                + ", in "
+                + Durations.format(Duration.between(now, status.credentialExpiry()))
+            : "expired at " + status.credentialExpiry();
+    String message =
+        "The "
+            + status.credential()
+            + " of member "
+            + m.name()
+            + " "
+            + when
+            + ": rotate it (pier join "
+            + m.name()
+            + " --rotate-token, or a new kubeconfig in this Secret); once expired the member is"
+            + " unreachable, and members whose tokens were minted together expire together";
+    log.warn("Secret {}/{}: {}", namespace, secret.getMetadata().getName(), message);
+    events.warning(
+        new ObjectRef(
+            "Secret",
+            "v1",
+            namespace,
+            secret.getMetadata().getName(),
+            secret.getMetadata().getUid()),
+        EventReasons.MEMBER_CREDENTIAL_EXPIRING,
+        message);
   }
 
   private MemberStatus shown(String member, Secret secret) {
