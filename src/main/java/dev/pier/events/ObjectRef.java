@@ -9,4 +9,9 @@ public record ObjectRef(String kind, String apiVersion, String namespace, String
   public static ObjectRef of(ServiceRef service) {
     return new ObjectRef("Service", "v1", service.namespace(), service.name(), service.uid());
   }
+
+  /** The one way Events name a Secret (a member Secret). */
+  public static ObjectRef secret(String namespace, String name, String uid) {
+    return new ObjectRef("Secret", "v1", namespace, name, uid);
+  }
 }

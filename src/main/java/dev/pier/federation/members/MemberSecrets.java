@@ -426,12 +426,7 @@ public final class MemberSecrets {
   private void warn(Secret secret, String problem) {
     log.warn("Secret {}/{}: {}", namespace, secret.getMetadata().getName(), problem);
     events.warning(
-        new ObjectRef(
-            "Secret",
-            "v1",
-            namespace,
-            secret.getMetadata().getName(),
-            secret.getMetadata().getUid()),
+        ObjectRef.secret(namespace, secret.getMetadata().getName(), secret.getMetadata().getUid()),
         INVALID_MEMBER_SECRET,
         problem);
   }

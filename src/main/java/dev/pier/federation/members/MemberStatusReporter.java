@@ -131,12 +131,7 @@ final class MemberStatusReporter {
             + " unreachable, and members whose tokens were minted together expire together";
     log.warn("Secret {}/{}: {}", namespace, secret.getMetadata().getName(), message);
     events.warning(
-        new ObjectRef(
-            "Secret",
-            "v1",
-            namespace,
-            secret.getMetadata().getName(),
-            secret.getMetadata().getUid()),
+        ObjectRef.secret(namespace, secret.getMetadata().getName(), secret.getMetadata().getUid()),
         EventReasons.MEMBER_CREDENTIAL_EXPIRING,
         message);
   }
