@@ -30,6 +30,7 @@ import dev.pier.model.ServiceKey;
 import dev.pier.model.ServiceRef;
 import dev.pier.model.Views;
 import dev.pier.policy.DeletionGuard;
+import dev.pier.policy.ServiceFilter;
 import dev.pier.queue.WorkKind;
 import dev.pier.queue.WorkResult;
 import io.fabric8.kubernetes.api.model.LoadBalancerStatus;
@@ -320,7 +321,7 @@ final class FederationReconciler {
         JsonObject config = MemberServices.config(desired);
         // The namespace is created only when the member says it is missing: one write, not two.
         FederationWrites writes = writes(member);
-        Future<Void> creating = creatingNamespaces.get(member.name() + "/" + ns);
+        Future<Void> creating = creatingNamespaces.get(namespaceKey(member, ns));
         Future<Void> ready = creating == null ? Future.succeededFuture() : creating;
         return ready
             .transform(ar -> writes.create(ctx, config))
@@ -382,7 +383,7 @@ final class FederationReconciler {
    * again.
    */
   private Future<Void> createNamespace(Member member, String ns) {
-    String key = member.name() + "/" + ns;
+    String key = namespaceKey(member, ns);
     Future<Void> inFlight = creatingNamespaces.get(key);
     if (inFlight != null) {
       return inFlight;
@@ -420,6 +421,10 @@ final class FederationReconciler {
 
   private static FederationWrites writes(Member member) {
     return member.access().federationWrites();
+  }
+
+  private static String namespaceKey(Member member, String ns) {
+    return member.name() + "/" + ns;
   }
 
   private static String copyKey(Member member, Service copy) {
@@ -593,7 +598,7 @@ final class FederationReconciler {
   private Duration arrivalWait(
       ServiceKey key, Service svc, List<IngressAggregate.MemberStatus> statuses, LbStatus next) {
     Set<String> pending = new java.util.TreeSet<>();
-    if ("LoadBalancer".equals(svc.getSpec() == null ? null : svc.getSpec().getType())) {
+    if (ServiceFilter.isLoadBalancer(svc)) {
       for (IngressAggregate.MemberStatus s : statuses) {
         Member m = members.get(s.cluster());
         if (m != null && m.ready() && (s.service() == null || status(s.service()).isEmpty())) {
@@ -806,10 +811,6 @@ final class FederationReconciler {
   /** The Service's status as it shows it now. */
   private static LbStatus status(Service svc) {
     return Views.status(svc.getStatus() == null ? null : svc.getStatus().getLoadBalancer());
-  }
-
-  private static <K, V> Map<K, V> nonNull(Map<K, V> m) {
-    return m == null ? Map.of() : m;
   }
 
   private static Future<WorkResult> done() {
