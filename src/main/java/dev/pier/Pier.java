@@ -9,10 +9,12 @@ import dev.pier.config.Durations;
 import dev.pier.kube.Cluster;
 import dev.pier.kube.Clusters;
 import dev.pier.leader.LeaderElection;
+import dev.pier.leader.ShardLeases;
 import dev.pier.metrics.PierMetrics;
 import dev.pier.model.Addresses;
 import dev.pier.model.ClusterIdentity;
 import dev.pier.orphans.OrphanSweeper;
+import dev.pier.shards.ShardMap;
 import io.vertx.core.Deployable;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -74,12 +76,10 @@ public final class Pier {
    */
   public static Future<Pier> start(
       ConfigValues config, UnaryOperator<LoadBalancerProvider> wrap, Runnable onLeaseLost) {
-    Components parts;
-    try {
-      parts = Components.build(config, wrap);
-    } catch (RuntimeException e) {
-      return Future.failedFuture(e);
-    }
+    return Components.start(config, wrap).compose(parts -> start(parts, config, onLeaseLost));
+  }
+
+  private static Future<Pier> start(Components parts, ConfigValues config, Runnable onLeaseLost) {
     Pier pier = new Pier(parts);
     Duration timeout = config.get(PierOptions.STARTUP_TIMEOUT);
     Promise<Pier> started = Promise.promise();
@@ -188,10 +188,17 @@ public final class Pier {
                   awaiting(
                       "the federation controller", () -> vertx.deployVerticle(parts.federation())));
     }
+    if (parts.scaleOut() != null) {
+      return started.compose(
+          v ->
+              awaiting(
+                  "scale-out to start campaigning for shards",
+                  () -> parts.scaleOut().start(shardListener())));
+    }
     return started.compose(
         v ->
             election == null
-                ? awaiting("the reconcile workers to start", this::startReconciling)
+                ? awaiting("the reconcile workers to start", () -> startReconciling(true))
                 : awaiting(
                     "leader election to start (Lease "
                         + election.namespace()
@@ -201,10 +208,66 @@ public final class Pier {
                     () -> election.start(leaderListener(onLeaseLost))));
   }
 
-  private Future<Void> startReconciling() {
+  /**
+   * A replica sharing the work: it starts its workers with its first shard, queues each shard's
+   * keys as it takes it and drops them as it loses it; the cluster-wide shard carries the
+   * federation.
+   */
+  private ShardLeases.Listener shardListener() {
+    return new ShardLeases.Listener() {
+      private Future<Void> workers;
+
+      @Override
+      public void onGained(int shard) {
+        if (stopping) {
+          return;
+        }
+        if (workers == null) {
+          workers = startReconciling(false);
+        }
+        workers
+            .onSuccess(
+                v -> {
+                  vertx
+                      .eventBus()
+                      .request(
+                          Addresses.RECONCILE_CONTROL, Addresses.SHARDS_GAINED, Addresses.local());
+                  if (shard == ShardMap.CLUSTER_WIDE && parts.federation() != null) {
+                    vertx
+                        .eventBus()
+                        .request(Addresses.FEDERATION_CONTROL, "start", Addresses.local());
+                  }
+                })
+            .onFailure(
+                e -> {
+                  log.error(
+                      "Could not start reconciling for shard {}: {}; trying again with the next"
+                          + " shard taken",
+                      shard,
+                      e.getMessage());
+                  workers = null;
+                });
+      }
+
+      @Override
+      public void onLost(int shard) {
+        if (stopping) {
+          return;
+        }
+        vertx
+            .eventBus()
+            .request(Addresses.RECONCILE_CONTROL, Addresses.SHARDS_LOST, Addresses.local());
+        if (shard == ShardMap.CLUSTER_WIDE && parts.federation() != null) {
+          vertx.eventBus().request(Addresses.FEDERATION_CONTROL, "stop", Addresses.local());
+        }
+      }
+    };
+  }
+
+  private Future<Void> startReconciling(boolean withFederation) {
     return vertx
         .eventBus()
-        .request(Addresses.RECONCILE_CONTROL, "start")
+        .request(Addresses.RECONCILE_CONTROL, "start", Addresses.local())
         .compose(
             reply -> {
               // Only the process that reconciles sweeps orphans, and it deploys the sweeper once.
@@ -216,13 +279,16 @@ public final class Pier {
             })
         .compose(
             reply ->
-                parts.federation() == null
+                parts.federation() == null || !withFederation
                     ? Future.succeededFuture(reply)
-                    : vertx.eventBus().request(Addresses.FEDERATION_CONTROL, "start").map(reply))
+                    : vertx
+                        .eventBus()
+                        .request(Addresses.FEDERATION_CONTROL, "start", Addresses.local())
+                        .map(reply))
         .map(
             reply -> {
               // The Lease may have been lost while the workers started.
-              reconciling = election == null || leading;
+              reconciling = election == null || leading || parts.scaleOut() != null;
               metrics.setLeader(reconciling);
               return null;
             });
@@ -237,7 +303,7 @@ public final class Pier {
         }
         leading = true;
         log.info("Became the leader ({}): starting to reconcile", election.identity());
-        startReconciling()
+        startReconciling(true)
             .onFailure(
                 e -> {
                   log.error(
@@ -289,9 +355,9 @@ public final class Pier {
     reconciling = false;
     leading = false;
     metrics.setLeader(false);
-    vertx.eventBus().request(Addresses.RECONCILE_CONTROL, "stop");
+    vertx.eventBus().request(Addresses.RECONCILE_CONTROL, "stop", Addresses.local());
     if (parts.federation() != null) {
-      vertx.eventBus().request(Addresses.FEDERATION_CONTROL, "stop");
+      vertx.eventBus().request(Addresses.FEDERATION_CONTROL, "stop", Addresses.local());
     }
     onLeaseLost.run();
   }
@@ -304,7 +370,8 @@ public final class Pier {
 
   /** Informers synced and, unless this process is a standby, workers running. */
   public boolean ready() {
-    boolean standby = election != null && !leading;
+    boolean standby =
+        (election != null && !leading) || (parts.scaleOut() != null && parts.scaleOut().joined());
     return (standby || reconciling)
         && clusters.all().stream().allMatch(Cluster::synced)
         && (parts.host() == null || parts.host().serviceInformer().hasSynced());
@@ -337,7 +404,10 @@ public final class Pier {
     log.info("Stopping");
     stopping = true;
     reconciling = false;
-    Future<Void> released = election == null ? Future.succeededFuture() : election.stop();
+    Future<Void> released =
+        parts.scaleOut() != null
+            ? parts.scaleOut().stop()
+            : election == null ? Future.succeededFuture() : election.stop();
     return released
         .otherwiseEmpty()
         .compose(

@@ -28,7 +28,8 @@ class ArchitectureTest {
     "dev.pier.dns",
     "dev.pier.federation",
     "dev.pier.queue..",
-    "dev.pier.nodes.."
+    "dev.pier.nodes..",
+    "dev.pier.shards.."
   };
   static final String[] ADAPTERS = {
     "dev.pier.kube..",
@@ -46,7 +47,8 @@ class ArchitectureTest {
     "dev.pier.orphans..",
     "dev.pier.admin..",
     "dev.pier.federation.members..",
-    "dev.pier.federation.sync.."
+    "dev.pier.federation.sync..",
+    "dev.pier.scaleout.."
   };
 
   private static JavaClasses pier;

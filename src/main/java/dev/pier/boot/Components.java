@@ -22,6 +22,8 @@ import dev.pier.kube.ServiceWriter;
 import dev.pier.leader.LeaderElection;
 import dev.pier.leader.LeaderElectionOptions;
 import dev.pier.leader.LeaderGate;
+import dev.pier.leader.ShardGates;
+import dev.pier.leader.WorkGate;
 import dev.pier.metrics.MeteredProvider;
 import dev.pier.metrics.PierMetrics;
 import dev.pier.model.ClusterSpec;
@@ -34,18 +36,24 @@ import dev.pier.policy.ServiceFilter;
 import dev.pier.reconcile.DeletedServices;
 import dev.pier.reconcile.ReconcileOptions;
 import dev.pier.reconcile.ReconcileVerticle;
+import dev.pier.scaleout.ScaleOut;
+import dev.pier.shards.ScaleOutOptions;
+import dev.pier.shards.ShardMap;
 import dev.pier.util.RequestFence;
 import dev.pier.watch.WatchVerticle;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Deployable;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
+import io.vertx.core.spi.cluster.ClusterManager;
 import io.vertx.micrometer.Label;
 import io.vertx.micrometer.MicrometerMetricsFactory;
 import io.vertx.micrometer.MicrometerMetricsOptions;
 import io.vertx.micrometer.VertxPrometheusOptions;
+import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
 import java.io.File;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
@@ -56,6 +64,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.UnaryOperator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Pier's parts, built once from its configuration: the one place where options become objects.
@@ -64,6 +74,7 @@ import java.util.function.UnaryOperator;
  *
  * @param dns the DNS publisher, or null when DNS publishing is off
  * @param election the leader election, or null when it is off
+ * @param scaleOut this replica's part in scale-out, or null when scaleOut.enabled is off
  * @param orphanSweeper the orphan sweeper, or null when orphans.cleanup is off or the provider
  *     cannot list what it owns
  * @param deletionGuard holds back mass deletions Pier starts on its own
@@ -87,6 +98,7 @@ public record Components(
     LoadBalancerProvider provider,
     DnsPublisher dns,
     LeaderElection election,
+    ScaleOut scaleOut,
     OrphanSweeper orphanSweeper,
     DeletionGuard deletionGuard,
     ReconcileVerticle reconciler,
@@ -94,6 +106,7 @@ public record Components(
     String adminHost,
     int adminPort,
     MetricsAuth metricsAuth) {
+  private static final Logger log = LoggerFactory.getLogger(Components.class);
 
   /**
    * Builds every part on a new Vert.x instance; on a failure closes it and throws, a {@link
@@ -107,11 +120,59 @@ public record Components(
     PrometheusMeterRegistry registry = PierMetrics.newRegistry();
     Vertx vertx = vertx(registry);
     try {
-      return build(config, wrap, vertx, registry, electionOptions);
+      return build(config, wrap, vertx, registry, electionOptions, null, null);
     } catch (RuntimeException e) {
       vertx.close();
       throw e;
     }
+  }
+
+  /**
+   * Builds every part; with {@code scaleOut.enabled} on a clustered Vert.x instance, once this
+   * replica joined the others. Fails as {@link #build(ConfigValues, UnaryOperator)} does, and when
+   * the replica cannot join.
+   */
+  public static Future<Components> start(
+      ConfigValues config, UnaryOperator<LoadBalancerProvider> wrap) {
+    ScaleOutOptions scaleOut;
+    try {
+      scaleOut = ScaleOutSetup.options(config);
+      if (scaleOut == null) {
+        return Future.succeededFuture(build(config, wrap));
+      }
+    } catch (RuntimeException e) {
+      return Future.failedFuture(e);
+    }
+    PrometheusMeterRegistry registry = PierMetrics.newRegistry();
+    HazelcastClusterManager members =
+        ScaleOutSetup.clusterManager(scaleOut, config.get(PierOptions.LEADER_ELECTION_NAMESPACE));
+    return Vertx.builder()
+        .with(ScaleOutSetup.eventBus(vertxOptions(), scaleOut))
+        .withMetrics(new MicrometerMetricsFactory(registry))
+        .withClusterManager(members)
+        .buildClustered()
+        .recover(
+            e ->
+                Future.failedFuture(
+                    new IllegalStateException(
+                        "could not join the replicas' cluster (scaleOut.members "
+                            + scaleOut.members()
+                            + ", scaleOut.kubernetesService '"
+                            + scaleOut.kubernetesService()
+                            + "', scaleOut.port "
+                            + scaleOut.port()
+                            + "): "
+                            + e.getMessage(),
+                        e)))
+        .compose(
+            vertx -> {
+              try {
+                return Future.succeededFuture(
+                    build(config, wrap, vertx, registry, null, scaleOut, members));
+              } catch (RuntimeException e) {
+                return vertx.close().transform(ar -> Future.failedFuture(e));
+              }
+            });
   }
 
   private static Components build(
@@ -119,15 +180,20 @@ public record Components(
       UnaryOperator<LoadBalancerProvider> wrap,
       Vertx vertx,
       PrometheusMeterRegistry registry,
-      LeaderElectionOptions electionOptions) {
+      LeaderElectionOptions electionOptions,
+      ScaleOutOptions scaleOutOptions,
+      ClusterManager replicas) {
     PierMetrics metrics = new PierMetrics(registry);
-    // Runs check it before each write and provider call, and every API write checks it again
-    // right before it is sent: open while this process holds the Lease.
-    LeaderGate gate =
-        electionOptions == null
-            ? LeaderGate.alwaysOpen()
-            : LeaderGate.forLease(electionOptions.getRenewDeadline());
     List<ClusterSetup> setups = ClusterConfigs.of(config, System::getenv);
+    // Runs check it before each write and provider call, and every API write checks it again
+    // right before it is sent: open while this process holds the Lease (with scale-out: the
+    // Lease of the key's shard).
+    WorkGate gate =
+        scaleOutOptions != null
+            ? new ShardGates(shardMap(scaleOutOptions, setups), scaleOutOptions.renewDeadline())
+            : electionOptions == null
+                ? LeaderGate.alwaysOpen()
+                : LeaderGate.forLease(electionOptions.getRenewDeadline());
     FederationOptions federationOptions = FederationSettings.federationOptions(config);
     List<Cluster> connected = new ArrayList<>();
     Map<String, LoadBalancerProvider> providers = new LinkedHashMap<>();
@@ -275,7 +341,18 @@ public record Components(
                 (host != null ? host : connected.get(0)).client(),
                 electionOptions,
                 vertx.getOrCreateContext(),
-                gate);
+                (LeaderGate) gate);
+    ScaleOut scaleOut =
+        scaleOutOptions == null
+            ? null
+            : scaleOut(
+                config,
+                vertx,
+                replicas,
+                (ShardGates) gate,
+                scaleOutOptions,
+                (host != null ? host : connected.get(0)).client(),
+                registry);
     connected.forEach(relists::track);
     OrphanSweeper sweeper =
         orphanCleanup(config)
@@ -294,6 +371,7 @@ public record Components(
         provider,
         dns,
         election,
+        scaleOut,
         sweeper,
         guard,
         reconciler,
@@ -317,16 +395,66 @@ public record Components(
 
   static Vertx vertx(PrometheusMeterRegistry registry) {
     return Vertx.builder()
-        .with(
-            new VertxOptions()
-                .setMetricsOptions(
-                    new MicrometerMetricsOptions()
-                        .setEnabled(true)
-                        .setJvmMetricsEnabled(true)
-                        .setPrometheusOptions(new VertxPrometheusOptions().setEnabled(true))
-                        .addLabels(Label.EB_ADDRESS, Label.EB_FAILURE)))
+        .with(vertxOptions())
         .withMetrics(new MicrometerMetricsFactory(registry))
         .build();
+  }
+
+  private static VertxOptions vertxOptions() {
+    return new VertxOptions()
+        .setMetricsOptions(
+            new MicrometerMetricsOptions()
+                .setEnabled(true)
+                .setJvmMetricsEnabled(true)
+                .setPrometheusOptions(new VertxPrometheusOptions().setEnabled(true))
+                .addLabels(Label.EB_ADDRESS, Label.EB_FAILURE));
+  }
+
+  /**
+   * The shards; one when a cluster's load balancers are the embedded {@code local} provider's,
+   * which binds addresses on its own machine: one replica at a time serves them.
+   */
+  static ShardMap shardMap(ScaleOutOptions options, List<ClusterSetup> setups) {
+    boolean local =
+        setups.stream()
+            .anyMatch(
+                s ->
+                    s.spec().loadBalancers()
+                        && "local".equals(s.config().get(PierOptions.PROVIDER)));
+    if (local && options.shards() > 1) {
+      log.warn(
+          "scaleOut: the local provider binds load-balancer addresses on this machine, so one"
+              + " replica at a time serves them: running with 1 shard instead of {}"
+              + " (scaleOut.shards); the other replicas stand by",
+          options.shards());
+      return new ShardMap(1);
+    }
+    return new ShardMap(options.shards());
+  }
+
+  private static ScaleOut scaleOut(
+      ConfigValues config,
+      Vertx vertx,
+      ClusterManager replicas,
+      ShardGates gates,
+      ScaleOutOptions options,
+      KubernetesClient client,
+      PrometheusMeterRegistry registry) {
+    String namespace = config.get(PierOptions.LEADER_ELECTION_NAMESPACE);
+    if (namespace.isEmpty()) {
+      namespace = client.getNamespace() == null ? "default" : client.getNamespace();
+    }
+    return new ScaleOut(
+        vertx,
+        replicas,
+        gates,
+        options,
+        // The Lease writes are the campaign itself: no gate stands before them.
+        new AsyncKubeApi(client),
+        namespace,
+        config.get(PierOptions.LEADER_ELECTION_LEASE_NAME),
+        LeaderElection.defaultIdentity() + "_" + replicas.getNodeId().substring(0, 8),
+        registry);
   }
 
   static ServiceFilter serviceFilter(ConfigValues config) {

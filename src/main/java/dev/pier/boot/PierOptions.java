@@ -19,6 +19,7 @@ import dev.pier.policy.DeletionGuard;
 import dev.pier.policy.NodeEligibility;
 import dev.pier.reconcile.ReconcileOptions;
 import dev.pier.retry.ExponentialBackoff;
+import dev.pier.shards.ScaleOutOptions;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -686,6 +687,81 @@ public final class PierOptions {
           MS,
           DAY,
           "Time between attempts to acquire or renew the Lease.");
+  public static final Option<Boolean> SCALE_OUT_ENABLED =
+      Option.bool(
+          "scaleOut.enabled",
+          false,
+          "Share the work among replicas over a clustered event bus (Hazelcast): each owns the"
+              + " shards whose Leases it holds. Replaces leaderElection (docs/scale-out.md).");
+  public static final Option<Integer> SCALE_OUT_SHARDS =
+      Option.integer(
+          "scaleOut.shards",
+          ScaleOutOptions.DEFAULT_SHARDS,
+          1,
+          1024,
+          "Shards the Services' keys hash into; one Lease each. Every replica must agree.");
+  public static final Option<String> SCALE_OUT_CLUSTER_NAME =
+      Option.string(
+          "scaleOut.clusterName",
+          ScaleOutOptions.DEFAULT_CLUSTER_NAME,
+          s -> !s.isBlank(),
+          "a name",
+          "Name of the replicas' Hazelcast cluster: replicas join only a cluster of this name.");
+  public static final Option<String> SCALE_OUT_HOST =
+      Option.string(
+          "scaleOut.host",
+          "",
+          s -> true,
+          "an address or empty",
+          "Address the replica binds for membership and the event bus; empty: Hazelcast's choice"
+              + " (in a pod, its IP).");
+  public static final Option<Integer> SCALE_OUT_PORT =
+      Option.integer(
+          "scaleOut.port", ScaleOutOptions.DEFAULT_PORT, 1, 65535, "Hazelcast membership port.");
+  public static final Option<List<String>> SCALE_OUT_MEMBERS =
+      Option.list(
+          "scaleOut.members",
+          List.of(),
+          l -> l.stream().allMatch(m -> m.matches("[^\\s:,]+(:\\d{1,5})?")),
+          "host or host:port items",
+          "host:port of replicas to join (a static member list, e.g. on one machine);"
+              + " empty: scaleOut.kubernetesService.");
+  public static final Option<String> SCALE_OUT_KUBERNETES_SERVICE =
+      Option.string(
+          "scaleOut.kubernetesService",
+          "",
+          s -> s.isEmpty() || (s.length() <= 63 && DNS_LABEL.matcher(s).matches()),
+          "empty or a Service name",
+          "Headless Service (in leaderElection.namespace) whose endpoints are the replicas:"
+              + " Hazelcast's Kubernetes discovery.");
+  public static final Option<Duration> SCALE_OUT_HEARTBEAT_TIMEOUT =
+      Option.duration(
+          "scaleOut.heartbeatTimeout",
+          ScaleOutOptions.DEFAULT_HEARTBEAT_TIMEOUT,
+          Duration.ofSeconds(2),
+          Duration.ofMinutes(10),
+          "A replica silent this long leaves the member list and its shards move.");
+  public static final Option<Duration> SCALE_OUT_LEASE_DURATION =
+      Option.duration(
+          "scaleOut.leaseDuration",
+          ScaleOutOptions.DEFAULT_LEASE_DURATION,
+          Duration.ofSeconds(1),
+          DAY,
+          "A shard's Lease unchanged this long (as the new owner saw it) may be taken.");
+  public static final Option<Duration> SCALE_OUT_RENEW_DEADLINE =
+      Option.duration(
+          "scaleOut.renewDeadline",
+          ScaleOutOptions.DEFAULT_RENEW_DEADLINE,
+          MS,
+          DAY,
+          "A replica stops a shard's work when it could not renew its Lease for this long.");
+  public static final Option<Duration> SCALE_OUT_RETRY_PERIOD =
+      Option.duration(
+          "scaleOut.retryPeriod",
+          ScaleOutOptions.DEFAULT_RETRY_PERIOD,
+          MS,
+          DAY,
+          "Time between renewals of held shard Leases and attempts to take wanted ones.");
   public static final Option<Duration> BENCHMARK_DELAY =
       Option.duration(
           "benchmark.delay",
@@ -988,6 +1064,17 @@ public final class PierOptions {
           LEADER_ELECTION_LEASE_DURATION,
           LEADER_ELECTION_RENEW_DEADLINE,
           LEADER_ELECTION_RETRY_PERIOD,
+          SCALE_OUT_ENABLED,
+          SCALE_OUT_SHARDS,
+          SCALE_OUT_CLUSTER_NAME,
+          SCALE_OUT_HOST,
+          SCALE_OUT_PORT,
+          SCALE_OUT_MEMBERS,
+          SCALE_OUT_KUBERNETES_SERVICE,
+          SCALE_OUT_HEARTBEAT_TIMEOUT,
+          SCALE_OUT_LEASE_DURATION,
+          SCALE_OUT_RENEW_DEADLINE,
+          SCALE_OUT_RETRY_PERIOD,
           BENCHMARK_DELAY,
           ADMIN_HOST,
           ADMIN_PORT,

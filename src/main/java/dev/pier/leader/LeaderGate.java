@@ -1,6 +1,6 @@
 package dev.pier.leader;
 
-import dev.pier.util.RequestFence;
+import dev.pier.model.ServiceKey;
 import io.vertx.core.Future;
 import java.time.Duration;
 import java.util.function.LongSupplier;
@@ -13,7 +13,7 @@ import java.util.function.Supplier;
  * each provider call, so that a leader that lost the Lease, or cannot tell whether it still holds
  * it, stops writing before another process may start.
  */
-public final class LeaderGate implements RequestFence {
+public final class LeaderGate implements WorkGate {
   private final boolean alwaysOpen;
   private final long validForNanos;
   private final LongSupplier clock;
@@ -60,6 +60,12 @@ public final class LeaderGate implements RequestFence {
     leading = false;
   }
 
+  @Override
+  public boolean isOpen(ServiceKey key) {
+    return isOpen();
+  }
+
+  @Override
   public boolean isOpen() {
     return alwaysOpen || (leading && clock.getAsLong() - renewedAt < validForNanos);
   }
@@ -78,7 +84,13 @@ public final class LeaderGate implements RequestFence {
     return new NotLeadingException(what);
   }
 
+  @Override
+  public <T> Future<T> guard(ServiceKey key, String what, Supplier<Future<T>> call) {
+    return guard(what, call);
+  }
+
   /** Fails with {@link NotLeadingException} when closed; else makes the call. */
+  @Override
   public <T> Future<T> guard(String what, Supplier<Future<T>> call) {
     if (!isOpen()) {
       return Future.failedFuture(new NotLeadingException(what));

@@ -1,6 +1,12 @@
 package dev.pier.model;
 
-/** Event-bus addresses. Messages carry keys and small records, never whole API objects. */
+import io.vertx.core.eventbus.DeliveryOptions;
+
+/**
+ * Event-bus addresses. Messages carry keys and small records, never whole API objects. Every
+ * address here is one process's own: its consumers are local and its messages local-only, so that a
+ * clustered event bus (scale-out) never sends them to another replica.
+ */
 public final class Addresses {
   /** Body: a {@link ServiceKey} string; header {@link #KIND}: a work kind (default RECONCILE). */
   public static final String RECONCILE = "pier.reconcile";
@@ -29,7 +35,30 @@ public final class Addresses {
   /** The {@link #CAUSE} of a change of the Service's annotations only, not of its spec. */
   public static final String CAUSE_METADATA = "metadata";
 
+  /**
+   * The answer to a {@link #RECONCILE} request for a key whose shard another replica owns
+   * (scale-out): that replica runs it.
+   */
+  public static final String NOT_OWNED = "NOT_OWNED";
+
+  /**
+   * A {@link #RECONCILE_CONTROL} command: this replica took shards; every cached key of its shards
+   * is queued. Replies with the number queued.
+   */
+  public static final String SHARDS_GAINED = "shards-gained";
+
+  /**
+   * A {@link #RECONCILE_CONTROL} command: this replica lost or gave up shards; the waiting work and
+   * the memory of their keys are dropped.
+   */
+  public static final String SHARDS_LOST = "shards-lost";
+
   private Addresses() {}
+
+  /** Delivery options of a message for this process only. */
+  public static DeliveryOptions local() {
+    return new DeliveryOptions().setLocalOnly(true);
+  }
 
   /** Keys of federated Services (host or member cluster) to run. */
   public static final String FEDERATION = "pier.federation";

@@ -34,6 +34,11 @@ public final class PushedNodeSets {
     sets.remove(key);
   }
 
+  /** Forgets the node sets of every key {@code which} matches. */
+  public void forget(java.util.function.Predicate<ServiceKey> which) {
+    sets.keySet().removeIf(which);
+  }
+
   public Map<ServiceKey, NodeSet> snapshot() {
     return Map.copyOf(sets);
   }

@@ -38,7 +38,7 @@ public final class NodeSyncVerticle extends VerticleBase {
   public static final Duration DEFAULT_DEBOUNCE = Duration.ofSeconds(1);
 
   private static final DeliveryOptions UPDATE_HOSTS =
-      new DeliveryOptions()
+      Addresses.local()
           .addHeader(Addresses.KIND, WorkKind.UPDATE_HOSTS.name())
           .setSendTimeout(Duration.ofMinutes(30).toMillis());
 
@@ -80,7 +80,7 @@ public final class NodeSyncVerticle extends VerticleBase {
             debounce,
             (delay, task) -> vertx.setTimer(delay.toMillis(), id -> task.run()),
             this::sync);
-    vertx.eventBus().<JsonObject>consumer(Addresses.NODES_CHANGED, m -> onNodeEvent(m.body()));
+    vertx.eventBus().<JsonObject>localConsumer(Addresses.NODES_CHANGED, m -> onNodeEvent(m.body()));
     if (!period.isZero()) {
       timerId = vertx.setPeriodic(period.toMillis(), id -> fullSync());
     }
@@ -167,8 +167,14 @@ public final class NodeSyncVerticle extends VerticleBase {
               ar -> {
                 long nanos = System.nanoTime() - start;
                 metrics.recordNodeSync(nanos);
+                // Superseded: a later request covers it; not owned: another replica's shard.
                 long superseded =
-                    replies.stream().filter(f -> Addresses.SUPERSEDED.equals(outcome(f))).count();
+                    replies.stream()
+                        .filter(
+                            f ->
+                                Addresses.SUPERSEDED.equals(outcome(f))
+                                    || Addresses.NOT_OWNED.equals(outcome(f)))
+                        .count();
                 long failed =
                     replies.stream().filter(f -> !"SUCCESS".equals(outcome(f))).count()
                         - superseded;

@@ -7,7 +7,7 @@ import dev.pier.events.EventReasons;
 import dev.pier.events.ObjectRef;
 import dev.pier.kube.Cluster;
 import dev.pier.kube.Clusters;
-import dev.pier.leader.LeaderGate;
+import dev.pier.leader.WorkGate;
 import dev.pier.log.ServiceLog;
 import dev.pier.model.ServiceRef;
 import dev.pier.policy.DeletionGuard;
@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * Pier was down leave them behind (upstream leaves them for good, kubernetes#53451). Runs right
  * after start and then every period, only on synced clusters, and never on a load balancer whose
  * Service (by uid) is still in the cache, even while it is being deleted. Sweeps, and deletes, only
- * while this process leads (the {@link LeaderGate}); it is deployed once and idles on a standby.
+ * while this process leads (the {@link WorkGate}); it is deployed once and idles on a standby.
  */
 public final class OrphanSweeper extends AbstractVerticle {
   private static final Logger log = LoggerFactory.getLogger(OrphanSweeper.class);
@@ -41,7 +41,7 @@ public final class OrphanSweeper extends AbstractVerticle {
   private final Counter deleted;
   private final Counter failures;
   private final DeletionGuard guard;
-  private final LeaderGate gate;
+  private final WorkGate gate;
   private boolean running;
 
   public OrphanSweeper(
@@ -50,7 +50,7 @@ public final class OrphanSweeper extends AbstractVerticle {
       Duration period,
       DeletionGuard guard,
       MeterRegistry registry,
-      LeaderGate gate) {
+      WorkGate gate) {
     this.clusters = clusters;
     this.gate = gate;
     this.owned = owned;
@@ -73,7 +73,7 @@ public final class OrphanSweeper extends AbstractVerticle {
       Duration period,
       DeletionGuard guard,
       MeterRegistry registry,
-      LeaderGate gate) {
+      WorkGate gate) {
     return provider
         .ownedLoadBalancers()
         .map(o -> new OrphanSweeper(clusters, o, period, guard, registry, gate))

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -315,6 +316,37 @@ public final class WorkQueue<K> {
     failed.clear();
     depthSeen = 0;
     waitingSeen = 0;
+  }
+
+  /**
+   * Drops the waiting work of every key {@code which} matches: queued, waiting for a retry or added
+   * while it runs, with its failure count. Runs in flight finish. A replica calls it for the keys
+   * of the shards it lost: their new owner runs them.
+   */
+  public void drop(Predicate<K> which) {
+    ready.keySet().removeIf(which);
+    readyByLane.forEach(lane -> lane.values().removeIf(which));
+    delayed
+        .entrySet()
+        .removeIf(
+            e -> {
+              if (which.test(e.getKey())) {
+                vertx.cancelTimer(e.getValue().timerId());
+                return true;
+              }
+              return false;
+            });
+    addedWhileRunning.keySet().removeIf(which);
+    failed.removeIf(
+        key -> {
+          if (which.test(key) && !running.contains(key)) {
+            backoff.forget(key);
+            return true;
+          }
+          return false;
+        });
+    depthSeen = ready.size();
+    waitingSeen = delayed.size();
   }
 
   /** Sizes as of the queue's last change; safe to call from any thread. */

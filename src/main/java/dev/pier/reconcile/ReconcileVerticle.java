@@ -5,7 +5,7 @@ import dev.pier.config.Durations;
 import dev.pier.dns.publish.DnsSync;
 import dev.pier.kube.Cluster;
 import dev.pier.kube.Clusters;
-import dev.pier.leader.LeaderGate;
+import dev.pier.leader.WorkGate;
 import dev.pier.log.ServiceLog;
 import dev.pier.model.Addresses;
 import dev.pier.model.LbService;
@@ -61,7 +61,8 @@ public final class ReconcileVerticle extends VerticleBase {
   private final DeletedServices deleted;
   private final WorkQueue.Listener<ServiceKey> listener;
   private final DnsSync dns;
-  private final LeaderGate gate;
+  private final WorkGate gate;
+  private ServiceReconciler reconciler;
   private WorkQueue<ServiceKey> queue;
   private DriftVerifier verifier;
   private boolean initialized;
@@ -86,7 +87,7 @@ public final class ReconcileVerticle extends VerticleBase {
       DeletedServices deleted,
       WorkQueue.Listener<ServiceKey> listener,
       DnsSync dns,
-      LeaderGate gate) {
+      WorkGate gate) {
     this.clusters = clusters;
     this.gate = gate;
     this.provider = provider;
@@ -101,7 +102,7 @@ public final class ReconcileVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    ServiceReconciler reconciler =
+    reconciler =
         new ServiceReconciler(
             context, clusters::get, provider, filter, eligibility, pushed, deleted, dns, gate);
     throttle =
@@ -174,15 +175,15 @@ public final class ReconcileVerticle extends VerticleBase {
             // Between the gate closing and the loss being handled, no run starts: none would get
             // far, and a fenced one would use up a rate-limit token or a spec change's pass.
             item ->
-                gate.isOpen()
+                gate.isOpen(item.key())
                     ? throttle.check(item)
                     : Deferral.of(Outcomes.FENCED_RECHECK, NOT_LEADING));
     queue.pause();
     verifier =
         new DriftVerifier(
             vertx, options.getVerifyPeriod(), this::served, key -> queue.add(key, WorkKind.VERIFY));
-    vertx.eventBus().<String>consumer(Addresses.RECONCILE, this::onKey);
-    vertx.eventBus().<String>consumer(Addresses.RECONCILE_CONTROL, this::onControl);
+    vertx.eventBus().<String>localConsumer(Addresses.RECONCILE, this::onKey);
+    vertx.eventBus().<String>localConsumer(Addresses.RECONCILE_CONTROL, this::onControl);
     return Future.succeededFuture();
   }
 
@@ -228,6 +229,15 @@ public final class ReconcileVerticle extends VerticleBase {
       }
       waitingRequestsSeen = waitingForRun.size();
     }
+    if (!gate.owns(key)) {
+      // Another replica owns the key's shard and runs it.
+      Message<String> waiting = waitingForRun.remove(key);
+      if (waiting != null) {
+        waiting.reply(Addresses.NOT_OWNED);
+        waitingRequestsSeen = waitingForRun.size();
+      }
+      return;
+    }
     if (kind == WorkKind.RECONCILE
         && !Addresses.CAUSE_METADATA.equals(msg.headers().get(Addresses.CAUSE))) {
       throttle.specChanged(key);
@@ -257,6 +267,36 @@ public final class ReconcileVerticle extends VerticleBase {
         verifier.stop();
         msg.reply("stopped");
       }
+      case Addresses.SHARDS_GAINED -> {
+        // What the shard's last owner knew is not trusted: every key of it runs as at a start.
+        int queued = 0;
+        for (Cluster c : clusters.all()) {
+          for (Service s : c.services()) {
+            ServiceKey key = Views.key(c.name(), s);
+            if (gate.owns(key)) {
+              queue.add(key, WorkKind.RECONCILE);
+              queued++;
+            }
+          }
+        }
+        msg.reply(queued);
+      }
+      case Addresses.SHARDS_LOST -> {
+        queue.drop(key -> !gate.owns(key));
+        reconciler.forget(key -> !gate.owns(key));
+        waitingForRun
+            .entrySet()
+            .removeIf(
+                e -> {
+                  if (!gate.owns(e.getKey())) {
+                    e.getValue().reply(Addresses.NOT_OWNED);
+                    return true;
+                  }
+                  return false;
+                });
+        waitingRequestsSeen = waitingForRun.size();
+        msg.reply("dropped");
+      }
       default -> msg.fail(400, "unknown control command " + msg.body());
     }
   }
@@ -266,8 +306,10 @@ public final class ReconcileVerticle extends VerticleBase {
     for (Cluster c : clusters.all()) {
       for (String k : objectKeys) {
         int slash = k.indexOf('/');
-        queue.add(
-            new ServiceKey(c.name(), k.substring(0, slash), k.substring(slash + 1)), WorkKind.DNS);
+        ServiceKey key = new ServiceKey(c.name(), k.substring(0, slash), k.substring(slash + 1));
+        if (gate.owns(key)) {
+          queue.add(key, WorkKind.DNS);
+        }
       }
     }
   }
@@ -280,7 +322,10 @@ public final class ReconcileVerticle extends VerticleBase {
         if (filter.forCluster(c.name()).wantsLoadBalancer(s)
             && ServiceFilter.hasFinalizer(s)
             && s.getMetadata().getDeletionTimestamp() == null) {
-          keys.add(Views.key(c.name(), s));
+          ServiceKey key = Views.key(c.name(), s);
+          if (gate.owns(key)) {
+            keys.add(key);
+          }
         }
       }
     }

@@ -9,8 +9,8 @@ import dev.pier.events.EventSink;
 import dev.pier.events.ObjectRef;
 import dev.pier.kube.ClusterAccess;
 import dev.pier.kube.ServiceWrites.StatusWritten;
-import dev.pier.leader.LeaderGate;
 import dev.pier.leader.NotLeadingException;
+import dev.pier.leader.WorkGate;
 import dev.pier.log.ServiceLog;
 import dev.pier.model.LbNode;
 import dev.pier.model.LbService;
@@ -37,6 +37,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
@@ -131,7 +132,7 @@ public final class ServiceReconciler {
   private final PushedNodeSets pushed;
   private final DeletedServices deleted;
   private final DnsSync dns;
-  private final LeaderGate gate;
+  private final WorkGate gate;
   private final Map<ServiceKey, StatusWrite> statusWrites = new HashMap<>();
   // The status of each load balancer ensured by this process: what DNS-only runs publish.
   private final Map<ServiceKey, LbStatus> ensured = new HashMap<>();
@@ -155,7 +156,7 @@ public final class ServiceReconciler {
       PushedNodeSets pushed,
       DeletedServices deleted,
       DnsSync dns,
-      LeaderGate gate) {
+      WorkGate gate) {
     this.ctx = ctx;
     this.gate = gate;
     this.clusters = clusters;
@@ -169,7 +170,7 @@ public final class ServiceReconciler {
 
   public Future<WorkResult> reconcile(WorkItem<ServiceKey> item) {
     ServiceKey key = item.key();
-    if (!gate.isOpen()) {
+    if (!gate.isOpen(key)) {
       return Future.succeededFuture(Outcomes.fenced(item.kinds()));
     }
     ClusterAccess cluster = clusters.apply(key.cluster());
@@ -193,6 +194,16 @@ public final class ServiceReconciler {
             : before(plan, cluster, key, svc, lastSeen)
                 .compose(v -> carryOut(plan, run(cluster, svc, item.kinds())));
     return dns == null ? result : result.compose(r -> syncDns(item, cluster, key, r));
+  }
+
+  /**
+   * Forgets what this process remembers of the keys {@code which} matches (what it ensured, the
+   * node sets it pushed): their shard moved to another replica, and what that one does meanwhile
+   * makes this memory stale.
+   */
+  public void forget(Predicate<ServiceKey> which) {
+    ensured.keySet().removeIf(which);
+    pushed.forget(which);
   }
 
   /** Whether this process ensured the key's load balancer (and has not cleaned it up since). */
@@ -241,20 +252,22 @@ public final class ServiceReconciler {
     return ServiceFilter.hasFinalizer(run.svc())
         ? Future.succeededFuture()
         : fenced(
+                run.key(),
                 "adding the finalizer",
                 () -> run.cluster().writer().addFinalizer(ctx, run.key(), run.resourceVersion))
             .map(version -> run.wrote(version, null));
   }
 
   /** Makes a write or provider call only while this process leads; else fails, fenced. */
-  private <T> Future<T> fenced(String what, Supplier<Future<T>> call) {
-    return gate.guard(what, call);
+  private <T> Future<T> fenced(ServiceKey key, String what, Supplier<Future<T>> call) {
+    return gate.guard(key, what, call);
   }
 
   private Future<EnsureResult> ensureLoadBalancer(Run run, List<LbNode> nodes) {
     warnIfNoNodes(run, nodes);
     pushed.record(run.key(), NodeSet.of(nodes));
     return fenced(
+            run.key(),
             "ensuring the load balancer",
             () -> provider.ensureLoadBalancer(run.ref().cluster(), run.view(), nodes))
         .compose(result -> publishable(run, result));
@@ -284,6 +297,7 @@ public final class ServiceReconciler {
       log.warn(run.ref(), "{}", message);
     }
     return fenced(
+            run.key(),
             "writing the status",
             () -> run.cluster().writer().patchStatus(ctx, run.key(), desired, run.resourceVersion))
         .map(
@@ -329,6 +343,7 @@ public final class ServiceReconciler {
     List<LbNode> nodes = eligibility.select(run.cluster().nodes());
     pushed.record(run.key(), NodeSet.of(nodes));
     return fenced(
+            run.key(),
             "verifying the load balancer",
             () -> provider.verifyLoadBalancer(run.ref().cluster(), run.view(), nodes))
         .compose(
@@ -369,6 +384,7 @@ public final class ServiceReconciler {
     warnIfNoNodes(run, nodes);
     pushed.record(run.key(), next);
     return fenced(
+            run.key(),
             "updating the load balancer's hosts",
             () -> provider.updateLoadBalancerHosts(run.ref().cluster(), run.view(), nodes))
         .map(v -> hostsUpdated(run, nodes))
@@ -393,7 +409,7 @@ public final class ServiceReconciler {
     if (e instanceof ProviderException.ImplementedElsewhere) {
       return Future.succeededFuture(WorkResult.success());
     }
-    if (!gate.isOpen()) {
+    if (!gate.isOpen(run.key())) {
       pushed.forget(run.key());
       return Future.succeededFuture(Outcomes.fenced(run.kinds()));
     }
@@ -430,6 +446,7 @@ public final class ServiceReconciler {
         .compose(
             v ->
                 fenced(
+                    run.key(),
                     "removing the finalizer",
                     () ->
                         run.cluster()
@@ -441,7 +458,7 @@ public final class ServiceReconciler {
 
   /** The load balancer goes (unless abandoned), then the status of a Service that lives on. */
   private Future<Void> deleteAndClearStatus(Run run) {
-    if (!gate.isOpen()) {
+    if (!gate.isOpen(run.key())) {
       return Future.failedFuture(new NotLeadingException("deleting"));
     }
     run.events()
@@ -460,6 +477,7 @@ public final class ServiceReconciler {
   private Future<WorkResult> cleanupIfPresent(Run run) {
     ensured.remove(run.key());
     return fenced(
+            run.key(),
             "looking up the load balancer",
             () -> provider.getLoadBalancer(run.ref().cluster(), run.view()))
         .compose(
@@ -484,6 +502,7 @@ public final class ServiceReconciler {
     boolean failedBefore = run.ref().uid().equals(deleteFailed.get(run.key()));
     if (!ReconcileDecision.abandoned(run.svc()) || !failedBefore) {
       return fenced(
+          run.key(),
           "deleting the load balancer",
           () -> provider.ensureLoadBalancerDeleted(run.ref().cluster(), run.view()));
     }
@@ -540,6 +559,7 @@ public final class ServiceReconciler {
   private Future<Void> clearStatus(Run run) {
     return ReconcileDecision.clearStatusOnCleanup(run.svc(), run.view().status())
         ? fenced(
+                run.key(),
                 "clearing the status",
                 () -> run.cluster().writer().clearStatus(ctx, run.key(), run.resourceVersion))
             .map(version -> run.wrote(version, null))
@@ -591,11 +611,12 @@ public final class ServiceReconciler {
     ServiceRef ref = Views.ref(cluster.name(), last);
     ObjectRef object = ObjectRef.of(ref);
     EventSink events = cluster.events();
-    if (!gate.isOpen()) {
+    if (!gate.isOpen(key)) {
       return Future.succeededFuture(Outcomes.fenced(Set.of(WorkKind.RECONCILE)));
     }
     events.normal(object, EventReasons.DELETING_LOAD_BALANCER, "Deleting load balancer");
     return fenced(
+            key,
             "deleting the load balancer",
             () ->
                 provider.ensureLoadBalancerDeleted(
@@ -634,7 +655,7 @@ public final class ServiceReconciler {
     if (!asked || lb.outcome() != WorkResult.Outcome.SUCCESS) {
       return Future.succeededFuture(lb);
     }
-    if (!gate.isOpen()) {
+    if (!gate.isOpen(key)) {
       return Future.succeededFuture(Outcomes.fenced(item.kinds()));
     }
     Service svc = cluster.service(key.namespace(), key.name());

@@ -30,9 +30,9 @@ import org.slf4j.LoggerFactory;
 public final class WatchVerticle extends VerticleBase {
   private static final Logger log = LoggerFactory.getLogger(WatchVerticle.class);
   private static final DeliveryOptions RECONCILE =
-      new DeliveryOptions().addHeader(Addresses.KIND, WorkKind.RECONCILE.name());
+      Addresses.local().addHeader(Addresses.KIND, WorkKind.RECONCILE.name());
   private static final DeliveryOptions RECONCILE_FOR_ANNOTATIONS =
-      new DeliveryOptions()
+      Addresses.local()
           .addHeader(Addresses.KIND, WorkKind.RECONCILE.name())
           .addHeader(Addresses.CAUSE, Addresses.CAUSE_METADATA);
 
@@ -176,7 +176,8 @@ public final class WatchVerticle extends VerticleBase {
                   .eventBus()
                   .publish(
                       Addresses.NODES_CHANGED,
-                      new JsonObject().put("cluster", cluster).put("node", name)));
+                      new JsonObject().put("cluster", cluster).put("node", name),
+                      Addresses.local()));
     }
 
     @Override

@@ -26,7 +26,7 @@ import java.util.function.BiPredicate;
  */
 public final class EndpointsWatchVerticle extends VerticleBase {
   private static final DeliveryOptions DNS =
-      new DeliveryOptions().addHeader(Addresses.KIND, WorkKind.DNS.name());
+      Addresses.local().addHeader(Addresses.KIND, WorkKind.DNS.name());
 
   private final Clusters clusters;
   private final BiPredicate<String, Service> hasNames;

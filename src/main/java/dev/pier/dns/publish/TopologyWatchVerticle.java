@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
 public final class TopologyWatchVerticle extends VerticleBase {
   private static final Logger log = LoggerFactory.getLogger(TopologyWatchVerticle.class);
   private static final DeliveryOptions DNS =
-      new DeliveryOptions().addHeader(Addresses.KIND, WorkKind.DNS.name());
+      Addresses.local().addHeader(Addresses.KIND, WorkKind.DNS.name());
 
   private final Clusters clusters;
   private final DnsPublisher publisher;

@@ -132,8 +132,8 @@ public final class FederationVerticle extends VerticleBase {
         .description("Keys of federated Services waiting to run")
         .register(registry);
     queue.pause();
-    vertx.eventBus().<String>consumer(Addresses.FEDERATION, this::onKey);
-    vertx.eventBus().<String>consumer(Addresses.FEDERATION_CONTROL, this::onControl);
+    vertx.eventBus().<String>localConsumer(Addresses.FEDERATION, this::onKey);
+    vertx.eventBus().<String>localConsumer(Addresses.FEDERATION_CONTROL, this::onControl);
     host.addServiceHandler(new HostHandler());
     prober = new HealthProber(vertx, context, members, options, registry);
     members.listen(

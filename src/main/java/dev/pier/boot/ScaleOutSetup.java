@@ -1,0 +1,95 @@
+package dev.pier.boot;
+
+import com.hazelcast.config.Config;
+import com.hazelcast.config.JoinConfig;
+import com.hazelcast.config.NetworkConfig;
+import dev.pier.config.ConfigException;
+import dev.pier.config.ConfigValues;
+import dev.pier.shards.ScaleOutOptions;
+import io.vertx.core.VertxOptions;
+import io.vertx.spi.cluster.hazelcast.ConfigUtil;
+import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
+
+/**
+ * The {@code scaleOut.*} options, and the Hazelcast cluster manager and event-bus settings they
+ * give: multicast and auto-detection off, a static member list or Kubernetes discovery, the
+ * heartbeat timeout, and Vert.x's own maps and multimaps from its default cluster configuration.
+ */
+final class ScaleOutSetup {
+  private ScaleOutSetup() {}
+
+  /** The settings, or null when scale-out is off; a {@link ConfigException} when they are bad. */
+  static ScaleOutOptions options(ConfigValues config) {
+    if (!config.get(PierOptions.SCALE_OUT_ENABLED)) {
+      return null;
+    }
+    ScaleOutOptions options =
+        new ScaleOutOptions(
+            config.get(PierOptions.SCALE_OUT_SHARDS),
+            config.get(PierOptions.SCALE_OUT_CLUSTER_NAME),
+            config.get(PierOptions.SCALE_OUT_HOST),
+            config.get(PierOptions.SCALE_OUT_PORT),
+            config.get(PierOptions.SCALE_OUT_MEMBERS),
+            config.get(PierOptions.SCALE_OUT_KUBERNETES_SERVICE),
+            config.get(PierOptions.SCALE_OUT_HEARTBEAT_TIMEOUT),
+            config.get(PierOptions.SCALE_OUT_LEASE_DURATION),
+            config.get(PierOptions.SCALE_OUT_RENEW_DEADLINE),
+            config.get(PierOptions.SCALE_OUT_RETRY_PERIOD));
+    String problem = options.problem();
+    if (problem != null) {
+      throw new ConfigException(problem);
+    }
+    if (config.get(PierOptions.LEADER_ELECTION_ENABLED)) {
+      throw new ConfigException(
+          "scaleOut.enabled and leaderElection.enabled are both true: scale-out's shard Leases"
+              + " replace the single Lease; turn leaderElection.enabled off");
+    }
+    return options;
+  }
+
+  /** The cluster manager of a replica; {@code namespace} is where the Kubernetes Service lives. */
+  static HazelcastClusterManager clusterManager(ScaleOutOptions options, String namespace) {
+    Config hz = ConfigUtil.loadConfig();
+    hz.setClusterName(options.clusterName());
+    hz.setProperty("hazelcast.logging.type", "slf4j");
+    hz.setProperty("hazelcast.phone.home.enabled", "false");
+    hz.setProperty("hazelcast.shutdownhook.enabled", "false");
+    hz.setProperty("hazelcast.heartbeat.interval.seconds", "1");
+    hz.setProperty(
+        "hazelcast.max.no.heartbeat.seconds",
+        Long.toString(Math.max(2, options.heartbeatTimeout().toSeconds())));
+    // A replica that left comes back as a new member at once, not after the default 5 s wait.
+    hz.setProperty("hazelcast.merge.first.run.delay.seconds", "5");
+    hz.setProperty("hazelcast.merge.next.run.delay.seconds", "5");
+    NetworkConfig net = hz.getNetworkConfig();
+    net.setPort(options.port()).setPortAutoIncrement(false);
+    if (!options.host().isEmpty()) {
+      net.getInterfaces().setEnabled(true).addInterface(options.host());
+      hz.setProperty("hazelcast.local.localAddress", options.host());
+    }
+    JoinConfig join = net.getJoin();
+    join.getMulticastConfig().setEnabled(false);
+    join.getAutoDetectionConfig().setEnabled(false);
+    if (!options.members().isEmpty()) {
+      join.getTcpIpConfig().setEnabled(true).setMembers(options.members());
+    } else {
+      join.getKubernetesConfig()
+          .setEnabled(true)
+          .setProperty("service-name", options.kubernetesService())
+          .setProperty("service-port", Integer.toString(options.port()));
+      if (!namespace.isEmpty()) {
+        join.getKubernetesConfig().setProperty("namespace", namespace);
+      }
+    }
+    return new HazelcastClusterManager(hz);
+  }
+
+  /** The event bus listens on the replica's address, on a port of the system's choice. */
+  static VertxOptions eventBus(VertxOptions vertx, ScaleOutOptions options) {
+    if (!options.host().isEmpty()) {
+      vertx.getEventBusOptions().setHost(options.host()).setClusterPublicHost(options.host());
+    }
+    vertx.getEventBusOptions().setPort(0);
+    return vertx;
+  }
+}

@@ -1,0 +1,363 @@
+package dev.pier.leader;
+
+import dev.pier.kube.AsyncKubeApi;
+import dev.pier.kube.KubeApiException;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Holds the Leases of the shards this replica should own, one {@code coordination.k8s.io} Lease per
+ * shard, and gives back those it should not: it renews what it holds every retry period, takes a
+ * wanted shard whose Lease is free, released, or unchanged for a whole lease duration as this
+ * replica observed it (the rule of client-go's leader election: no clock of another machine is
+ * trusted), and releases a shard it no longer wants after its work was stopped. Runs on one Vert.x
+ * context; its requests are non-blocking and each has a deadline.
+ */
+public final class ShardLeases {
+  private static final Logger log = LoggerFactory.getLogger(ShardLeases.class);
+  private static final DateTimeFormatter MICRO_TIME =
+      DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSS'Z'").withZone(ZoneOffset.UTC);
+
+  /** Told on the Leases' context as a shard is taken or lost; and of each Lease write. */
+  public interface Listener {
+    void onGained(int shard);
+
+    void onLost(int shard);
+
+    default void onLeaseWrite() {}
+  }
+
+  /** Where the Leases live and their timing. */
+  public record Options(
+      String namespace,
+      String namePrefix,
+      Duration leaseDuration,
+      Duration renewDeadline,
+      Duration retryPeriod) {}
+
+  private final Vertx vertx;
+  private final Context context;
+  private final AsyncKubeApi api;
+  private final ShardGates gates;
+  private final String identity;
+  private final Options options;
+  private final LongSupplier clock;
+  private final Listener listener;
+  private final Shard[] shards;
+  private Set<Integer> wanted = Set.of();
+  private long timer = -1;
+  private boolean stopped;
+
+  private static final class Shard {
+    final int number;
+    boolean busy;
+    JsonObject lease;
+    String observedVersion;
+    long observedAt;
+
+    Shard(int number) {
+      this.number = number;
+    }
+  }
+
+  public ShardLeases(
+      Vertx vertx,
+      Context context,
+      AsyncKubeApi api,
+      ShardGates gates,
+      String identity,
+      Options options,
+      Listener listener) {
+    this(vertx, context, api, gates, identity, options, listener, System::nanoTime);
+  }
+
+  ShardLeases(
+      Vertx vertx,
+      Context context,
+      AsyncKubeApi api,
+      ShardGates gates,
+      String identity,
+      Options options,
+      Listener listener,
+      LongSupplier clock) {
+    this.vertx = vertx;
+    this.context = context;
+    this.api = api;
+    this.gates = gates;
+    this.identity = identity;
+    this.options = options;
+    this.listener = listener;
+    this.clock = clock;
+    this.shards = new Shard[gates.shards().count()];
+    for (int i = 0; i < shards.length; i++) {
+      shards[i] = new Shard(i);
+    }
+  }
+
+  public String identity() {
+    return identity;
+  }
+
+  /** The Lease name of a shard. */
+  public String leaseName(int shard) {
+    return options.namePrefix() + "-shard-" + shard;
+  }
+
+  /** Starts the renew and campaign loop. */
+  public void start() {
+    context.runOnContext(
+        v -> {
+          if (!stopped && timer < 0) {
+            timer = vertx.setPeriodic(options.retryPeriod().toMillis(), t -> tick());
+            tick();
+          }
+        });
+  }
+
+  /** The shards this replica should own from now on; the change is acted on at once. */
+  public void want(Set<Integer> shards) {
+    Set<Integer> copy = Set.copyOf(new TreeSet<>(shards));
+    context.runOnContext(
+        v -> {
+          wanted = copy;
+          if (!stopped) {
+            tick();
+          }
+        });
+  }
+
+  /** The shards held now. */
+  public Set<Integer> held() {
+    Set<Integer> held = new TreeSet<>();
+    for (int i = 0; i < shards.length; i++) {
+      if (gates.holds(i)) {
+        held.add(i);
+      }
+    }
+    return held;
+  }
+
+  /** Stops the loop, stops the work of every shard held, and releases their Leases. */
+  public Future<Void> stop() {
+    return Future.<Void>future(
+            p ->
+                context.runOnContext(
+                    v -> {
+                      stopped = true;
+                      if (timer >= 0) {
+                        vertx.cancelTimer(timer);
+                      }
+                      List<Future<Void>> released = new ArrayList<>();
+                      for (Shard s : shards) {
+                        if (gates.holds(s.number)) {
+                          released.add(release(s));
+                        }
+                      }
+                      Future.join(released).onComplete(ar -> p.complete());
+                    }))
+        .timeout(options.renewDeadline().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+        .otherwiseEmpty();
+  }
+
+  private void tick() {
+    for (Shard s : shards) {
+      if (s.busy) {
+        continue;
+      }
+      boolean want = wanted.contains(s.number);
+      if (gates.holds(s.number)) {
+        if (!gates.isOpen(s.number)) {
+          lose(s, "its Lease was not renewed within scaleOut.renewDeadline");
+        } else if (!want) {
+          busy(s, release(s));
+          continue;
+        } else {
+          busy(s, renew(s));
+          continue;
+        }
+      }
+      if (want && !stopped) {
+        busy(s, acquire(s));
+      }
+    }
+  }
+
+  private void busy(Shard s, Future<Void> step) {
+    s.busy = true;
+    step.onComplete(
+        ar -> {
+          s.busy = false;
+          if (ar.failed()) {
+            log.debug("Lease {}: {}", leaseName(s.number), ar.cause().toString());
+          }
+        });
+  }
+
+  private Future<Void> renew(Shard s) {
+    long sent = clock.getAsLong();
+    JsonObject lease = s.lease.copy();
+    lease.getJsonObject("spec").put("renewTime", now());
+    return write(s, lease)
+        .onSuccess(written -> gates.renewed(s.number, sent))
+        .onFailure(
+            e -> {
+              if (e instanceof KubeApiException k && k.code() == 409) {
+                lose(s, "its Lease changed under this replica");
+              }
+            })
+        .mapEmpty();
+  }
+
+  private Future<Void> acquire(Shard s) {
+    long sent = clock.getAsLong();
+    return api.get(context, path(s.number))
+        .recover(
+            e ->
+                e instanceof KubeApiException k && k.code() == 404
+                    ? Future.succeededFuture(null)
+                    : Future.failedFuture(e))
+        .compose(
+            current -> {
+              if (current == null) {
+                listener.onLeaseWrite();
+                return api.post(context, collection(), newLease(s.number))
+                    .map(created -> took(s, created, sent));
+              }
+              JsonObject spec = current.getJsonObject("spec", new JsonObject());
+              String holder = spec.getString("holderIdentity", "");
+              String version = current.getJsonObject("metadata").getString("resourceVersion");
+              boolean free = holder.isEmpty() || holder.equals(identity);
+              if (!free) {
+                long now = clock.getAsLong();
+                if (!version.equals(s.observedVersion)) {
+                  s.observedVersion = version;
+                  s.observedAt = now;
+                  return Future.succeededFuture();
+                }
+                long duration =
+                    Duration.ofSeconds(
+                            spec.getLong(
+                                "leaseDurationSeconds", options.leaseDuration().toSeconds()))
+                        .toNanos();
+                if (now - s.observedAt < duration) {
+                  return Future.succeededFuture();
+                }
+              }
+              JsonObject taken = current.copy();
+              JsonObject takenSpec = taken.getJsonObject("spec", new JsonObject());
+              String time = now();
+              takenSpec
+                  .put("holderIdentity", identity)
+                  .put("leaseDurationSeconds", options.leaseDuration().toSeconds())
+                  .put("renewTime", time);
+              if (!holder.equals(identity)) {
+                takenSpec
+                    .put("acquireTime", time)
+                    .put("leaseTransitions", takenSpec.getInteger("leaseTransitions", 0) + 1);
+              }
+              taken.put("spec", takenSpec);
+              return write(s, taken).map(written -> took(s, written, sent));
+            })
+        .mapEmpty();
+  }
+
+  private Void took(Shard s, JsonObject lease, long sent) {
+    s.lease = lease;
+    if (stopped || !wanted.contains(s.number)) {
+      // Wanted no more while the request was out: give it back at once, having done nothing.
+      busy(s, release(s));
+      return null;
+    }
+    gates.took(s.number, sent);
+    log.info("Took the Lease {} as {}", leaseName(s.number), identity);
+    listener.onGained(s.number);
+    return null;
+  }
+
+  private void lose(Shard s, String why) {
+    if (gates.holds(s.number)) {
+      gates.lost(s.number);
+      log.warn("Lost shard {} ({}): {}", s.number, leaseName(s.number), why);
+      listener.onLost(s.number);
+    }
+  }
+
+  /** Stops the shard's work first, then writes the Lease free, so a new owner takes it at once. */
+  private Future<Void> release(Shard s) {
+    boolean wasHeld = gates.holds(s.number);
+    if (wasHeld) {
+      gates.lost(s.number);
+      listener.onLost(s.number);
+    }
+    if (s.lease == null) {
+      return Future.succeededFuture();
+    }
+    JsonObject free = s.lease.copy();
+    free.getJsonObject("spec")
+        .put("holderIdentity", "")
+        .put("leaseDurationSeconds", 1)
+        .put("renewTime", now());
+    return write(s, free)
+        .onSuccess(
+            v -> {
+              s.lease = null;
+              log.info("Released the Lease {}", leaseName(s.number));
+            })
+        .mapEmpty();
+  }
+
+  private Future<JsonObject> write(Shard s, JsonObject lease) {
+    listener.onLeaseWrite();
+    return api.put(context, path(s.number), lease).onSuccess(written -> s.lease = written);
+  }
+
+  private JsonObject newLease(int shard) {
+    String time = now();
+    return new JsonObject()
+        .put("apiVersion", "coordination.k8s.io/v1")
+        .put("kind", "Lease")
+        .put(
+            "metadata",
+            new JsonObject()
+                .put("name", leaseName(shard))
+                .put("namespace", options.namespace())
+                .put(
+                    "labels",
+                    new JsonObject()
+                        .put("app.kubernetes.io/name", "pier")
+                        .put("pier.dev/shard", Integer.toString(shard))))
+        .put(
+            "spec",
+            new JsonObject()
+                .put("holderIdentity", identity)
+                .put("leaseDurationSeconds", options.leaseDuration().toSeconds())
+                .put("acquireTime", time)
+                .put("renewTime", time)
+                .put("leaseTransitions", 0));
+  }
+
+  private String collection() {
+    return "/apis/coordination.k8s.io/v1/namespaces/" + options.namespace() + "/leases";
+  }
+
+  private String path(int shard) {
+    return collection() + "/" + leaseName(shard);
+  }
+
+  private static String now() {
+    return MICRO_TIME.format(Instant.now());
+  }
+}
