@@ -72,15 +72,26 @@ class ShardLeasesTest {
     assertThat(holder(kube.client(), ns, 1)).isEqualTo("one");
     assertThat(gates.isOpen(0)).isFalse();
     assertThat(holder(kube.client(), ns, 0)).as("an unwanted shard's Lease").isNull();
-    String renewed = kube.client().leases().inNamespace(ns).withName("pier-shard-1").get()
-        .getMetadata().getResourceVersion();
+    String renewed =
+        kube.client()
+            .leases()
+            .inNamespace(ns)
+            .withName("pier-shard-1")
+            .get()
+            .getMetadata()
+            .getResourceVersion();
     await()
         .atMost(WAIT)
         .until(
             () ->
                 !renewed.equals(
-                    kube.client().leases().inNamespace(ns).withName("pier-shard-1").get()
-                        .getMetadata().getResourceVersion()));
+                    kube.client()
+                        .leases()
+                        .inNamespace(ns)
+                        .withName("pier-shard-1")
+                        .get()
+                        .getMetadata()
+                        .getResourceVersion()));
     leases.want(Set.of(3));
     await().atMost(WAIT).until(() -> "".equals(holder(kube.client(), ns, 1)));
     assertThat(gates.holds(1)).isFalse();
@@ -135,10 +146,11 @@ class ShardLeasesTest {
         .leases()
         .inNamespace(ns)
         .withName("pier-shard-0")
-        .edit(l -> {
-          l.getSpec().setHolderIdentity("usurper");
-          return l;
-        });
+        .edit(
+            l -> {
+              l.getSpec().setHolderIdentity("usurper");
+              return l;
+            });
     await().atMost(WAIT).until(() -> events.contains("three-0"));
     assertThat(gates.isOpen(0)).isFalse();
     assertThat(holder(kube.client(), ns, 0)).isEqualTo("usurper");

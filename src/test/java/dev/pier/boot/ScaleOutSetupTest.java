@@ -1,0 +1,95 @@
+package dev.pier.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.pier.config.ConfigException;
+import dev.pier.config.ConfigLoader;
+import dev.pier.config.ConfigValues;
+import dev.pier.shards.ScaleOutOptions;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ScaleOutSetupTest {
+  private static ConfigValues config(Map<String, String> env) {
+    Map<String, String> all = new HashMap<>(env);
+    all.put(PierOptions.SCALE_OUT_ENABLED.envName(), "true");
+    return new ConfigLoader(PierOptions.ALL, all::get).load(null);
+  }
+
+  @Test
+  void offByDefault() {
+    assertThat(ScaleOutSetup.options(new ConfigLoader(PierOptions.ALL, k -> null).load(null)))
+        .isNull();
+  }
+
+  @Test
+  void replicasNeedAWayToFindEachOther() {
+    assertThatThrownBy(() -> ScaleOutSetup.options(config(Map.of())))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("scaleOut.members or scaleOut.kubernetesService must be set");
+  }
+
+  @Test
+  void aStaticListAndKubernetesDiscoveryAreNotBothSet() {
+    assertThatThrownBy(
+            () ->
+                ScaleOutSetup.options(
+                    config(
+                        Map.of(
+                            PierOptions.SCALE_OUT_MEMBERS.envName(), "10.0.0.1:5701",
+                            PierOptions.SCALE_OUT_KUBERNETES_SERVICE.envName(), "pier-replicas"))))
+        .hasMessageContaining("set one of scaleOut.members (10.0.0.1:5701)")
+        .hasMessageContaining("scaleOut.kubernetesService (pier-replicas)");
+  }
+
+  @Test
+  void theRenewDeadlineIsShorterThanTheLeaseAndTheRetryShorterThanTheDeadline() {
+    assertThatThrownBy(
+            () ->
+                ScaleOutSetup.options(
+                    config(
+                        Map.of(
+                            PierOptions.SCALE_OUT_MEMBERS.envName(), "127.0.0.1:5701",
+                            PierOptions.SCALE_OUT_RENEW_DEADLINE.envName(), "20s"))))
+        .hasMessageContaining("scaleOut.renewDeadline (PT20S) must be shorter than")
+        .hasMessageContaining("scaleOut.leaseDuration (PT15S)");
+    assertThatThrownBy(
+            () ->
+                ScaleOutSetup.options(
+                    config(
+                        Map.of(
+                            PierOptions.SCALE_OUT_MEMBERS.envName(), "127.0.0.1:5701",
+                            PierOptions.SCALE_OUT_RETRY_PERIOD.envName(), "10s"))))
+        .hasMessageContaining("scaleOut.retryPeriod (PT10S) must be shorter than");
+  }
+
+  @Test
+  void theShardLeasesReplaceTheSingleLease() {
+    assertThatThrownBy(
+            () ->
+                ScaleOutSetup.options(
+                    config(
+                        Map.of(
+                            PierOptions.SCALE_OUT_MEMBERS.envName(), "127.0.0.1:5701",
+                            PierOptions.LEADER_ELECTION_ENABLED.envName(), "true"))))
+        .hasMessageContaining("scaleOut.enabled and leaderElection.enabled are both true");
+  }
+
+  @Test
+  void aBadMemberIsNamedWithItsOption() {
+    assertThatThrownBy(() -> config(Map.of(PierOptions.SCALE_OUT_MEMBERS.envName(), "a b")))
+        .hasMessageContaining("scaleOut.members");
+  }
+
+  @Test
+  void theDefaultsGiveThirtySecondsWithoutAnOwnerAtMost() {
+    ScaleOutOptions options =
+        ScaleOutSetup.options(
+            config(Map.of(PierOptions.SCALE_OUT_MEMBERS.envName(), "127.0.0.1:5701")));
+    assertThat(options.shards()).isEqualTo(32);
+    assertThat(options.ownerlessBound()).isEqualTo(Duration.ofSeconds(30));
+  }
+}
