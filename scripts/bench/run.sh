@@ -14,6 +14,11 @@
 #                                                      # in its own process, beside the in-process
 #                                                      # benchmark provider at the same delay
 #
+#   scripts/bench/run.sh scale-out [--services 10000] [--delay 1000] [--replicas 1,3] [--settle 30]
+#                                                      # replicas sharing the shards (docs/scale-out.md):
+#                                                      # cold start, RSS and CPU per replica, Lease
+#                                                      # writes/s, shard move times
+#
 # Options (all optional): --sizes N[,N..] --delays MS[,MS..] --nodes M (Ready nodes, default 10;
 #   20 with --peer) --floor-in-flight C (default 200) --timeout SECONDS (per phase, default 900)
 #   --plot FILE (default docs/benchmarks-convergence.png)
@@ -84,6 +89,13 @@ if [ "${1:-}" = webhook ]; then
   revision="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src pom.xml conf || echo -dirty)"
   exec java -Xmx1g -cp "$classpath" dev.pier.bench.WebhookBench \
     --jar "$build_dir/pier.jar" --out "$build_dir/bench/webhook" --jvm "$jvm_flags" \
+    --revision "$revision" "$@"
+fi
+if [ "${1:-}" = scale-out ]; then
+  shift
+  revision="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src pom.xml conf || echo -dirty)"
+  exec java -Xmx1g -cp "$classpath" dev.pier.bench.ScaleOutBench \
+    --jar "$build_dir/pier.jar" --out "$build_dir/bench/scale-out" --jvm "$jvm_flags" \
     --revision "$revision" "$@"
 fi
 if [ "${1:-}" = federation ]; then

@@ -152,7 +152,7 @@ public final class WebhookBench {
     Path dir = out.resolve(name + "-webhook");
     Files.createDirectories(dir);
     int port = BenchDriver.freePort();
-    Process standIn = startStandIn(port, delayMs, dir);
+    Process standIn = startStandIn(port, delayMs, dir, timeout.multipliedBy(2));
     try (KubeApiServer kube = driver.cluster(n)) {
       awaitListening(standIn, port, dir);
       BenchDriver.Convergence c =
@@ -203,7 +203,9 @@ public final class WebhookBench {
     return PromText.sum(c.metrics(), "process_cpu_seconds_total");
   }
 
-  private Process startStandIn(int port, int delayMs, Path dir) throws IOException {
+  /** Starts {@link WebhookStandIn} in its own JVM, its output in {@code dir/stand-in.log}. */
+  static Process startStandIn(int port, int delayMs, Path dir, Duration lifetime)
+      throws IOException {
     List<String> cmd =
         List.of(
             Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -214,14 +216,14 @@ public final class WebhookBench {
             WebhookStandIn.class.getName(),
             String.valueOf(port),
             String.valueOf(delayMs),
-            String.valueOf(timeout.toSeconds() * 2));
+            String.valueOf(lifetime.toSeconds()));
     return new ProcessBuilder(cmd)
         .redirectErrorStream(true)
         .redirectOutput(dir.resolve("stand-in.log").toFile())
         .start();
   }
 
-  private static void awaitListening(Process standIn, int port, Path dir) throws Exception {
+  static void awaitListening(Process standIn, int port, Path dir) throws Exception {
     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
     while (true) {
       if (!standIn.isAlive()) {
