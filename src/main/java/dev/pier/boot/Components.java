@@ -538,6 +538,9 @@ public record Components(
     }
     KubernetesClient client = KubeClients.create(vertx, spec);
     AsyncKubeApi api = new AsyncKubeApi(client, fence);
+    // The federation is a cluster-wide job: with scale-out its writes go while shard 0 is held.
+    AsyncKubeApi federationApi =
+        fence instanceof ShardGates shards ? new AsyncKubeApi(client, shards.clusterWide()) : api;
     return new Cluster(
         spec.name(),
         client,
@@ -545,6 +548,7 @@ public record Components(
         new ServiceWriter(api),
         new KubeEventRecorder(vertx, api, ManagementFactory.getRuntimeMXBean().getName()),
         api,
+        federationApi,
         federatedNamespaces);
   }
 }

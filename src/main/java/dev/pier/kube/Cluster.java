@@ -54,6 +54,7 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
   private final SharedIndexInformer<Node> nodes;
   private final ServiceWrites writer;
   private final FederationWrites federationWrites;
+  private final AsyncKubeApi federationApi;
   private final EventSink events;
   private final AsyncKubeApi api;
   private volatile ClusterIdentity identity;
@@ -87,7 +88,25 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
       EventSink events,
       AsyncKubeApi api,
       Set<String> wholeNamespaces) {
+    this(name, client, serviceResync, writer, events, api, api, wholeNamespaces);
+  }
+
+  /**
+   * @param federationApi the async API of the federation's writes in this cluster (its copies, the
+   *     host's aggregate, the member Secrets): with scale-out, fenced by the cluster-wide shard,
+   *     where {@code api} fences each request by the term of the run that sends it
+   */
+  public Cluster(
+      String name,
+      KubernetesClient client,
+      Duration serviceResync,
+      ServiceWrites writer,
+      EventSink events,
+      AsyncKubeApi api,
+      AsyncKubeApi federationApi,
+      Set<String> wholeNamespaces) {
     this.name = name;
+    this.federationApi = federationApi;
     this.wholeNamespaces = Set.copyOf(wholeNamespaces);
     this.api = api;
     this.client = client;
@@ -96,7 +115,8 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
     this.services = newServiceInformer(serviceItems);
     this.nodes = client.nodes().runnableInformer(0).itemStore(new TrimmingItemStore<>());
     this.writer = writer;
-    this.federationWrites = new FederationWriter(api, client.getKubernetesSerialization());
+    this.federationWrites =
+        new FederationWriter(federationApi, client.getKubernetesSerialization());
     this.events = events;
   }
 
@@ -216,6 +236,11 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
   /** The cluster's async API (writes and reads outside informers). */
   public AsyncKubeApi api() {
     return api;
+  }
+
+  /** The async API of the federation's writes: fenced by the cluster-wide shard in scale-out. */
+  public AsyncKubeApi federationApi() {
+    return federationApi;
   }
 
   public SharedIndexInformer<Service> serviceInformer() {

@@ -2,6 +2,7 @@ package dev.pier.leader;
 
 import dev.pier.model.ServiceKey;
 import dev.pier.shards.ShardMap;
+import dev.pier.util.RequestFence;
 import io.vertx.core.Future;
 import java.time.Duration;
 import java.util.function.LongSupplier;
@@ -115,6 +116,26 @@ public final class ShardGates implements WorkGate {
             ? value == (losses & VALUE_MASK) && anyOpen()
             : value == (terms[shard] & VALUE_MASK) && isOpen(shard);
     return open ? null : new NotLeadingException(what);
+  }
+
+  /**
+   * The fence of the cluster-wide jobs' requests (the federation's writes): each goes only while
+   * shard {@link ShardMap#CLUSTER_WIDE} is held with a fresh renewal, in the term it asked in.
+   */
+  public RequestFence clusterWide() {
+    return new RequestFence() {
+      @Override
+      public long term() {
+        synchronized (ShardGates.this) {
+          return encode(ShardMap.CLUSTER_WIDE, terms[ShardMap.CLUSTER_WIDE]);
+        }
+      }
+
+      @Override
+      public RuntimeException refusal(long term, String what) {
+        return ShardGates.this.refusal(term, what);
+      }
+    };
   }
 
   @Override

@@ -105,6 +105,21 @@ class ShardGatesTest {
   }
 
   @Test
+  void theClusterWideFenceAsksShardZeroWhateverElseIsHeld() {
+    gates.took(1, now.get());
+    assertThat(gates.clusterWide().refusal(gates.clusterWide().term(), "federation write"))
+        .isInstanceOf(NotLeadingException.class);
+    gates.took(ShardMap.CLUSTER_WIDE, now.get());
+    long term = gates.clusterWide().term();
+    assertThat(gates.clusterWide().refusal(term, "federation write")).isNull();
+    gates.lost(ShardMap.CLUSTER_WIDE);
+    gates.took(ShardMap.CLUSTER_WIDE, now.get());
+    assertThat(gates.clusterWide().refusal(term, "federation write"))
+        .as("a later term of shard 0")
+        .isInstanceOf(NotLeadingException.class);
+  }
+
+  @Test
   void aGuardOfAClosedShardMakesNoCall() {
     Future<String> call = gates.guard(keyIn(3), "ensuring", () -> Future.succeededFuture("made"));
     assertThat(call.failed()).isTrue();

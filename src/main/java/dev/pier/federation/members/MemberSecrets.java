@@ -79,7 +79,7 @@ public final class MemberSecrets {
     this.members = members;
     this.events = host.events();
     this.leaveGrace = leaveGrace;
-    this.writer = new SecretWriter(host.api(), namespace);
+    this.writer = new SecretWriter(host.federationApi(), namespace);
   }
 
   /** Starts watching; joins and leaves run on {@code ctx}. Completes after the first list. */
@@ -132,7 +132,7 @@ public final class MemberSecrets {
         });
     MemberStatusReporter status =
         new MemberStatusReporter(
-            host.api(), namespace, this::secretOf, events, ctx, Clock.systemUTC());
+            host.federationApi(), namespace, this::secretOf, events, ctx, Clock.systemUTC());
     members.observeProbes(status::probed);
     // The records are read once the member Secrets are: a member whose Secret is back is known.
     return Informers.start(
