@@ -52,13 +52,13 @@ import org.slf4j.LoggerFactory;
     })
 class ScaleOutIT {
   private static final Logger log = LoggerFactory.getLogger(ScaleOutIT.class);
-  private static final int SHARDS = 8;
+  static final int SHARDS = 8;
   private static final ShardMap MAP = new ShardMap(SHARDS);
   private static final String CLUSTER = "kubernetes";
   private static final String PREFIX = "pier";
   // heartbeatTimeout 3 s + leaseDuration 4 s + retryPeriod 1 s (ScaleOutOptions.ownerlessBound).
   private static final Duration BOUND = Duration.ofSeconds(8);
-  private static final List<String> NAMES = List.of("a", "b", "c");
+  static final List<String> NAMES = List.of("a", "b", "c");
 
   @Test
   void replicasShareTheShardsAndNeitherAKilledNorAFrozenReplicaLosesOrDoublesWork(
@@ -202,7 +202,7 @@ class ScaleOutIT {
     }
   }
 
-  private static Map<String, String> env(
+  static Map<String, String> env(
       KubeApiServer kube, FaultProxy proxy, String leaseNs, String name, int port, String members) {
     Map<String, String> env = FaultSuite.webhook(proxy.url());
     env.put(
@@ -225,7 +225,7 @@ class ScaleOutIT {
   }
 
   /** Waits until all shards' Leases are held, by replicas among {@code among}; shard to name. */
-  private static Map<Integer, String> awaitAllShardsHeld(
+  static Map<Integer, String> awaitAllShardsHeld(
       KubernetesClient client, String leaseNs, Set<String> among) {
     Map<Integer, String> holders = new TreeMap<>();
     await()
@@ -313,7 +313,7 @@ class ScaleOutIT {
     }
   }
 
-  private static void create(KubeApiServer kube, String ns, String name) {
+  static void create(KubeApiServer kube, String ns, String name) {
     kube.client()
         .services()
         .inNamespace(ns)
@@ -321,7 +321,7 @@ class ScaleOutIT {
         .create();
   }
 
-  private static int freePort() throws IOException {
+  static int freePort() throws IOException {
     try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       return socket.getLocalPort();
     }
