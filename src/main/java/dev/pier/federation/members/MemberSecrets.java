@@ -2,6 +2,7 @@ package dev.pier.federation.members;
 
 import dev.pier.events.EventSink;
 import dev.pier.events.ObjectRef;
+import dev.pier.federation.FederationOptions;
 import dev.pier.federation.LeavePolicy;
 import dev.pier.federation.LeaveRecord;
 import dev.pier.kube.Cluster;
@@ -59,6 +60,7 @@ public final class MemberSecrets {
   private final Members members;
   private final EventSink events;
   private final Duration leaveGrace;
+  private final Duration expiryWarning;
   // Which member each Secret added, by Secret name.
   private final Map<String, String> memberBySecret = new HashMap<>();
   // Members whose Secret went, by member name: the timer that makes them leave after the grace.
@@ -70,15 +72,18 @@ public final class MemberSecrets {
   private final SecretWriter writer;
 
   /**
-   * @param leaveGrace how long a member whose Secret went stays; a Secret for it that returns
-   *     within the grace changes nothing
+   * Reads the member Secrets in {@link FederationOptions#secretNamespace()}; a member whose Secret
+   * went stays for {@link FederationOptions#leaveGrace()} (a Secret for it that returns within the
+   * grace changes nothing), and one whose credential expires within {@link
+   * FederationOptions#credentialExpiryWarning()} is warned about.
    */
-  public MemberSecrets(Cluster host, String namespace, Members members, Duration leaveGrace) {
+  public MemberSecrets(Cluster host, Members members, FederationOptions options) {
     this.host = host;
-    this.namespace = namespace;
+    this.namespace = options.secretNamespace();
     this.members = members;
     this.events = host.events();
-    this.leaveGrace = leaveGrace;
+    this.leaveGrace = options.leaveGrace();
+    this.expiryWarning = options.credentialExpiryWarning();
     this.writer = new SecretWriter(host.api(), namespace);
   }
 
@@ -132,7 +137,7 @@ public final class MemberSecrets {
         });
     MemberStatusReporter status =
         new MemberStatusReporter(
-            host.api(), namespace, this::secretOf, events, ctx, Clock.systemUTC());
+            host.api(), namespace, this::secretOf, events, expiryWarning, ctx, Clock.systemUTC());
     members.observeProbes(status::probed);
     // The records are read once the member Secrets are: a member whose Secret is back is known.
     return Informers.start(

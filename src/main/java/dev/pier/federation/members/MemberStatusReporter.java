@@ -46,6 +46,8 @@ final class MemberStatusReporter {
   private final Clock clock;
   private final Map<String, MemberStatus> sent = new HashMap<>();
   private final EventSink events;
+  // How long before its expiry a credential is warned about: federation.credentialExpiryWarning.
+  private final Duration expiryWarning;
   // When each member was last warned about its credential's expiry.
   private final Map<String, Instant> warned = new HashMap<>();
   private final Set<String> writing = new HashSet<>();
@@ -62,10 +64,12 @@ final class MemberStatusReporter {
       String namespace,
       Function<String, Secret> secretOf,
       EventSink events,
+      Duration expiryWarning,
       Context ctx,
       Clock clock) {
     this.api = api;
     this.events = events;
+    this.expiryWarning = expiryWarning;
     this.namespace = namespace;
     this.secretOf = secretOf;
     this.ctx = ctx;
@@ -103,11 +107,13 @@ final class MemberStatusReporter {
   }
 
   /**
-   * A credential that expires within {@link CredentialWarning#WINDOW} is a Warning on its Secret.
+   * A credential that expires within {@code federation.credentialExpiryWarning} is a Warning on its
+   * Secret.
    */
   private void warnIfExpiring(Member m, Secret secret, MemberStatus status) {
     Instant now = clock.instant();
-    if (!CredentialWarning.due(status.credentialExpiry(), now, warned.get(m.name()))) {
+    if (!CredentialWarning.due(
+        status.credentialExpiry(), now, warned.get(m.name()), expiryWarning)) {
       return;
     }
     warned.put(m.name(), now);

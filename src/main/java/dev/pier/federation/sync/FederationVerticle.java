@@ -167,7 +167,7 @@ public final class FederationVerticle extends VerticleBase {
           }
         });
     members.all().forEach(this::attach);
-    secrets = new MemberSecrets(host, options.secretNamespace(), members, options.leaveGrace());
+    secrets = new MemberSecrets(host, members, options);
     return host.startServices(context)
         .compose(
             v ->
