@@ -326,7 +326,7 @@ public record Components(
                 host,
                 members,
                 federationOptions,
-                registry,
+                metrics,
                 config.get(PierOptions.RECONCILE_CONCURRENCY),
                 config.get(PierOptions.RECONCILE_MIN_RETRY_DELAY),
                 config.get(PierOptions.RECONCILE_MAX_RETRY_DELAY),

@@ -33,7 +33,8 @@ public final class FederationSettings {
         .setPanicThreshold(config.get(PierOptions.FEDERATION_PANIC_THRESHOLD))
         .setMaxHold(config.get(PierOptions.FEDERATION_MAX_HOLD))
         .setAggregateWait(config.get(PierOptions.FEDERATION_AGGREGATE_WAIT))
-        .setLeaveGrace(config.get(PierOptions.FEDERATION_LEAVE_GRACE));
+        .setLeaveGrace(config.get(PierOptions.FEDERATION_LEAVE_GRACE))
+        .setCredentialExpiryWarning(config.get(PierOptions.FEDERATION_CREDENTIAL_EXPIRY_WARNING));
   }
 
   /**

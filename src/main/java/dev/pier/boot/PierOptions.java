@@ -176,6 +176,14 @@ public final class PierOptions {
           Duration.ofDays(7),
           "How long a member whose Secret was deleted or unlabelled stays in the federation; a"
               + " Secret for it that returns within the grace changes nothing.");
+  public static final Option<Duration> FEDERATION_CREDENTIAL_EXPIRY_WARNING =
+      Option.duration(
+          "federation.credentialExpiryWarning",
+          FederationOptions.DEFAULT_CREDENTIAL_EXPIRY_WARNING,
+          MS,
+          Duration.ofDays(365),
+          "A member whose token or client certificate expires within this (or has expired) gets a"
+              + " MemberCredentialExpiring Warning on its Secret, at most hourly.");
   public static final Option<String> PROVIDER =
       Option.choice(
           "provider",
@@ -992,6 +1000,7 @@ public final class PierOptions {
           FEDERATION_MAX_HOLD,
           FEDERATION_AGGREGATE_WAIT,
           FEDERATION_LEAVE_GRACE,
+          FEDERATION_CREDENTIAL_EXPIRY_WARNING,
           PROVIDER,
           LOAD_BALANCER_CLASSES,
           SERVE_SERVICES_WITHOUT_CLASS,

@@ -1,5 +1,6 @@
 package dev.pier.cli;
 
+import dev.pier.config.Durations;
 import java.io.PrintStream;
 import java.util.Arrays;
 import java.util.List;
@@ -74,7 +75,9 @@ public final class Cli {
           "pier status [flags]: the federation as the host API shows it\n"
               + common
               + "  -o table|json   output format (default table)\n"
-              + "  --expiry-warning D   warn about credentials expiring within D (default 720h)\n";
+              + "  --expiry-warning D   warn about credentials expiring within D (default "
+              + Durations.format(Status.DEFAULT_EXPIRY_WARNING)
+              + ", as federation.credentialExpiryWarning)\n";
     };
   }
 }

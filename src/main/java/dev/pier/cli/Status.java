@@ -1,6 +1,6 @@
 package dev.pier.cli;
 
-import dev.pier.federation.CredentialWarning;
+import dev.pier.federation.FederationOptions;
 import dev.pier.federation.IngressAnnotation;
 import dev.pier.federation.LeaveRecord;
 import dev.pier.federation.MemberStatus;
@@ -30,7 +30,8 @@ import java.util.Set;
  */
 final class Status {
   static final String DEFAULT_SECRET_NAMESPACE = "pier";
-  static final Duration DEFAULT_EXPIRY_WARNING = CredentialWarning.WINDOW;
+  static final Duration DEFAULT_EXPIRY_WARNING =
+      FederationOptions.DEFAULT_CREDENTIAL_EXPIRY_WARNING;
   static final Duration POLL = Duration.ofMillis(500);
   static final Set<String> VALUED =
       KubeTarget.flags(KubeTarget.HOST_FLAGS, Set.of("-o", "--output", "--expiry-warning"));

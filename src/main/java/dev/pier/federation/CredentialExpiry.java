@@ -14,32 +14,47 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * When a member's credentials stop working, as far as they say: a token's {@code exp} when it is a
- * JWT that carries one (service-account tokens do; a static token does not), else the client
- * certificate's {@code notAfter}. Nothing is verified: the member's API server does that; this only
- * reads the date for a warning.
+ * JWT that carries one (service-account tokens do; a static token does not), a client certificate's
+ * {@code notAfter}, and with both the one that comes first. Nothing is verified: the member's API
+ * server does that; this only reads the date for a warning.
  */
 public final class CredentialExpiry {
   private static final JsonMapper MAPPER = JsonMapper.shared();
 
   private CredentialExpiry() {}
 
-  /** The expiry the credentials carry, or null when they carry none Pier can read. */
+  /**
+   * The expiry the credentials carry (the earlier of the token's and the client certificate's when
+   * both have one), or null when they carry none Pier can read.
+   */
   public static Instant of(KubeCredentials credentials) {
     if (credentials == null) {
       return null;
     }
-    if (!credentials.token().isEmpty()) {
-      return ofToken(credentials.token());
+    Instant token = credentials.token().isEmpty() ? null : ofToken(credentials.token());
+    Instant certificate = ofCertificate(credentials.clientCertData());
+    if (token == null || certificate == null) {
+      return token == null ? certificate : token;
     }
-    return ofCertificate(credentials.clientCertData());
+    return certificate.isBefore(token) ? certificate : token;
   }
 
-  /** What kind of credential: {@code token}, {@code client-certificate}, or empty. */
+  /**
+   * What kind of credential {@link #of} is the expiry of: {@code token} or {@code
+   * client-certificate}; without an expiry the token when there is one. Empty without credentials.
+   */
   public static String kind(KubeCredentials credentials) {
     if (credentials == null) {
       return "";
     }
-    return credentials.token().isEmpty() ? "client-certificate" : "token";
+    if (credentials.token().isEmpty()) {
+      return "client-certificate";
+    }
+    Instant token = ofToken(credentials.token());
+    Instant certificate = ofCertificate(credentials.clientCertData());
+    boolean certificateFirst =
+        certificate != null && (token == null || certificate.isBefore(token));
+    return certificateFirst ? "client-certificate" : "token";
   }
 
   /** A JWT's {@code exp} claim (seconds since the epoch), or null when it is not such a JWT. */

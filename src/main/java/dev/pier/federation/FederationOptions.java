@@ -20,6 +20,7 @@ public final class FederationOptions {
   public static final Duration DEFAULT_AGGREGATE_WAIT = Duration.ofSeconds(5);
   public static final Duration DEFAULT_LEAVE_GRACE = Duration.ofMinutes(10);
   public static final boolean DEFAULT_NAMESPACE_OPT_IN = true;
+  public static final Duration DEFAULT_CREDENTIAL_EXPIRY_WARNING = Duration.ofDays(30);
 
   /** What the aggregated status keeps of a member that is not ready. */
   public enum UnreadyClusters {
@@ -43,6 +44,7 @@ public final class FederationOptions {
   private Duration aggregateWait = DEFAULT_AGGREGATE_WAIT;
   private Duration leaveGrace = DEFAULT_LEAVE_GRACE;
   private boolean namespaceOptIn = DEFAULT_NAMESPACE_OPT_IN;
+  private Duration credentialExpiryWarning = DEFAULT_CREDENTIAL_EXPIRY_WARNING;
 
   public String name() {
     return name;
@@ -179,6 +181,18 @@ public final class FederationOptions {
 
   public FederationOptions setNamespaceOptIn(boolean namespaceOptIn) {
     this.namespaceOptIn = namespaceOptIn;
+    return this;
+  }
+
+  /**
+   * How long before a member's credential expires it is warned about ({@link CredentialWarning}).
+   */
+  public Duration credentialExpiryWarning() {
+    return credentialExpiryWarning;
+  }
+
+  public FederationOptions setCredentialExpiryWarning(Duration credentialExpiryWarning) {
+    this.credentialExpiryWarning = credentialExpiryWarning;
     return this;
   }
 

@@ -18,6 +18,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -58,6 +59,9 @@ public final class PierMetrics implements WorkQueue.Listener<ServiceKey> {
   private final MeterRegistry registry;
   private final AtomicInteger leader = new AtomicInteger();
   private final Map<String, AtomicLong> lastSync = new ConcurrentHashMap<>();
+  // Each member's credential expiry (epoch millis) and its gauge, by member name.
+  private final Map<String, AtomicLong> memberExpiry = new ConcurrentHashMap<>();
+  private final Map<String, Gauge> memberExpiryGauges = new ConcurrentHashMap<>();
   private final Counter retries;
   private final Counter stuck;
   private final Timer nodeSyncLatency;
@@ -195,6 +199,41 @@ public final class PierMetrics implements WorkQueue.Listener<ServiceKey> {
     Gauge.builder("pier.dns.names.owned", names::getAsInt)
         .description("DNS names holding records that this Pier owns and keeps current")
         .register(registry);
+  }
+
+  /**
+   * Publishes when a member's credential expires as {@code
+   * pier_member_credential_expiry_timestamp_seconds{cluster}} (Unix seconds), registering it the
+   * first time; null removes it: the member left, or its credential carries no expiry Pier can
+   * read.
+   */
+  public void setMemberCredentialExpiry(String cluster, Instant expiry) {
+    if (expiry == null) {
+      memberExpiry.remove(cluster);
+      Gauge gauge = memberExpiryGauges.remove(cluster);
+      if (gauge != null) {
+        registry.remove(gauge);
+      }
+      return;
+    }
+    memberExpiry
+        .computeIfAbsent(
+            cluster,
+            c -> {
+              AtomicLong millis = new AtomicLong();
+              memberExpiryGauges.put(
+                  c,
+                  Gauge.builder(
+                          "pier.member.credential.expiry.timestamp", millis, m -> m.get() / 1000.0)
+                      .description(
+                          "Unix time at which the member's credential (its token's exp, or its"
+                              + " client certificate's notAfter, the earlier of the two) expires")
+                      .baseUnit("seconds")
+                      .tag("cluster", c)
+                      .register(registry));
+              return millis;
+            })
+        .set(expiry.toEpochMilli());
   }
 
   public void setLeader(boolean isLeader) {

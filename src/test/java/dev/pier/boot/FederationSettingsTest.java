@@ -35,6 +35,9 @@ class FederationSettingsTest {
     assertThat(o.failureThreshold()).isEqualTo(FederationOptions.DEFAULT_FAILURE_THRESHOLD);
     assertThat(o.successThreshold()).isEqualTo(FederationOptions.DEFAULT_SUCCESS_THRESHOLD);
     assertThat(o.deleteTimeout()).isEqualTo(FederationOptions.DEFAULT_DELETE_TIMEOUT);
+    assertThat(o.credentialExpiryWarning())
+        .isEqualTo(FederationOptions.DEFAULT_CREDENTIAL_EXPIRY_WARNING)
+        .isEqualTo(Duration.ofDays(30));
   }
 
   @Test
@@ -54,6 +57,7 @@ class FederationSettingsTest {
             failureThreshold: 5
             successThreshold: 2
           deleteTimeout: 1h
+          credentialExpiryWarning: 168h
         """);
     FederationOptions o = FederationSettings.federationOptions(config(f, Map.of()));
     assertThat(o.name()).isEqualTo("acme");
@@ -65,6 +69,7 @@ class FederationSettingsTest {
     assertThat(o.failureThreshold()).isEqualTo(5);
     assertThat(o.successThreshold()).isEqualTo(2);
     assertThat(o.deleteTimeout()).isEqualTo(Duration.ofHours(1));
+    assertThat(o.credentialExpiryWarning()).isEqualTo(Duration.ofDays(7));
   }
 
   @Test
@@ -80,6 +85,23 @@ class FederationSettingsTest {
     assertThatThrownBy(() -> config(null, Map.of("PIER_FEDERATION_NAME", "Acme")))
         .hasMessageContaining("federation.name")
         .hasMessageContaining("a DNS label");
+  }
+
+  @Test
+  void aCredentialExpiryWarningThatIsNotAPositiveDurationIsAStartupFailure() throws IOException {
+    assertThatThrownBy(
+            () -> config(null, Map.of("PIER_FEDERATION_CREDENTIAL_EXPIRY_WARNING", "0s")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "environment variable PIER_FEDERATION_CREDENTIAL_EXPIRY_WARNING"
+                + " (federation.credentialExpiryWarning): invalid value '0s': must be a duration"
+                + " such as 500ms, 5s, 2m or 1h, from 1ms to 8760h");
+    Path f = dir.resolve("pier.yaml");
+    Files.writeString(f, "federation:\n  credentialExpiryWarning: thirty days\n");
+    assertThatThrownBy(() -> config(f, Map.of()))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith(
+            f + ": federation.credentialExpiryWarning: invalid value 'thirty days'");
   }
 
   @Test

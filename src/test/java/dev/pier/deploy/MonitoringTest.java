@@ -1,13 +1,14 @@
 package dev.pier.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
 
-import dev.pier.boot.PierOptions;
 import dev.pier.cloud.EnsureResult;
 import dev.pier.cloud.ForwardingLoadBalancerProvider;
 import dev.pier.cloud.LoadBalancerProvider;
 import dev.pier.cloud.ProviderException;
+import dev.pier.model.FederationKeys;
 import dev.pier.model.LbNode;
 import dev.pier.model.LbService;
 import dev.pier.testkit.InProcessPier;
@@ -16,6 +17,7 @@ import dev.pier.testkit.Prometheus;
 import dev.pier.testkit.RealKubeApiServer;
 import dev.pier.testkit.Services;
 import dev.pier.testkit.TestBackend;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -23,10 +25,14 @@ import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.eventbus.MessageConsumerOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,12 +44,16 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  * The shipped Grafana dashboard and Prometheus rules, evaluated by a real Prometheus scraping a
  * running Pier: every expression is valid, and every dashboard panel shows data. Failure-only
  * panels get data from failures caused here: a provider double that refuses some Services, a paused
- * event-bus consumer that discards messages, a request nobody answers.
+ * event-bus consumer that discards messages, a request nobody answers. Pier runs as a federation's
+ * host with one member joined through a Secret, unreachable, whose token expires in three days: the
+ * federation members' panels and alerts.
  */
 @RealKubeApiServer
 class MonitoringTest {
   /** One address, which the one Service the provider accepts fills: the pool alert's condition. */
   private static final String POOL = "127.245.0.1/32";
+
+  private static final String MEMBER = "faraway";
 
   private static final String DISCARD_ADDRESS = "pier.test.discarding";
   private static final String NOBODY_ADDRESS = "pier.test.nobody";
@@ -56,10 +66,28 @@ class MonitoringTest {
     String ns = kube.createNamespace("mon");
     int nodePort = kube.freeNodePort();
     Path rules = Manifests.MONITORING_FILES.resolve("pier-rules.yaml");
+    String members = kube.createNamespace("members");
+    Instant expiry = Instant.now().plus(Duration.ofDays(3)).truncatedTo(ChronoUnit.SECONDS);
+    String config =
+        "clusters:\n"
+            + "  - name: host\n"
+            + "    kubeconfig: \""
+            + kube.kubeconfigPath()
+            + "\"\n"
+            + "    federation: host\n"
+            + "    local:\n"
+            + "      pools: [\""
+            + POOL
+            + "\"]\n"
+            + "federation:\n"
+            + "  secretNamespace: "
+            + members
+            + "\n"
+            + "  health:\n"
+            + "    period: 1s\n";
     try (TestBackend backend = TestBackend.start("node-mon", "127.0.0.1", nodePort);
         InProcessPier pier =
-            InProcessPier.start(
-                kube, Map.of(PierOptions.LOCAL_POOLS.envName(), POOL), RefusingProvider::new);
+            InProcessPier.startWithConfig(config, Map.of(), RefusingProvider::new);
         Prometheus prometheus =
             Prometheus.start(
                 dir, List.of("127.0.0.1:" + pier.pier().adminPort()), List.of(rules))) {
@@ -69,6 +97,7 @@ class MonitoringTest {
           .inNamespace(ns)
           .resource(service(ns, RefusingProvider.PREFIX + "1", kube.freeNodePort()))
           .create();
+      joinUnreachableMember(client, members, expiry);
       causeEventBusFailures(pier.pier().vertx());
       System.gc();
 
@@ -105,7 +134,9 @@ class MonitoringTest {
               "PierReconcileFailures",
               "PierQueueStuck",
               "PierNoLeader",
-              "PierAddressPoolNearlyFull");
+              "PierAddressPoolNearlyFull",
+              "PierMemberCredentialExpiring",
+              "PierMemberCredentialExpiringSoon");
       alerts.forEach(
           (name, expr) ->
               assertThat(prometheus.query(expr).getString("status")).as(name).isEqualTo("success"));
@@ -127,7 +158,69 @@ class MonitoringTest {
       JsonArray full = prometheus.result(alerts.get("PierAddressPoolNearlyFull"));
       assertThat(full).hasSize(1);
       assertThat(full.getJsonObject(0).getJsonObject("metric").getString("pool")).isEqualTo(POOL);
+      // The member's token expires in three days: under both thresholds, named by its cluster.
+      for (String alert :
+          List.of("PierMemberCredentialExpiring", "PierMemberCredentialExpiringSoon")) {
+        JsonArray expiring = prometheus.result(alerts.get(alert));
+        assertThat(expiring).as(alert).hasSize(1);
+        assertThat(expiring.getJsonObject(0).getJsonObject("metric").getString("cluster"))
+            .isEqualTo(MEMBER);
+      }
+      JsonArray days =
+          prometheus.result("(pier_member_credential_expiry_timestamp_seconds - time()) / 86400");
+      assertThat(days).hasSize(1);
+      assertThat(Double.parseDouble(days.getJsonObject(0).getJsonArray("value").getString(1)))
+          .isCloseTo(3.0, within(0.1));
     }
+  }
+
+  /**
+   * A member joined through a Secret whose kubeconfig names a server nobody answers on, with a
+   * token (not signed: Pier only reads its expiry) that expires at {@code expiry}.
+   */
+  private static void joinUnreachableMember(KubernetesClient client, String ns, Instant expiry) {
+    Base64.Encoder b64 = Base64.getUrlEncoder().withoutPadding();
+    String token =
+        b64.encodeToString("{\"alg\":\"RS256\"}".getBytes(StandardCharsets.UTF_8))
+            + "."
+            + b64.encodeToString(
+                ("{\"exp\":" + expiry.getEpochSecond() + "}").getBytes(StandardCharsets.UTF_8))
+            + ".c2lnbmF0dXJl";
+    String kubeconfig =
+        "apiVersion: v1\n"
+            + "kind: Config\n"
+            + "clusters:\n"
+            + "- name: faraway\n"
+            + "  cluster:\n"
+            + "    server: https://127.0.0.1:9\n"
+            + "users:\n"
+            + "- name: pier\n"
+            + "  user:\n"
+            + "    token: "
+            + token
+            + "\n"
+            + "contexts:\n"
+            + "- name: faraway\n"
+            + "  context:\n"
+            + "    cluster: faraway\n"
+            + "    user: pier\n"
+            + "current-context: faraway\n";
+    client
+        .secrets()
+        .inNamespace(ns)
+        .resource(
+            new SecretBuilder()
+                .withNewMetadata()
+                .withName("member-" + MEMBER)
+                .withLabels(Map.of(FederationKeys.CLUSTER_SECRET_LABEL, MEMBER))
+                .endMetadata()
+                .withData(
+                    Map.of(
+                        "kubeconfig",
+                        Base64.getEncoder()
+                            .encodeToString(kubeconfig.getBytes(StandardCharsets.UTF_8))))
+                .build())
+        .create();
   }
 
   @Test

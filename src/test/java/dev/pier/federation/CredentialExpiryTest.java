@@ -47,6 +47,47 @@ class CredentialExpiryTest {
 
   @Test
   void aClientCertificateExpiresAtItsNotAfter() throws Exception {
+    String data = certificate(7);
+    Instant notAfter = CredentialExpiry.ofCertificate(data);
+    assertThat(notAfter)
+        .isCloseTo(Instant.now().plus(7, ChronoUnit.DAYS), within(1, ChronoUnit.HOURS));
+    assertThat(CredentialExpiry.of(new KubeCredentials("https://a", "", "", data, "a2V5")))
+        .isEqualTo(notAfter);
+    assertThat(CredentialExpiry.kind(new KubeCredentials("https://a", "", "", data, "a2V5")))
+        .isEqualTo("client-certificate");
+    assertThat(CredentialExpiry.ofCertificate("bm90IGEgY2VydA==")).isNull();
+  }
+
+  @Test
+  void withATokenAndAClientCertificateTheOneThatExpiresFirstCounts() throws Exception {
+    String cert = certificate(7);
+    Instant notAfter = CredentialExpiry.ofCertificate(cert);
+    Instant sooner = notAfter.minus(1, ChronoUnit.DAYS).truncatedTo(ChronoUnit.SECONDS);
+    Instant later = notAfter.plus(1, ChronoUnit.DAYS).truncatedTo(ChronoUnit.SECONDS);
+    KubeCredentials tokenFirst =
+        new KubeCredentials(
+            "https://a", "", jwt("{\"exp\":" + sooner.getEpochSecond() + "}"), cert, "a2V5");
+    assertThat(CredentialExpiry.of(tokenFirst)).isEqualTo(sooner);
+    assertThat(CredentialExpiry.kind(tokenFirst)).isEqualTo("token");
+    KubeCredentials certificateFirst =
+        new KubeCredentials(
+            "https://a", "", jwt("{\"exp\":" + later.getEpochSecond() + "}"), cert, "a2V5");
+    assertThat(CredentialExpiry.of(certificateFirst)).isEqualTo(notAfter);
+    assertThat(CredentialExpiry.kind(certificateFirst)).isEqualTo("client-certificate");
+    // A static token never expires: the certificate's notAfter is the expiry.
+    KubeCredentials staticToken =
+        new KubeCredentials("https://a", "", "static-t0ken", cert, "a2V5");
+    assertThat(CredentialExpiry.of(staticToken)).isEqualTo(notAfter);
+    assertThat(CredentialExpiry.kind(staticToken)).isEqualTo("client-certificate");
+    // Neither carries one Pier can read: the token is named, as before.
+    KubeCredentials neither =
+        new KubeCredentials("https://a", "", "static-t0ken", "bm90IGEgY2VydA==", "a2V5");
+    assertThat(CredentialExpiry.of(neither)).isNull();
+    assertThat(CredentialExpiry.kind(neither)).isEqualTo("token");
+  }
+
+  /** A self-signed client certificate valid for {@code days}, as base64 PEM. */
+  private String certificate(int days) throws Exception {
     Path keystore = tmp.resolve("ks.p12");
     Path keytool = Path.of(System.getProperty("java.home"), "bin", "keytool");
     run(
@@ -63,7 +104,7 @@ class CredentialExpiryTest {
         "-dname",
         "CN=pier",
         "-validity",
-        "7");
+        String.valueOf(days));
     Path pem = tmp.resolve("c.pem");
     run(
         keytool.toString(),
@@ -77,15 +118,7 @@ class CredentialExpiryTest {
         "c",
         "-file",
         pem.toString());
-    String data = Base64.getEncoder().encodeToString(Files.readAllBytes(pem));
-    Instant notAfter = CredentialExpiry.ofCertificate(data);
-    assertThat(notAfter)
-        .isCloseTo(Instant.now().plus(7, ChronoUnit.DAYS), within(1, ChronoUnit.HOURS));
-    assertThat(CredentialExpiry.of(new KubeCredentials("https://a", "", "", data, "a2V5")))
-        .isEqualTo(notAfter);
-    assertThat(CredentialExpiry.kind(new KubeCredentials("https://a", "", "", data, "a2V5")))
-        .isEqualTo("client-certificate");
-    assertThat(CredentialExpiry.ofCertificate("bm90IGEgY2VydA==")).isNull();
+    return Base64.getEncoder().encodeToString(Files.readAllBytes(pem));
   }
 
   private static void run(String... command) throws Exception {

@@ -43,6 +43,12 @@ public final class InProcessPier implements AutoCloseable {
    * the same short test delays.
    */
   public static InProcessPier startWithConfig(String yaml, Map<String, String> overrides) {
+    return startWithConfig(yaml, overrides, UnaryOperator.identity());
+  }
+
+  /** Starts Pier with a config file and its provider wrapped by a test double. */
+  public static InProcessPier startWithConfig(
+      String yaml, Map<String, String> overrides, UnaryOperator<LoadBalancerProvider> wrap) {
     java.nio.file.Path file;
     try {
       file = java.nio.file.Files.createTempFile("pier-", ".yaml");
@@ -51,7 +57,7 @@ public final class InProcessPier implements AutoCloseable {
     } catch (IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
-    return startFrom(file, overrides, UnaryOperator.identity());
+    return startFrom(file, overrides, wrap);
   }
 
   private static InProcessPier startFrom(

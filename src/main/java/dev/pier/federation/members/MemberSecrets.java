@@ -2,6 +2,7 @@ package dev.pier.federation.members;
 
 import dev.pier.events.EventSink;
 import dev.pier.events.ObjectRef;
+import dev.pier.federation.FederationOptions;
 import dev.pier.federation.LeavePolicy;
 import dev.pier.federation.LeaveRecord;
 import dev.pier.kube.Cluster;
@@ -10,6 +11,7 @@ import dev.pier.kube.KubeApiException;
 import dev.pier.kube.MemberKubeconfig;
 import dev.pier.kube.RbacFiles;
 import dev.pier.kube.SecretWriter;
+import dev.pier.metrics.PierMetrics;
 import dev.pier.model.ClusterSpec;
 import dev.pier.model.FederationKeys;
 import dev.pier.model.FederationRole;
@@ -59,6 +61,9 @@ public final class MemberSecrets {
   private final Members members;
   private final EventSink events;
   private final Duration leaveGrace;
+  private final Duration expiryWarning;
+  private final PierMetrics metrics;
+  private MemberStatusReporter status;
   // Which member each Secret added, by Secret name.
   private final Map<String, String> memberBySecret = new HashMap<>();
   // Members whose Secret went, by member name: the timer that makes them leave after the grace.
@@ -70,15 +75,21 @@ public final class MemberSecrets {
   private final SecretWriter writer;
 
   /**
-   * @param leaveGrace how long a member whose Secret went stays; a Secret for it that returns
-   *     within the grace changes nothing
+   * Reads the member Secrets in {@link FederationOptions#secretNamespace()}; a member whose Secret
+   * went stays for {@link FederationOptions#leaveGrace()} (a Secret for it that returns within the
+   * grace changes nothing), and one whose credential expires within {@link
+   * FederationOptions#credentialExpiryWarning()} is warned about; {@code metrics} publishes each
+   * member's credential expiry.
    */
-  public MemberSecrets(Cluster host, String namespace, Members members, Duration leaveGrace) {
+  public MemberSecrets(
+      Cluster host, Members members, FederationOptions options, PierMetrics metrics) {
     this.host = host;
-    this.namespace = namespace;
+    this.metrics = metrics;
+    this.namespace = options.secretNamespace();
     this.members = members;
     this.events = host.events();
-    this.leaveGrace = leaveGrace;
+    this.leaveGrace = options.leaveGrace();
+    this.expiryWarning = options.credentialExpiryWarning();
     this.writer = new SecretWriter(host.federationApi(), namespace);
   }
 
@@ -130,9 +141,16 @@ public final class MemberSecrets {
           @Override
           public void onDelete(Secret s, boolean finalStateUnknown) {}
         });
-    MemberStatusReporter status =
+    status =
         new MemberStatusReporter(
-            host.federationApi(), namespace, this::secretOf, events, ctx, Clock.systemUTC());
+            host.federationApi(),
+            namespace,
+            this::secretOf,
+            events,
+            expiryWarning,
+            metrics,
+            ctx,
+            Clock.systemUTC());
     members.observeProbes(status::probed);
     // The records are read once the member Secrets are: a member whose Secret is back is known.
     return Informers.start(
@@ -329,8 +347,11 @@ public final class MemberSecrets {
     }
   }
 
-  /** The member left and was forgotten: its leave record goes. */
+  /** The member left and was forgotten: its leave record and its status go. */
   public void left(String member) {
+    if (status != null) {
+      status.left(member);
+    }
     if (!memberBySecret.containsValue(member)) {
       dropRecord(member);
     }

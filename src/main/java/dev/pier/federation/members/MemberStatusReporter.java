@@ -10,6 +10,7 @@ import dev.pier.federation.MemberStatus;
 import dev.pier.federation.Topology;
 import dev.pier.kube.AsyncKubeApi;
 import dev.pier.kube.KubeApiException;
+import dev.pier.metrics.PierMetrics;
 import dev.pier.model.FederationKeys;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.vertx.core.Context;
@@ -34,7 +35,9 @@ import org.slf4j.LoggerFactory;
  * MemberStatus#REFRESH}, through the host's fenced API (a Pier that does not lead sends nothing).
  * What is shown is the Secret as cached, or what this process sent last when that is newer (the
  * cache lags behind a write); so a new leader takes over without rewriting what is already right.
- * Runs on the federation's context.
+ * From the same probes, every replica publishes the member's credential expiry as {@code
+ * pier_member_credential_expiry_timestamp_seconds{cluster}} and warns about it on the Secret within
+ * {@code federation.credentialExpiryWarning}. Runs on the federation's context.
  */
 final class MemberStatusReporter {
   private static final Logger log = LoggerFactory.getLogger(MemberStatusReporter.class);
@@ -46,6 +49,10 @@ final class MemberStatusReporter {
   private final Clock clock;
   private final Map<String, MemberStatus> sent = new HashMap<>();
   private final EventSink events;
+  // How long before its expiry a credential is warned about: federation.credentialExpiryWarning.
+  private final Duration expiryWarning;
+  // Where each member's credential expiry is published as a gauge.
+  private final PierMetrics metrics;
   // When each member was last warned about its credential's expiry.
   private final Map<String, Instant> warned = new HashMap<>();
   private final Set<String> writing = new HashSet<>();
@@ -62,10 +69,14 @@ final class MemberStatusReporter {
       String namespace,
       Function<String, Secret> secretOf,
       EventSink events,
+      Duration expiryWarning,
+      PierMetrics metrics,
       Context ctx,
       Clock clock) {
     this.api = api;
     this.events = events;
+    this.expiryWarning = expiryWarning;
+    this.metrics = metrics;
     this.namespace = namespace;
     this.secretOf = secretOf;
     this.ctx = ctx;
@@ -76,9 +87,11 @@ final class MemberStatusReporter {
   void probed(Member m, boolean ok, String failure) {
     Secret secret = secretOf.apply(m.name());
     if (secret == null || secret.getMetadata().getDeletionTimestamp() != null || m.leaving()) {
-      forget(m);
+      left(m.name());
       return;
     }
+    // The connection's credential, so also a new one after the Secret changed; gone when unknown.
+    metrics.setMemberCredentialExpiry(m.name(), CredentialExpiry.of(m.spec().credentials()));
     if (ok && !versions.containsKey(m)) {
       // The first write of a reachable member carries its version: asked once per connection.
       askVersion(m, () -> probed(m, ok, failure));
@@ -96,18 +109,25 @@ final class MemberStatusReporter {
     write(m.name(), secret.getMetadata().getName(), next);
   }
 
-  private void forget(Member m) {
-    versions.remove(m);
-    sent.remove(m.name());
-    warned.remove(m.name());
+  /**
+   * Forgets a member: its Secret went or is being deleted, it is leaving, or it left (then its
+   * probes may have ended before any saw it leave). Its expiry gauge goes.
+   */
+  void left(String member) {
+    versions.keySet().removeIf(m -> m.name().equals(member));
+    sent.remove(member);
+    warned.remove(member);
+    metrics.setMemberCredentialExpiry(member, null);
   }
 
   /**
-   * A credential that expires within {@link CredentialWarning#WINDOW} is a Warning on its Secret.
+   * A credential that expires within {@code federation.credentialExpiryWarning} is a Warning on its
+   * Secret.
    */
   private void warnIfExpiring(Member m, Secret secret, MemberStatus status) {
     Instant now = clock.instant();
-    if (!CredentialWarning.due(status.credentialExpiry(), now, warned.get(m.name()))) {
+    if (!CredentialWarning.due(
+        status.credentialExpiry(), now, warned.get(m.name()), expiryWarning)) {
       return;
     }
     warned.put(m.name(), now);

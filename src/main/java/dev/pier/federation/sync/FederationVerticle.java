@@ -11,6 +11,7 @@ import dev.pier.federation.members.Member;
 import dev.pier.federation.members.MemberSecrets;
 import dev.pier.federation.members.Members;
 import dev.pier.kube.Cluster;
+import dev.pier.metrics.PierMetrics;
 import dev.pier.model.Addresses;
 import dev.pier.model.FederationKeys;
 import dev.pier.model.ServiceKey;
@@ -46,6 +47,7 @@ public final class FederationVerticle extends VerticleBase {
   private final Cluster host;
   private final Members members;
   private final FederationOptions options;
+  private final PierMetrics metrics;
   private final MeterRegistry registry;
   private final DeletionGuard guard;
   private final int concurrency;
@@ -64,7 +66,7 @@ public final class FederationVerticle extends VerticleBase {
       Cluster host,
       Members members,
       FederationOptions options,
-      MeterRegistry registry,
+      PierMetrics metrics,
       int concurrency,
       Duration minRetryDelay,
       Duration maxRetryDelay,
@@ -77,7 +79,8 @@ public final class FederationVerticle extends VerticleBase {
     this.host = host;
     this.members = members;
     this.options = options;
-    this.registry = registry;
+    this.metrics = metrics;
+    this.registry = metrics.registry();
     this.concurrency = concurrency;
     this.minRetryDelay = minRetryDelay;
     this.maxRetryDelay = maxRetryDelay;
@@ -167,7 +170,7 @@ public final class FederationVerticle extends VerticleBase {
           }
         });
     members.all().forEach(this::attach);
-    secrets = new MemberSecrets(host, options.secretNamespace(), members, options.leaveGrace());
+    secrets = new MemberSecrets(host, members, options, metrics);
     return host.startServices(context)
         .compose(
             v ->
