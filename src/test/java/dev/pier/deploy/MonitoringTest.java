@@ -68,6 +68,10 @@ class MonitoringTest {
     Path rules = Manifests.MONITORING_FILES.resolve("pier-rules.yaml");
     String members = kube.createNamespace("members");
     Instant expiry = Instant.now().plus(Duration.ofDays(3)).truncatedTo(ChronoUnit.SECONDS);
+    int scaleOutPort;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      scaleOutPort = s.getLocalPort();
+    }
     String config =
         "clusters:\n"
             + "  - name: host\n"
@@ -84,7 +88,21 @@ class MonitoringTest {
             + members
             + "\n"
             + "  health:\n"
-            + "    period: 1s\n";
+            + "    period: 1s\n"
+            // One replica of scale-out, so that the scale-out row has data (one shard: the local
+            // provider).
+            + "scaleOut:\n"
+            + "  enabled: true\n"
+            + "  host: 127.0.0.1\n"
+            + "  port: "
+            + scaleOutPort
+            + "\n"
+            + "  members: [\"127.0.0.1:"
+            + scaleOutPort
+            + "\"]\n"
+            + "  clusterName: monitoring-"
+            + ProcessHandle.current().pid()
+            + "\n";
     try (TestBackend backend = TestBackend.start("node-mon", "127.0.0.1", nodePort);
         InProcessPier pier =
             InProcessPier.startWithConfig(config, Map.of(), RefusingProvider::new);
