@@ -61,7 +61,7 @@ class ApiServerOutageIT {
       changePort(client, ns, "svc-6", 8083);
       delete(client, ns, "svc-7", invariants);
 
-      invariants.awaitHeld(CONVERGE);
+      invariants.awaitSettled(CONVERGE);
       assertThat(pier.alive()).as("Pier outlives the outage\n" + pier.log()).isTrue();
     }
   }

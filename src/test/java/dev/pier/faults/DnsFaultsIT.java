@@ -93,6 +93,7 @@ class DnsFaultsIT {
                     assertThat(Services.eventCount(client, ns, "taken", "DNSRecordConflict"))
                         .as("the name held by a foreign record is reported on the Service")
                         .isPositive());
+        invariants.awaitSettled(CONVERGE);
         assertThat(pier.alive()).as(pier.log()).isTrue();
       }
     }

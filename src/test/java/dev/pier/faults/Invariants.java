@@ -34,14 +34,23 @@ import org.awaitility.core.ConditionTimeoutException;
  *   <li>every bad input answered: each malformed Service has a Warning Event naming what is wrong,
  *       and no load balancer;
  *   <li>no foreign DNS record touched (where the scenario has DNS): the zone's records without
- *       Pier's ownership comment are as they were before Pier started.
+ *       Pier's ownership comment are as they were before Pier started;
+ *   <li>no lost Service: every Service seen in the namespace (and every bad input) is still there
+ *       unless the scenario deleted it.
  * </ul>
+ *
+ * <p>{@link #awaitSettled} checks that they keep holding over {@link #WINDOW} once they first hold,
+ * so that a stale write landing after a clean poll is seen.
  */
 final class Invariants {
   private final KubernetesClient client;
   private final String namespace;
   private final Cloud cloud;
+  /** How long the invariants must keep holding after the last fault. */
+  static final Duration WINDOW = Duration.ofSeconds(10);
+
   private final Set<String> deleted = new HashSet<>();
+  private final Set<String> seen = new HashSet<>();
   private final Map<String, String> badInputs = new LinkedHashMap<>();
   private ForeignRecords foreignRecords;
 
@@ -84,10 +93,36 @@ final class Invariants {
     }
   }
 
+  /**
+   * Waits at most {@code atMost} until every invariant holds, then checks that they keep holding
+   * for {@link #WINDOW}; fails listing what does not, or what broke within the window.
+   */
+  void awaitSettled(Duration atMost) throws InterruptedException {
+    awaitHeld(atMost);
+    long end = System.nanoTime() + WINDOW.toNanos();
+    while (System.nanoTime() < end) {
+      Thread.sleep(500);
+      List<String> now = violations();
+      if (!now.isEmpty()) {
+        throw new AssertionError(
+            "invariants held, then broke within " + WINDOW + ":\n  " + String.join("\n  ", now));
+      }
+    }
+  }
+
   /** What does not hold now; empty when everything does. */
   List<String> violations() {
     List<String> out = new ArrayList<>();
     List<Service> services = client.services().inNamespace(namespace).list().getItems();
+    Set<String> present =
+        services.stream().map(s -> s.getMetadata().getName()).collect(Collectors.toSet());
+    seen.addAll(present);
+    seen.addAll(badInputs.keySet());
+    for (String name : new TreeSet<>(seen)) {
+      if (!present.contains(name) && !deleted.contains(name)) {
+        out.add("lost Service: " + name + " is gone, and the scenario did not delete it");
+      }
+    }
     Map<String, Set<String>> lbs = new HashMap<>(cloud.loadBalancers());
     Map<String, Service> byName =
         services.stream().collect(Collectors.toMap(s -> s.getMetadata().getName(), s -> s));

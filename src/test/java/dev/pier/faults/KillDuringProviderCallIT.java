@@ -29,7 +29,7 @@ class KillDuringProviderCallIT {
 
   @Test
   void killedRightAfterAProviderCreateAndAfterADeleteLeaksNothingAndLeavesNoFinalizer(
-      KubeApiServer kube) {
+      KubeApiServer kube) throws InterruptedException {
     KubernetesClient client = kube.client();
     kube.createReadyNode(FaultSuite.NODE, "127.0.0.1", Map.of());
     String ns = kube.createNamespace("kill");
@@ -75,7 +75,7 @@ class KillDuringProviderCallIT {
           .isNotNull();
 
       started.add(FaultSuite.startJar(kube, "kill-3", env));
-      invariants.awaitHeld(PierProcess.STARTUP.plus(CONVERGE));
+      invariants.awaitSettled(PierProcess.STARTUP.plus(CONVERGE));
     } finally {
       started.forEach(PierProcess::close);
     }

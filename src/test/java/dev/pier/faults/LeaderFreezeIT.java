@@ -110,7 +110,7 @@ class LeaderFreezeIT {
       assertThat(late)
           .as("writes of the old leader after the new leader's first write at " + takeover)
           .isEmpty();
-      invariants.awaitHeld(CONVERGE);
+      invariants.awaitSettled(CONVERGE);
     }
   }
 

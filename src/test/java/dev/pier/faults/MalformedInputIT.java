@@ -34,7 +34,8 @@ class MalformedInputIT {
   private static final Duration EXIT = Duration.ofSeconds(60);
 
   @Test
-  void everyMalformedServiceIsAnsweredByAWarningAndTheGoodOnesGetLoadBalancers(KubeApiServer kube) {
+  void everyMalformedServiceIsAnsweredByAWarningAndTheGoodOnesGetLoadBalancers(KubeApiServer kube)
+      throws InterruptedException {
     KubernetesClient client = kube.client();
     kube.createReadyNode(FaultSuite.NODE, "127.0.0.1", Map.of());
     String ns = kube.createNamespace("malformed");
@@ -68,7 +69,7 @@ class MalformedInputIT {
     env.put(PierOptions.PROVIDER.envName(), "local");
     env.put(PierOptions.LOCAL_POOLS.envName(), POOL);
     try (PierProcess pier = FaultSuite.startJar(kube, "malformed", env)) {
-      invariants.awaitHeld(PierProcess.STARTUP.plus(CONVERGE));
+      invariants.awaitSettled(PierProcess.STARTUP.plus(CONVERGE));
       assertThat(pier.alive()).as(pier.log()).isTrue();
     }
   }

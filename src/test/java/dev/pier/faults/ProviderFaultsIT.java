@@ -87,6 +87,7 @@ class ProviderFaultsIT {
           proxy.fault(Fault.NONE);
           invariants.awaitHeld(CONVERGE);
         }
+        invariants.awaitSettled(CONVERGE);
         assertThat(pier.alive()).as(pier.log()).isTrue();
       }
     }

@@ -194,7 +194,7 @@ class ScaleOutIT {
         assertThat(lateCalls.stream().filter(c -> c.at().isBefore(firstTake)).toList())
             .as("provider requests of the thawed replica before it held any shard again")
             .isEmpty();
-        invariants.awaitHeld(CONVERGE);
+        invariants.awaitSettled(CONVERGE);
       } finally {
         replicas.values().forEach(PierProcess::close);
         proxies.values().forEach(FaultProxy::close);

@@ -109,7 +109,7 @@ class ScaleOutScalingIT {
         invariants.deleted("svc-15");
         create(kube, ns, "svc-20");
         assertThat(awaitAllShardsHeld(client, leaseNs, Set.of("a"))).hasSize(SHARDS);
-        invariants.awaitHeld(CONVERGE);
+        invariants.awaitSettled(CONVERGE);
       } finally {
         replicas.values().forEach(PierProcess::close);
         proxies.values().forEach(FaultProxy::close);
