@@ -49,7 +49,13 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- if or $v.webhook.existingSecret $v.webhook.token }}{{ $_ := set $w "tokenFile" (printf "/etc/pier-webhook/%s" $v.webhook.secretKey) }}{{ end -}}
 {{- $_ := set $c "webhook" $w -}}
 {{- end -}}
+{{- if and $v.scaleOut.enabled $v.leaderElection.enabled -}}
+{{- fail "scaleOut.enabled and leaderElection.enabled are both true: scale-out's shard Leases replace the single Lease; set leaderElection.enabled=false" -}}
+{{- end -}}
 {{- $_ := set $c "leaderElection" (dict "enabled" $v.leaderElection.enabled "leaseName" (include "pier.fullname" .) "namespace" "" "leaseDuration" $v.leaderElection.leaseDuration "renewDeadline" $v.leaderElection.renewDeadline "retryPeriod" $v.leaderElection.retryPeriod) -}}
+{{- if $v.scaleOut.enabled -}}
+{{- $_ := set $c "scaleOut" (dict "enabled" true "shards" $v.scaleOut.shards "kubernetesService" (printf "%s-replicas" (include "pier.fullname" .)) "leaseDuration" $v.scaleOut.leaseDuration "renewDeadline" $v.scaleOut.renewDeadline "retryPeriod" $v.scaleOut.retryPeriod "heartbeatTimeout" $v.scaleOut.heartbeatTimeout) -}}
+{{- end -}}
 {{- $_ := set $c "log" (dict "format" $v.log.format) -}}
 {{- $_ := set $c "admin" (dict "host" "0.0.0.0" "port" $v.admin.port "metricsAuth" (default "none" $v.admin.metricsAuth)) -}}
 {{- if $v.dns.enabled -}}

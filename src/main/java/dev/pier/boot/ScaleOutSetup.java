@@ -73,10 +73,15 @@ final class ScaleOutSetup {
     if (!options.members().isEmpty()) {
       join.getTcpIpConfig().setEnabled(true).setMembers(options.members());
     } else {
+      // By service name: the Service's Endpoints (or EndpointSlices) and nothing else. No
+      // replica is reached from outside the cluster, so no public addresses are looked up (by
+      // default Hazelcast lists every Endpoints object of the namespace on each poll for them).
+      // k8s/scale-out.yaml grants exactly what this reads.
       join.getKubernetesConfig()
           .setEnabled(true)
           .setProperty("service-name", options.kubernetesService())
-          .setProperty("service-port", Integer.toString(options.port()));
+          .setProperty("service-port", Integer.toString(options.port()))
+          .setProperty("expose-externally", "false");
       if (!namespace.isEmpty()) {
         join.getKubernetesConfig().setProperty("namespace", namespace);
       }

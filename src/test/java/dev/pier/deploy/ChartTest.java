@@ -2,6 +2,7 @@ package dev.pier.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import com.marcnuri.helm.Helm;
 import com.marcnuri.helm.LintResult;
@@ -10,14 +11,24 @@ import dev.pier.config.ConfigLoader;
 import dev.pier.config.ConfigValues;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerPort;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyIngressRule;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -46,6 +57,15 @@ class ChartTest {
         .map(type::cast)
         .findFirst()
         .orElseThrow(() -> new AssertionError("no " + type.getSimpleName()));
+  }
+
+  private static <T extends HasMetadata> T named(String rendering, Class<T> type, String name) {
+    return typed(rendering).stream()
+        .filter(type::isInstance)
+        .map(type::cast)
+        .filter(o -> o.getMetadata().getName().equals(name))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no " + type.getSimpleName() + " " + name));
   }
 
   private static List<String> keys(String rendering) {
@@ -78,7 +98,8 @@ class ChartTest {
             "federation-host",
             "federation-member",
             "replicas2",
-            "monitoring");
+            "monitoring",
+            "scale-out");
     for (String preset : Chart.presets().keySet()) {
       for (String version : List.of(Chart.KUBE_1_20, Chart.KUBE_1_21)) {
         String rendering = Chart.render(preset, version);
@@ -255,7 +276,11 @@ class ChartTest {
       Path file = dir.resolve(preset + ".yaml");
       Files.writeString(file, pierYaml(rendering));
       ConfigValues config = new ConfigLoader(PierOptions.ALL, name -> null).load(file);
-      assertThat(config.get(PierOptions.LEADER_ELECTION_ENABLED)).as(preset).isTrue();
+      // One of the two ways replicas coordinate, never both (Pier refuses to start with both).
+      assertThat(config.get(PierOptions.SCALE_OUT_ENABLED))
+          .as(preset)
+          .isEqualTo(preset.equals("scale-out"))
+          .isNotEqualTo(config.get(PierOptions.LEADER_ELECTION_ENABLED));
       assertThat(config.get(PierOptions.LOG_FORMAT)).as(preset).isEqualTo("json");
       Deployment d = one(rendering, Deployment.class);
       boolean local = config.get(PierOptions.PROVIDER).equals("local");
@@ -367,6 +392,172 @@ class ChartTest {
     assertThat(keys(hetzner))
         .contains("PodDisruptionBudget pier/pier")
         .noneMatch(k -> k.startsWith("Secret"));
+  }
+
+  private static final List<String> SCALE_OUT_OBJECTS =
+      List.of(
+          "Service pier/pier-replicas",
+          "Role pier/pier-scale-out",
+          "RoleBinding pier/pier-scale-out",
+          "NetworkPolicy pier/pier-scale-out");
+
+  @Test
+  void scaleOutRendersTheReplicasServiceItsRoleAndTheNetworkPolicy(@TempDir Path dir)
+      throws IOException {
+    String rendering = Chart.render("scale-out", Chart.KUBE_1_20);
+    assertThat(keys(rendering))
+        .containsAll(SCALE_OUT_OBJECTS)
+        .contains("PodDisruptionBudget pier/pier");
+    Deployment d = one(rendering, Deployment.class);
+    assertThat(d.getSpec().getReplicas()).isEqualTo(3);
+    Map<String, String> podLabels = d.getSpec().getTemplate().getMetadata().getLabels();
+
+    // Hazelcast's Kubernetes discovery: a headless Service whose endpoints are every replica,
+    // ready or not (a replica joins before it is ready).
+    Service replicas = named(rendering, Service.class, "pier-replicas");
+    assertThat(replicas.getSpec().getClusterIP()).isEqualTo("None");
+    assertThat(replicas.getSpec().getPublishNotReadyAddresses()).isTrue();
+    assertThat(replicas.getSpec().getSelector()).isEqualTo(podLabels);
+    ServicePort port = replicas.getSpec().getPorts().get(0);
+    assertThat(replicas.getSpec().getPorts()).hasSize(1);
+    assertThat(port.getName()).isEqualTo("hazelcast");
+    assertThat(port.getPort()).isEqualTo(5701);
+    assertThat(port.getTargetPort()).isEqualTo(new IntOrString(5701));
+
+    // What Hazelcast 5.3's discovery reads by service name, and the shard Leases' updates.
+    Role role = named(rendering, Role.class, "pier-scale-out");
+    assertThat(role.getRules())
+        .extracting(ChartTest::rule)
+        .containsExactlyInAnyOrder(
+            "[] endpoints [pier-replicas] [get]",
+            "[discovery.k8s.io] endpointslices [] [list]",
+            "[] pods [] [get]",
+            "[coordination.k8s.io] leases [] [update]");
+    RoleBinding binding = named(rendering, RoleBinding.class, "pier-scale-out");
+    assertThat(binding.getRoleRef().getName()).isEqualTo("pier-scale-out");
+    assertThat(binding.getSubjects())
+        .singleElement()
+        .satisfies(
+            s -> {
+              assertThat(s.getKind()).isEqualTo("ServiceAccount");
+              assertThat(s.getName()).isEqualTo("pier");
+              assertThat(s.getNamespace()).isEqualTo("pier");
+            });
+
+    // Ingress to the replicas: from each other on any port (Hazelcast and the event bus, whose
+    // port is random), and the admin port from anywhere.
+    NetworkPolicy policy = named(rendering, NetworkPolicy.class, "pier-scale-out");
+    assertThat(policy.getSpec().getPodSelector().getMatchLabels()).isEqualTo(podLabels);
+    assertThat(policy.getSpec().getPolicyTypes()).containsExactly("Ingress");
+    List<NetworkPolicyIngressRule> ingress = policy.getSpec().getIngress();
+    assertThat(ingress).hasSize(2);
+    assertThat(ingress.get(0).getPorts()).isEmpty();
+    assertThat(ingress.get(0).getFrom())
+        .singleElement()
+        .satisfies(
+            peer -> {
+              assertThat(peer.getPodSelector().getMatchLabels()).isEqualTo(podLabels);
+              assertThat(peer.getNamespaceSelector()).isNull();
+            });
+    assertThat(ingress.get(1).getFrom()).isEmpty();
+    assertThat(ingress.get(1).getPorts())
+        .singleElement()
+        .satisfies(p -> assertThat(p.getPort()).isEqualTo(new IntOrString("admin")));
+
+    Container c = d.getSpec().getTemplate().getSpec().getContainers().get(0);
+    assertThat(c.getPorts())
+        .extracting(ContainerPort::getName, ContainerPort::getContainerPort)
+        .contains(tuple("hazelcast", 5701));
+    assertThat(c.getEnv())
+        .anySatisfy(
+            e -> {
+              assertThat(e.getName()).isEqualTo(PierOptions.SCALE_OUT_HOST.envName());
+              assertThat(e.getValueFrom().getFieldRef().getFieldPath()).isEqualTo("status.podIP");
+            });
+
+    Path file = dir.resolve("pier.yaml");
+    Files.writeString(file, pierYaml(rendering));
+    ConfigValues config = new ConfigLoader(PierOptions.ALL, name -> null).load(file);
+    assertThat(config.get(PierOptions.SCALE_OUT_ENABLED)).isTrue();
+    assertThat(config.get(PierOptions.LEADER_ELECTION_ENABLED)).isFalse();
+    assertThat(config.get(PierOptions.SCALE_OUT_KUBERNETES_SERVICE)).isEqualTo("pier-replicas");
+    assertThat(config.get(PierOptions.SCALE_OUT_MEMBERS)).isEmpty();
+    assertThat(config.get(PierOptions.SCALE_OUT_SHARDS)).isEqualTo(32);
+    assertThat(config.get(PierOptions.SCALE_OUT_LEASE_DURATION)).isEqualTo(Duration.ofSeconds(15));
+    assertThat(config.get(PierOptions.SCALE_OUT_RENEW_DEADLINE)).isEqualTo(Duration.ofSeconds(10));
+    assertThat(config.get(PierOptions.SCALE_OUT_RETRY_PERIOD)).isEqualTo(Duration.ofSeconds(5));
+    assertThat(config.get(PierOptions.SCALE_OUT_HEARTBEAT_TIMEOUT))
+        .isEqualTo(Duration.ofSeconds(10));
+    // The shard Leases are named after the one Lease: <leaseName>-shard-<n>.
+    assertThat(config.get(PierOptions.LEADER_ELECTION_LEASE_NAME)).isEqualTo("pier");
+  }
+
+  private static String rule(PolicyRule r) {
+    return r.getApiGroups()
+        + " "
+        + String.join(",", r.getResources())
+        + " "
+        + r.getResourceNames()
+        + " "
+        + r.getVerbs();
+  }
+
+  @Test
+  void withoutScaleOutNoPresetRendersAnyOfIt() {
+    for (String preset : Chart.presets().keySet()) {
+      if (preset.equals("scale-out") || preset.equals("federation-member")) {
+        continue;
+      }
+      String rendering = Chart.render(preset, Chart.KUBE_1_20);
+      assertThat(keys(rendering))
+          .as(preset)
+          .noneMatch(k -> k.startsWith("NetworkPolicy"))
+          .doesNotContainAnyElementsOf(SCALE_OUT_OBJECTS);
+      Container c =
+          one(rendering, Deployment.class).getSpec().getTemplate().getSpec().getContainers().get(0);
+      assertThat(c.getPorts())
+          .as(preset)
+          .extracting(ContainerPort::getName)
+          .containsExactly("admin");
+      assertThat(c.getEnv())
+          .as(preset)
+          .extracting(EnvVar::getName)
+          .doesNotContain(PierOptions.SCALE_OUT_HOST.envName());
+      assertThat(pierYaml(rendering)).as(preset).doesNotContain("scaleOut");
+    }
+  }
+
+  @Test
+  void scaleOutWithLeaderElectionFailsNamingBoth() {
+    // leaderElection.enabled is true by default: scale-out asks for it to be turned off.
+    assertThatThrownBy(
+            () ->
+                Chart.template(Chart.KUBE_1_20)
+                    .set("provider", "hetzner")
+                    .set("replicas", 3)
+                    .set("scaleOut.enabled", true)
+                    .call())
+        .hasMessageContaining("scaleOut.enabled")
+        .hasMessageContaining("leaderElection.enabled");
+    // The local provider still runs one replica, scale-out or not.
+    assertThatThrownBy(
+            () ->
+                Chart.template(Chart.KUBE_1_20)
+                    .set("replicas", 2)
+                    .set("scaleOut.enabled", true)
+                    .set("leaderElection.enabled", false)
+                    .call())
+        .hasMessageContaining("replicas: 1");
+  }
+
+  @Test
+  void theScaleOutAddOnIsTheRawAddOnFile() {
+    Map<String, Object> raw = rawObjects("scale-out.yaml");
+    assertThat(raw.keySet()).containsExactlyInAnyOrderElementsOf(SCALE_OUT_OBJECTS);
+    Map<String, Object> rendered =
+        Chart.normalized(Chart.objects(Chart.render("scale-out", Chart.KUBE_1_20)));
+    rendered.keySet().retainAll(raw.keySet());
+    assertThat(rendered).isEqualTo(raw);
   }
 
   private static String pierYaml(String rendering) {

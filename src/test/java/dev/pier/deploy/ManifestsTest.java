@@ -12,7 +12,13 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -52,6 +58,7 @@ class ManifestsTest {
             "configmap.yaml",
             "deployment.yaml",
             "service.yaml",
+            "scale-out.yaml",
             "monitoring/pier-grafana-dashboard.yaml",
             "monitoring/pier-prometheus-rules.yaml");
     for (Path file : files) {
@@ -128,5 +135,44 @@ class ManifestsTest {
     assertThat(c.getResources().getLimits()).containsKey("memory");
     assertThat(c.getEnv()).extracting(EnvVar::getName).contains("POD_NAME", "HCLOUD_TOKEN");
     assertThat(c.getVolumeMounts()).anySatisfy(m -> assertThat(m.getMountPath()).isEqualTo("/tmp"));
+  }
+
+  @Test
+  void theScaleOutAddOnServesTheDeploymentsPodsInItsNamespaceAndSaysHowToTurnItOn() {
+    Path file = Manifests.DIR.resolve("scale-out.yaml");
+    Deployment d = Manifests.one(Manifests.DIR.resolve("deployment.yaml"), Deployment.class);
+    Map<String, String> podLabels = d.getSpec().getTemplate().getMetadata().getLabels();
+    Service replicas = Manifests.one(file, Service.class);
+    String name = replicas.getMetadata().getName();
+    assertThat(replicas.getSpec().getClusterIP()).isEqualTo("None");
+    assertThat(replicas.getSpec().getPublishNotReadyAddresses()).isTrue();
+    assertThat(replicas.getSpec().getSelector()).isEqualTo(podLabels);
+    assertThat(replicas.getSpec().getPorts())
+        .singleElement()
+        .satisfies(p -> assertThat(p.getPort()).isEqualTo(5701));
+    assertThat(Manifests.one(file, NetworkPolicy.class).getSpec().getPodSelector().getMatchLabels())
+        .isEqualTo(podLabels);
+    // Nothing cluster-wide; discovery reads only this Service's Endpoints by name.
+    assertThat(Manifests.objects(file))
+        .noneMatch(o -> o instanceof ClusterRole || o instanceof ClusterRoleBinding)
+        .allSatisfy(o -> assertThat(o.getMetadata().getNamespace()).isEqualTo("pier"));
+    assertThat(Manifests.one(file, Role.class).getRules())
+        .filteredOn(r -> r.getResources().contains("endpoints"))
+        .singleElement()
+        .satisfies(r -> assertThat(r.getResourceNames()).containsExactly(name));
+    assertThat(Manifests.one(file, RoleBinding.class).getSubjects())
+        .singleElement()
+        .satisfies(s -> assertThat(s.getName()).isEqualTo(pod(d).getServiceAccountName()));
+    assertThat(Manifests.read(file))
+        .contains(
+            "scaleOut.enabled: true",
+            "scaleOut.kubernetesService: " + name,
+            "leaderElection.enabled: false",
+            PierOptions.SCALE_OUT_HOST.envName(),
+            "status.podIP");
+  }
+
+  private static PodSpec pod(Deployment d) {
+    return d.getSpec().getTemplate().getSpec();
   }
 }

@@ -851,6 +851,11 @@ public final class KubeApiServer implements AutoCloseable {
         + "-----\n";
   }
 
+  /** The apiserver's self-signed serving certificate (PEM), for clients that take a CA file. */
+  public Path caCertificate() {
+    return caFile(dir).orElseThrow(() -> new IllegalStateException("no certificate in " + dir));
+  }
+
   /** The CA to trust: the certificate file the apiserver generated in its cert dir, if any. */
   private static Optional<Path> caFile(Path dir) {
     Path crt = dir.resolve("certs").resolve("apiserver.crt");
