@@ -40,7 +40,12 @@ public final class ShardLeases {
     default void onLeaseWrite() {}
   }
 
-  /** Where the Leases live and their timing. */
+  /**
+   * Where the Leases live and their timing. {@code namePrefix} is also the name of the single Lease
+   * of leader election: no shard is taken while a leader of that kind may still run (a rollout from
+   * one leader to scale-out), that is until its Lease is gone, released, or unchanged for its lease
+   * duration as this replica observed it.
+   */
   public record Options(
       String namespace,
       String namePrefix,
@@ -58,6 +63,11 @@ public final class ShardLeases {
   private final Listener listener;
   private final Shard[] shards;
   private Set<Integer> wanted = Set.of();
+  // The single Lease of leader election: until it is known free, no shard is taken.
+  private boolean singleLeaderGone;
+  private boolean checkingSingleLeader;
+  private String singleObservedVersion;
+  private long singleObservedAt;
   private long timer = -1;
   private boolean stopped;
 
@@ -173,6 +183,9 @@ public final class ShardLeases {
   }
 
   private void tick() {
+    if (!singleLeaderGone) {
+      checkSingleLeader();
+    }
     for (Shard s : shards) {
       if (s.busy) {
         continue;
@@ -189,7 +202,7 @@ public final class ShardLeases {
           continue;
         }
       }
-      if (want && !stopped) {
+      if (want && !stopped && singleLeaderGone) {
         busy(s, acquire(s));
       }
     }
@@ -272,6 +285,54 @@ public final class ShardLeases {
               return write(s, taken).map(written -> took(s, written, sent));
             })
         .mapEmpty();
+  }
+
+  /** Whether a leader of the single Lease may still run; once it is known gone, it stays so. */
+  private void checkSingleLeader() {
+    if (checkingSingleLeader) {
+      return;
+    }
+    checkingSingleLeader = true;
+    api.get(context, collection() + "/" + options.namePrefix())
+        .onComplete(
+            ar -> {
+              checkingSingleLeader = false;
+              if (ar.failed()) {
+                if (ar.cause() instanceof KubeApiException k && k.code() == 404) {
+                  singleLeaderGone();
+                }
+                return;
+              }
+              JsonObject spec = ar.result().getJsonObject("spec", new JsonObject());
+              String version = ar.result().getJsonObject("metadata").getString("resourceVersion");
+              long now = clock.getAsLong();
+              if (spec.getString("holderIdentity", "").isEmpty()) {
+                singleLeaderGone();
+              } else if (!version.equals(singleObservedVersion)) {
+                if (singleObservedVersion == null) {
+                  log.info(
+                      "The Lease {} of a single leader is held by {}: taking no shard until it is"
+                          + " released or expires",
+                      options.namePrefix(),
+                      spec.getString("holderIdentity"));
+                }
+                singleObservedVersion = version;
+                singleObservedAt = now;
+              } else if (now - singleObservedAt
+                  >= Duration.ofSeconds(spec.getLong("leaseDurationSeconds", 15L)).toNanos()) {
+                singleLeaderGone();
+              }
+            });
+  }
+
+  private void singleLeaderGone() {
+    if (!singleLeaderGone) {
+      singleLeaderGone = true;
+      if (singleObservedVersion != null) {
+        log.info("The single leader's Lease {} is free: taking shards", options.namePrefix());
+      }
+      tick();
+    }
   }
 
   private Void took(Shard s, JsonObject lease, long sent) {

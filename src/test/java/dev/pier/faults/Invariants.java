@@ -46,6 +46,7 @@ final class Invariants {
   private final KubernetesClient client;
   private final String namespace;
   private final Cloud cloud;
+
   /** How long the invariants must keep holding after the last fault. */
   static final Duration WINDOW = Duration.ofSeconds(10);
 

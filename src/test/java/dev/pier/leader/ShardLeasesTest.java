@@ -157,6 +157,58 @@ class ShardLeasesTest {
   }
 
   @Test
+  void noShardIsTakenWhileASingleLeaderMayStillRun(KubeApiServer kube) throws Exception {
+    String ns = kube.createNamespace("shard-rollout");
+    ZonedDateTime now = ZonedDateTime.now();
+    kube.client()
+        .leases()
+        .inNamespace(ns)
+        .resource(
+            new LeaseBuilder()
+                .withNewMetadata()
+                .withName("pier")
+                .endMetadata()
+                .withNewSpec()
+                .withHolderIdentity("old-leader")
+                .withLeaseDurationSeconds(3)
+                .withAcquireTime(now)
+                .withRenewTime(now)
+                .endSpec()
+                .build())
+        .create();
+    ShardGates gates = new ShardGates(new ShardMap(4), Duration.ofSeconds(2));
+    ShardLeases leases = leases(kube, ns, "five", gates);
+    leases.start();
+    leases.want(Set.of(0, 1));
+    // The old leader renews for 4 s, longer than its lease duration: nothing is taken meanwhile.
+    for (int i = 0; i < 8; i++) {
+      Thread.sleep(500);
+      kube.client()
+          .leases()
+          .inNamespace(ns)
+          .withName("pier")
+          .edit(
+              l -> {
+                l.getSpec().setRenewTime(ZonedDateTime.now());
+                return l;
+              });
+      assertThat(leases.held()).as("shards held while the single leader renews").isEmpty();
+    }
+    assertThat(holder(kube.client(), ns, 0)).isNull();
+    // It stops (releases its Lease): the shards are taken at once.
+    kube.client()
+        .leases()
+        .inNamespace(ns)
+        .withName("pier")
+        .edit(
+            l -> {
+              l.getSpec().setHolderIdentity("");
+              return l;
+            });
+    await().atMost(WAIT).until(() -> leases.held().size() == 2);
+  }
+
+  @Test
   void stopReleasesEveryShardHeld(KubeApiServer kube) throws Exception {
     String ns = kube.createNamespace("shard-stop");
     ShardGates gates = new ShardGates(new ShardMap(4), Duration.ofSeconds(2));
