@@ -753,7 +753,7 @@ public final class BenchDriver {
         + "\"}}";
   }
 
-  private static ApiLoad.Call createService(String ns, int i) {
+  static ApiLoad.Call createService(String ns, int i) {
     String body =
         "{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":\""
             + name(i)

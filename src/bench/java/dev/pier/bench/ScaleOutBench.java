@@ -40,6 +40,7 @@ public final class ScaleOutBench {
       int n,
       int delayMs,
       double coldStart,
+      double steady,
       List<Long> rssMb,
       List<Double> cpu,
       List<Integer> shardsOwned,
@@ -164,6 +165,9 @@ public final class ScaleOutBench {
       Thread.sleep(settle.toMillis());
       double rate = (leaseWrites(replicas) - writes0) / ((System.nanoTime() - t0) / 1e9);
       BenchDriver.log("RSS MB %s, CPU s %s, shards %s, Lease writes %.2f/s", rss, cpu, owned, rate);
+      // Steady: the replicas joined and divided the shards; N more Services arrive at once.
+      double steady = steady(kube, n, replicas, timeout);
+      BenchDriver.log("%d replica(s): %d new Services converged in %.2f s", count, n, steady);
       double killMove = -1;
       double stopMove = -1;
       if (count >= 2) {
@@ -182,12 +186,46 @@ public final class ScaleOutBench {
         stopMove = (System.nanoTime() - s) / 1e9;
         BenchDriver.log("a stopped replica's shards moved in %.2f s", stopMove);
       }
-      return new Result(count, n, delayMs, coldStart, rss, cpu, owned, rate, killMove, stopMove);
+      return new Result(
+          count, n, delayMs, coldStart, steady, rss, cpu, owned, rate, killMove, stopMove);
     } finally {
       for (Replica r : replicas) {
         BenchDriver.stop(r.process());
       }
       BenchDriver.stop(standIn);
+    }
+  }
+
+  /**
+   * Creates {@code n} Services in a namespace of their own while the replicas run, and returns the
+   * seconds from the first creation until every one has an ingress.
+   */
+  private static double steady(KubeApiServer kube, int n, List<Replica> replicas, Duration timeout)
+      throws Exception {
+    String ns = "steady";
+    ApiLoad api = new ApiLoad(kube, HttpClient.Version.HTTP_2);
+    api.send(
+            new ApiLoad.Call(
+                "POST", "/api/v1/namespaces", "application/json", BenchDriver.namespace(ns)))
+        .join();
+    IngressWatch watch = new IngressWatch(kube, ns, n);
+    watch.startClock();
+    try {
+      Thread creating =
+          new Thread(
+              () -> {
+                try {
+                  api.runChains(n, 200, i -> List.of(BenchDriver.createService(ns, i)));
+                } catch (Exception e) {
+                  throw new IllegalStateException(e);
+                }
+              });
+      creating.start();
+      double seconds = await(watch, n, replicas, timeout);
+      creating.join();
+      return seconds;
+    } finally {
+      watch.close();
     }
   }
 
@@ -320,17 +358,18 @@ public final class ScaleOutBench {
     if (!Files.exists(csv)) {
       Files.writeString(
           csv,
-          "replicas,n,delay_ms,cold_start_s,rss_mb,cpu_s,shards,lease_writes_per_s,"
+          "replicas,n,delay_ms,cold_start_s,steady_s,rss_mb,cpu_s,shards,lease_writes_per_s,"
               + "kill_move_s,stop_move_s\n");
     }
     Files.writeString(
         csv,
         String.format(
-            "%d,%d,%d,%.2f,%s,%s,%s,%.2f,%.2f,%.2f%n",
+            "%d,%d,%d,%.2f,%.2f,%s,%s,%s,%.2f,%.2f,%.2f%n",
             r.replicas(),
             r.n(),
             r.delayMs(),
             r.coldStart(),
+            r.steady(),
             join(r.rssMb()),
             join(r.cpu().stream().map(c -> String.format("%.1f", c)).toList()),
             join(r.shardsOwned()),
@@ -347,18 +386,20 @@ public final class ScaleOutBench {
   static String table(List<Result> results, String revision) {
     StringBuilder b =
         new StringBuilder(
-            "| replicas | N | delay | cold start s | RSS MB per replica | CPU s per replica |"
+            "| replicas | N | delay | cold start s | N more while running, s | RSS MB per replica |"
+                + " CPU s per replica |"
                 + " shards per replica | Lease writes/s | killed replica's shards moved, s |"
                 + " stopped replica's shards moved, s |\n"
-                + "|---|---|---|---|---|---|---|---|---|---|\n");
+                + "|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (Result r : results) {
       b.append(
           String.format(
-              "| %d | %,d | %d ms | %.2f | %s | %s | %s | %.2f | %s | %s |%n",
+              "| %d | %,d | %d ms | %.2f | %.2f | %s | %s | %s | %.2f | %s | %s |%n",
               r.replicas(),
               r.n(),
               r.delayMs(),
               r.coldStart(),
+              r.steady(),
               join(r.rssMb()),
               join(r.cpu().stream().map(c -> String.format("%.1f", c)).toList()),
               join(r.shardsOwned()),
@@ -370,9 +411,11 @@ public final class ScaleOutBench {
         .append("Revision ")
         .append(revision)
         .append(
-            ". Seconds from launching the replicas until every Service has"
-                + " status.loadBalancer.ingress; every replica on this 2-core machine, so the"
-                + " figures show how work and memory divide, not a speedup.");
+            ". Cold start: seconds from launching the replicas until every Service has"
+                + " status.loadBalancer.ingress. N more: seconds from the first of N new Services"
+                + " (created 200 at a time while the replicas run) until each has an ingress."
+                + " Every replica on this 2-core machine, so the figures show how work and memory"
+                + " divide, not a speedup.");
     return b.toString();
   }
 }
