@@ -15,6 +15,7 @@
 #                                                      # benchmark provider at the same delay
 #
 #   scripts/bench/run.sh scale-out [--services 10000] [--delay 1000] [--replicas 1,3] [--settle 30]
+#                                  [--concurrency C] (each replica's reconcile.concurrency)
 #                                                      # replicas sharing the shards (docs/scale-out.md):
 #                                                      # cold start, RSS and CPU per replica, Lease
 #                                                      # writes/s, shard move times

@@ -48,6 +48,8 @@ public final class ScaleOutBench {
       double killMove,
       double stopMove) {}
 
+  private static int concurrency;
+
   private ScaleOutBench() {}
 
   public static void main(String[] args) {
@@ -79,6 +81,8 @@ public final class ScaleOutBench {
             .map(Integer::parseInt)
             .toList();
     Duration settle = Duration.ofSeconds(Long.parseLong(a.getOrDefault("settle", "30")));
+    // Each replica's reconcile.concurrency; 0: the shipped default.
+    concurrency = Integer.parseInt(a.getOrDefault("concurrency", "0"));
     Duration timeout = Duration.ofSeconds(Long.parseLong(a.getOrDefault("timeout", "900")));
     Path out = Path.of(a.getOrDefault("out", "target/bench/scale-out"));
     Path jar = Path.of(a.getOrDefault("jar", "target/pier.jar"));
@@ -103,6 +107,8 @@ public final class ScaleOutBench {
     List<Result> results = new ArrayList<>();
     for (int r : counts) {
       results.add(run(driver, jvm, jar, out, n, delayMs, r, settle, timeout));
+      BenchDriver.log(
+          "reconcile.concurrency per replica: %s", concurrency > 0 ? concurrency : "default");
       record(out, results.get(results.size() - 1));
     }
     String table = table(results, a.getOrDefault("revision", "unknown"));
@@ -270,6 +276,9 @@ public final class ScaleOutBench {
             "PIER_SCALE_OUT_CLUSTER_NAME",
             "bench-" + ProcessHandle.current().pid()));
     env.put("POD_NAME", "pier-" + name);
+    if (concurrency > 0) {
+      env.put("PIER_RECONCILE_CONCURRENCY", String.valueOf(concurrency));
+    }
     pb.redirectErrorStream(true);
     pb.redirectOutput(dir.resolve("pier-" + name + ".log").toFile());
     return new Replica(name, pb.start(), adminPort);
