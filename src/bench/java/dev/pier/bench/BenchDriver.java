@@ -150,19 +150,30 @@ public final class BenchDriver {
   }
 
   public static void main(String[] args) {
+    exitAfter("benchmark", () -> run(args));
+  }
+
+  /** A benchmark's body; it may throw anything. */
+  interface Body {
+    void run() throws Exception;
+  }
+
+  /** Runs a benchmark's main body and exits: 0 when it completed, 1 naming the failure. */
+  static void exitAfter(String what, Body body) {
     try {
-      run(args);
+      body.run();
     } catch (Exception e) {
       System.out.flush();
       System.err.println();
-      System.err.println("benchmark failed: " + e.getMessage());
+      System.err.println(what + " failed: " + e.getMessage());
       e.printStackTrace();
       System.exit(1);
     }
     System.exit(0);
   }
 
-  private static void run(String[] args) throws Exception {
+  /** {@code --option value} pairs, by option name without the dashes. */
+  static Map<String, String> options(String[] args) {
     Map<String, String> a = new TreeMap<>();
     for (int i = 0; i < args.length; i += 2) {
       if (!args[i].startsWith("--") || i + 1 >= args.length) {
@@ -170,6 +181,11 @@ public final class BenchDriver {
       }
       a.put(args[i].substring(2), args[i + 1]);
     }
+    return a;
+  }
+
+  private static void run(String[] args) throws Exception {
+    Map<String, String> a = options(args);
     if (a.containsKey("replot")) {
       replot(
           Path.of(a.get("replot")),

@@ -17,7 +17,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
@@ -53,26 +52,11 @@ public final class ScaleOutBench {
   private ScaleOutBench() {}
 
   public static void main(String[] args) {
-    try {
-      run(args);
-    } catch (Exception e) {
-      System.out.flush();
-      System.err.println();
-      System.err.println("scale-out benchmark failed: " + e.getMessage());
-      e.printStackTrace();
-      System.exit(1);
-    }
-    System.exit(0);
+    BenchDriver.exitAfter("scale-out benchmark", () -> run(args));
   }
 
   private static void run(String[] args) throws Exception {
-    Map<String, String> a = new TreeMap<>();
-    for (int i = 0; i < args.length; i += 2) {
-      if (!args[i].startsWith("--") || i + 1 >= args.length) {
-        throw new IllegalArgumentException("expected --option value, got '" + args[i] + "'");
-      }
-      a.put(args[i].substring(2), args[i + 1]);
-    }
+    Map<String, String> a = BenchDriver.options(args);
     int n = Integer.parseInt(a.getOrDefault("services", "10000"));
     int delayMs = Integer.parseInt(a.getOrDefault("delay", "1000"));
     List<Integer> counts =

@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.function.ToDoubleFunction;
 import java.util.stream.Collectors;
 
@@ -73,26 +72,11 @@ public final class WebhookBench {
   }
 
   public static void main(String[] args) {
-    try {
-      run(args);
-    } catch (Exception e) {
-      System.out.flush();
-      System.err.println();
-      System.err.println("webhook benchmark failed: " + e.getMessage());
-      e.printStackTrace();
-      System.exit(1);
-    }
-    System.exit(0);
+    BenchDriver.exitAfter("webhook benchmark", () -> run(args));
   }
 
   private static void run(String[] args) throws Exception {
-    Map<String, String> a = new TreeMap<>();
-    for (int i = 0; i < args.length; i += 2) {
-      if (!args[i].startsWith("--") || i + 1 >= args.length) {
-        throw new IllegalArgumentException("expected --option value, got '" + args[i] + "'");
-      }
-      a.put(args[i].substring(2), args[i + 1]);
-    }
+    Map<String, String> a = BenchDriver.options(args);
     List<Integer> sizes = ints(a.getOrDefault("sizes", "1000,10000"));
     List<Integer> delays = ints(a.getOrDefault("delays", "100,1000"));
     int runs = Integer.parseInt(a.getOrDefault("runs", "3"));

@@ -53,6 +53,7 @@ class ProviderFaultsIT {
         for (Fault fault :
             List.of(Fault.TOO_MANY_REQUESTS, Fault.SERVER_ERROR, Fault.HANG, Fault.TRICKLE)) {
           String fresh = "new-" + fault.name().toLowerCase().replace('_', '-');
+          double deadlinesBefore = deadlines(pier);
           proxy.fault(fault);
           create(kube, ns, fresh);
           int newPort = ++port;
@@ -80,9 +81,14 @@ class ProviderFaultsIT {
                   .as(fault + ": the largest wait " + calls)
                   .isGreaterThanOrEqualTo(1500);
             }
-            default ->
-                // each hung call ended at the deadline, and the Service was tried again
-                assertThat(calls).as(fault.name()).hasSizeGreaterThanOrEqualTo(2);
+            default -> {
+              // each hung call ended at the deadline, and the Service was tried again: the
+              // client's own retry alone would make two calls too, so the deadline must have fired
+              assertThat(calls).as(fault.name()).hasSizeGreaterThanOrEqualTo(2);
+              assertThat(deadlines(pier))
+                  .as(fault + ": provider calls ended by reconcile.providerCallDeadline")
+                  .isGreaterThan(deadlinesBefore);
+            }
           }
           proxy.fault(Fault.NONE);
           invariants.awaitHeld(CONVERGE);
@@ -91,6 +97,16 @@ class ProviderFaultsIT {
         assertThat(pier.alive()).as(pier.log()).isTrue();
       }
     }
+  }
+
+  /** Provider calls that reconcile.providerCallDeadline ended, from Pier's /metrics. */
+  private static double deadlines(PierProcess pier) {
+    return pier.metrics()
+        .lines()
+        .filter(l -> l.startsWith("pier_provider_call_duration_seconds_count{"))
+        .filter(l -> l.contains("result=\"deadline_exceeded\""))
+        .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+        .sum();
   }
 
   /** The calls for one Service that got the fault. */
