@@ -204,7 +204,13 @@ class ScaleOutIT {
 
   static Map<String, String> env(
       KubeApiServer kube, FaultProxy proxy, String leaseNs, String name, int port, String members) {
-    Map<String, String> env = FaultSuite.webhook(proxy.url());
+    return env(kube, proxy.url(), leaseNs, name, port, members);
+  }
+
+  /** A replica of the loopback cluster as user pier-NAME, the webhook provider at {@code url}. */
+  static Map<String, String> env(
+      KubeApiServer kube, String url, String leaseNs, String name, int port, String members) {
+    Map<String, String> env = FaultSuite.webhook(url);
     env.put(
         PierOptions.CLUSTER_KUBECONFIG.envName(),
         kube.kubeconfigFor("pier-" + name + "-token").toString());
