@@ -231,7 +231,9 @@ public final class Pier {
                   vertx
                       .eventBus()
                       .request(
-                          Addresses.RECONCILE_CONTROL, Addresses.SHARDS_GAINED, Addresses.local());
+                          Addresses.RECONCILE_CONTROL,
+                          Addresses.SHARDS_GAINED,
+                          Addresses.local().addHeader(Addresses.SHARD, Integer.toString(shard)));
                   if (shard == ShardMap.CLUSTER_WIDE && parts.federation() != null) {
                     vertx
                         .eventBus()

@@ -87,6 +87,11 @@ public final class ShardGates implements WorkGate {
   }
 
   @Override
+  public boolean inShard(ServiceKey key, int shard) {
+    return shards.of(key) == shard;
+  }
+
+  @Override
   public boolean owns(ServiceKey key) {
     return holds(shards.of(key));
   }

@@ -23,6 +23,11 @@ public interface WorkGate extends RequestFence {
     return true;
   }
 
+  /** Whether {@code key} belongs to {@code shard}; with one Lease every key belongs to every. */
+  default boolean inShard(ServiceKey key, int shard) {
+    return true;
+  }
+
   /** Whether the cluster-wide jobs may write or call out now. */
   boolean isOpen();
 

@@ -42,10 +42,13 @@ public final class Addresses {
   public static final String NOT_OWNED = "NOT_OWNED";
 
   /**
-   * A {@link #RECONCILE_CONTROL} command: this replica took shards; every cached key of its shards
-   * is queued. Replies with the number queued.
+   * A {@link #RECONCILE_CONTROL} command: this replica took the shard its header {@link #SHARD}
+   * names; every cached key of it is queued. Replies with the number queued.
    */
   public static final String SHARDS_GAINED = "shards-gained";
+
+  /** The header of a {@link #SHARDS_GAINED} command: the shard's number. */
+  public static final String SHARD = "shard";
 
   /**
    * A {@link #RECONCILE_CONTROL} command: this replica lost or gave up shards; the waiting work and

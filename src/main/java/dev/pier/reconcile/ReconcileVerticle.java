@@ -269,11 +269,12 @@ public final class ReconcileVerticle extends VerticleBase {
       }
       case Addresses.SHARDS_GAINED -> {
         // What the shard's last owner knew is not trusted: every key of it runs as at a start.
+        int shard = Integer.parseInt(msg.headers().get(Addresses.SHARD));
         int queued = 0;
         for (Cluster c : clusters.all()) {
           for (Service s : c.services()) {
             ServiceKey key = Views.key(c.name(), s);
-            if (gate.owns(key)) {
+            if (gate.inShard(key, shard) && gate.owns(key)) {
               queue.add(key, WorkKind.RECONCILE);
               queued++;
             }

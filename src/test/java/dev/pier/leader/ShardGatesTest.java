@@ -44,6 +44,14 @@ class ShardGatesTest {
   }
 
   @Test
+  void aKeyIsInExactlyOneShard() {
+    ServiceKey two = keyIn(2);
+    assertThat(gates.inShard(two, 2)).isTrue();
+    assertThat(gates.inShard(two, 1)).isFalse();
+    assertThat(LeaderGate.alwaysOpen().inShard(two, 1)).as("one Lease: every key is its").isTrue();
+  }
+
+  @Test
   void theClusterWideJobsFollowShardZero() {
     gates.took(3, now.get());
     assertThat(gates.isOpen()).isFalse();
