@@ -333,26 +333,18 @@ public record Components(
                 config.get(PierOptions.RECONCILE_RUN_DEADLINE),
                 dns,
                 guard);
-    // With a federation the Lease lives in its host cluster.
+    // With a federation the Leases live in its host cluster.
+    KubernetesClient leaseClient = (host != null ? host : connected.get(0)).client();
     LeaderElection election =
         electionOptions == null
             ? null
             : new LeaderElection(
-                (host != null ? host : connected.get(0)).client(),
-                electionOptions,
-                vertx.getOrCreateContext(),
-                (LeaderGate) gate);
+                leaseClient, electionOptions, vertx.getOrCreateContext(), (LeaderGate) gate);
     ScaleOut scaleOut =
         scaleOutOptions == null
             ? null
             : scaleOut(
-                config,
-                vertx,
-                replicas,
-                (ShardGates) gate,
-                scaleOutOptions,
-                (host != null ? host : connected.get(0)).client(),
-                registry);
+                config, vertx, replicas, (ShardGates) gate, scaleOutOptions, leaseClient, registry);
     connected.forEach(relists::track);
     OrphanSweeper sweeper =
         orphanCleanup(config)

@@ -66,17 +66,38 @@ public final class ShardLeases {
   // The single Lease of leader election: until it is known free, no shard is taken.
   private boolean singleLeaderGone;
   private boolean checkingSingleLeader;
-  private String singleObservedVersion;
-  private long singleObservedAt;
+  private final Observation singleLeader = new Observation();
   private long timer = -1;
   private boolean stopped;
+
+  /**
+   * client-go's expiry rule for a Lease someone else holds: it expired when its resourceVersion
+   * stayed as this replica first read it for the Lease's own duration; no other clock is trusted.
+   */
+  private static final class Observation {
+    private String version;
+    private long since;
+
+    /** Records a read of the Lease; true when it is unchanged for {@code duration} since. */
+    boolean unchangedFor(String read, Duration duration, long now) {
+      if (!read.equals(version)) {
+        version = read;
+        since = now;
+        return false;
+      }
+      return now - since >= duration.toNanos();
+    }
+
+    boolean seen() {
+      return version != null;
+    }
+  }
 
   private static final class Shard {
     final int number;
     boolean busy;
     JsonObject lease;
-    String observedVersion;
-    long observedAt;
+    final Observation observed = new Observation();
 
     Shard(int number) {
       this.number = number;
@@ -227,7 +248,7 @@ public final class ShardLeases {
         .onSuccess(written -> gates.renewed(s.number, sent))
         .onFailure(
             e -> {
-              if (e instanceof KubeApiException k && k.code() == 409) {
+              if (KubeApiException.conflict(e)) {
                 lose(s, "its Lease changed under this replica");
               }
             })
@@ -239,7 +260,7 @@ public final class ShardLeases {
     return api.get(context, path(s.number))
         .recover(
             e ->
-                e instanceof KubeApiException k && k.code() == 404
+                KubeApiException.notFound(e)
                     ? Future.succeededFuture(null)
                     : Future.failedFuture(e))
         .compose(
@@ -253,21 +274,10 @@ public final class ShardLeases {
               String holder = spec.getString("holderIdentity", "");
               String version = current.getJsonObject("metadata").getString("resourceVersion");
               boolean free = holder.isEmpty() || holder.equals(identity);
-              if (!free) {
-                long now = clock.getAsLong();
-                if (!version.equals(s.observedVersion)) {
-                  s.observedVersion = version;
-                  s.observedAt = now;
-                  return Future.succeededFuture();
-                }
-                long duration =
-                    Duration.ofSeconds(
-                            spec.getLong(
-                                "leaseDurationSeconds", options.leaseDuration().toSeconds()))
-                        .toNanos();
-                if (now - s.observedAt < duration) {
-                  return Future.succeededFuture();
-                }
+              if (!free
+                  && !s.observed.unchangedFor(
+                      version, leaseDuration(spec, options.leaseDuration()), clock.getAsLong())) {
+                return Future.succeededFuture();
               }
               JsonObject taken = current.copy();
               JsonObject takenSpec = taken.getJsonObject("spec", new JsonObject());
@@ -298,29 +308,24 @@ public final class ShardLeases {
             ar -> {
               checkingSingleLeader = false;
               if (ar.failed()) {
-                if (ar.cause() instanceof KubeApiException k && k.code() == 404) {
+                if (KubeApiException.notFound(ar.cause())) {
                   singleLeaderGone();
                 }
                 return;
               }
               JsonObject spec = ar.result().getJsonObject("spec", new JsonObject());
               String version = ar.result().getJsonObject("metadata").getString("resourceVersion");
-              long now = clock.getAsLong();
-              if (spec.getString("holderIdentity", "").isEmpty()) {
+              boolean first = !singleLeader.seen();
+              if (spec.getString("holderIdentity", "").isEmpty()
+                  || singleLeader.unchangedFor(
+                      version, leaseDuration(spec, Duration.ofSeconds(15)), clock.getAsLong())) {
                 singleLeaderGone();
-              } else if (!version.equals(singleObservedVersion)) {
-                if (singleObservedVersion == null) {
-                  log.info(
-                      "The Lease {} of a single leader is held by {}: taking no shard until it is"
-                          + " released or expires",
-                      options.namePrefix(),
-                      spec.getString("holderIdentity"));
-                }
-                singleObservedVersion = version;
-                singleObservedAt = now;
-              } else if (now - singleObservedAt
-                  >= Duration.ofSeconds(spec.getLong("leaseDurationSeconds", 15L)).toNanos()) {
-                singleLeaderGone();
+              } else if (first) {
+                log.info(
+                    "The Lease {} of a single leader is held by {}: taking no shard until it is"
+                        + " released or expires",
+                    options.namePrefix(),
+                    spec.getString("holderIdentity"));
               }
             });
   }
@@ -328,11 +333,16 @@ public final class ShardLeases {
   private void singleLeaderGone() {
     if (!singleLeaderGone) {
       singleLeaderGone = true;
-      if (singleObservedVersion != null) {
+      if (singleLeader.seen()) {
         log.info("The single leader's Lease {} is free: taking shards", options.namePrefix());
       }
       tick();
     }
+  }
+
+  /** The duration a Lease's holder wrote into it, else {@code otherwise}. */
+  private static Duration leaseDuration(JsonObject spec, Duration otherwise) {
+    return Duration.ofSeconds(spec.getLong("leaseDurationSeconds", otherwise.toSeconds()));
   }
 
   private Void took(Shard s, JsonObject lease, long sent) {

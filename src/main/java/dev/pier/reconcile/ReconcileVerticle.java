@@ -222,21 +222,19 @@ public final class ReconcileVerticle extends VerticleBase {
       log.warn("Ignoring malformed work message '{}': {}", msg.body(), e.getMessage());
       return;
     }
+    if (!gate.owns(key)) {
+      // Another replica owns the key's shard and runs it.
+      if (msg.replyAddress() != null) {
+        msg.reply(Addresses.NOT_OWNED);
+      }
+      return;
+    }
     if (msg.replyAddress() != null) {
       Message<String> older = waitingForRun.put(key, msg);
       if (older != null) {
         older.reply(Addresses.SUPERSEDED);
       }
       waitingRequestsSeen = waitingForRun.size();
-    }
-    if (!gate.owns(key)) {
-      // Another replica owns the key's shard and runs it.
-      Message<String> waiting = waitingForRun.remove(key);
-      if (waiting != null) {
-        waiting.reply(Addresses.NOT_OWNED);
-        waitingRequestsSeen = waitingForRun.size();
-      }
-      return;
     }
     if (kind == WorkKind.RECONCILE
         && !Addresses.CAUSE_METADATA.equals(msg.headers().get(Addresses.CAUSE))) {

@@ -1,5 +1,6 @@
 package dev.pier.scaleout;
 
+import dev.pier.config.Durations;
 import dev.pier.kube.AsyncKubeApi;
 import dev.pier.leader.ShardGates;
 import dev.pier.leader.ShardLeases;
@@ -146,7 +147,7 @@ public final class ScaleOut {
         gates.shards().count(),
         leaseNamespace,
         leasePrefix,
-        dev.pier.config.Durations.format(options.ownerlessBound()));
+        Durations.format(options.ownerlessBound()));
     return Future.succeededFuture();
   }
 

@@ -172,7 +172,7 @@ class FederationLeaderFreezeIT {
     return p.metric("pier_leader").orElse(0) == 1.0;
   }
 
-  private static void create(KubeApiServer host, String ns, String name) {
+  static void create(KubeApiServer host, String ns, String name) {
     host.client()
         .services()
         .inNamespace(ns)
@@ -180,15 +180,15 @@ class FederationLeaderFreezeIT {
         .create();
   }
 
-  private static Service copy(KubeApiServer member, String ns, String name) {
+  static Service copy(KubeApiServer member, String ns, String name) {
     return member.client().services().inNamespace(ns).withName(name).get();
   }
 
-  private static void awaitCopy(KubeApiServer member, String ns, String name) {
+  static void awaitCopy(KubeApiServer member, String ns, String name) {
     await().atMost(CONVERGE).until(() -> copy(member, ns, name) != null);
   }
 
-  private static Map<String, String> labels(Service s) {
+  static Map<String, String> labels(Service s) {
     return s == null || s.getMetadata().getLabels() == null
         ? Map.of()
         : s.getMetadata().getLabels();

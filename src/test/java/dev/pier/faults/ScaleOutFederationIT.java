@@ -1,6 +1,10 @@
 package dev.pier.faults;
 
 import static dev.pier.faults.FaultSuite.CONVERGE;
+import static dev.pier.faults.FederationLeaderFreezeIT.awaitCopy;
+import static dev.pier.faults.FederationLeaderFreezeIT.copy;
+import static dev.pier.faults.FederationLeaderFreezeIT.create;
+import static dev.pier.faults.FederationLeaderFreezeIT.labels;
 import static dev.pier.faults.ScaleOutIT.NAMES;
 import static dev.pier.faults.ScaleOutIT.awaitAllShardsHeld;
 import static dev.pier.faults.ScaleOutIT.freePort;
@@ -203,27 +207,5 @@ class ScaleOutFederationIT {
       return List.of();
     }
     return s.getStatus().getLoadBalancer().getIngress().stream().map(i -> i.getIp()).toList();
-  }
-
-  private static void create(KubeApiServer host, String ns, String name) {
-    host.client()
-        .services()
-        .inNamespace(ns)
-        .resource(FederatedServices.federated(ns, name, Map.of()))
-        .create();
-  }
-
-  private static Service copy(KubeApiServer member, String ns, String name) {
-    return member.client().services().inNamespace(ns).withName(name).get();
-  }
-
-  private static void awaitCopy(KubeApiServer member, String ns, String name) {
-    await().atMost(CONVERGE).until(() -> copy(member, ns, name) != null);
-  }
-
-  private static Map<String, String> labels(Service s) {
-    return s == null || s.getMetadata().getLabels() == null
-        ? Map.of()
-        : s.getMetadata().getLabels();
   }
 }
