@@ -8,6 +8,7 @@ import dev.pier.config.ConfigException;
 import dev.pier.config.ConfigLoader;
 import dev.pier.config.ConfigValues;
 import dev.pier.config.Durations;
+import dev.pier.kube.ClientWarmup;
 import dev.pier.util.BuildInfo;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -53,6 +54,7 @@ public final class Main {
         default -> fail("unknown argument '" + args[i] + "'");
       }
     }
+    ClientWarmup.start();
     ConfigValues values;
     List<String> unknownVariables;
     try {

@@ -12,7 +12,6 @@ import dev.pier.leader.LeaderElection;
 import dev.pier.leader.ShardLeases;
 import dev.pier.metrics.PierMetrics;
 import dev.pier.model.Addresses;
-import dev.pier.model.ClusterIdentity;
 import dev.pier.orphans.OrphanSweeper;
 import dev.pier.shards.ShardMap;
 import io.vertx.core.Deployable;
@@ -143,25 +142,26 @@ public final class Pier {
   }
 
   /**
-   * Each cluster's identity first (nothing runs without it); then admin server, reconcile workers,
-   * watchers in order; then campaign or reconcile at once.
+   * Each cluster's identity, the admin server and the informers' first lists at once (a cold start
+   * waits for the slowest, not their sum); the reconcile workers before the watchers that send them
+   * keys; then the federation, which needs the host's identity; then campaign or reconcile.
    */
   private Future<?> deploy(Runnable onLeaseLost) {
     // Clusters with load balancers and the federation's host need their identity to mark what
-    // Pier makes; a member is probed and worked on only when it is reachable.
+    // Pier makes; a member is probed and worked on only when it is reachable. Nothing reads an
+    // identity before the workers start.
     List<Cluster> identified = new ArrayList<>(clusters.all());
     if (parts.host() != null && !identified.contains(parts.host())) {
       identified.add(parts.host());
     }
-    List<Future<ClusterIdentity>> identities = new ArrayList<>();
+    List<Future<?>> steps = new ArrayList<>();
     for (Cluster c : identified) {
-      identities.add(
+      steps.add(
           awaiting(
                   "cluster " + c.name() + ": its identity (reading namespace kube-system)",
                   c.loadIdentity(vertx.getOrCreateContext()))
               .onSuccess(id -> log.info("Cluster {}", id)));
     }
-    Future<?> started = Future.all(identities);
     if (parts.adminPort() >= 0) {
       admin =
           new AdminServer(
@@ -171,16 +171,16 @@ public final class Pier {
               this::ready,
               parts.deletionGuard()::detail,
               parts.metricsAuth());
-      started =
-          started.compose(v -> awaiting("the admin server", () -> vertx.deployVerticle(admin)));
+      steps.add(awaiting("the admin server", () -> vertx.deployVerticle(admin)));
     }
-    started =
-        started.compose(
-            v -> awaiting("the reconcile workers", () -> vertx.deployVerticle(parts.reconciler())));
+    Future<?> watching =
+        awaiting("the reconcile workers", () -> vertx.deployVerticle(parts.reconciler()));
     for (Deployable watcher : parts.watchers()) {
       String name = "the " + watcher.getClass().getSimpleName() + " (its informers' first sync)";
-      started = started.compose(v -> awaiting(name, () -> vertx.deployVerticle(watcher)));
+      watching = watching.compose(v -> awaiting(name, () -> vertx.deployVerticle(watcher)));
     }
+    steps.add(watching);
+    Future<?> started = Future.all(steps);
     if (parts.federation() != null) {
       started =
           started.compose(
