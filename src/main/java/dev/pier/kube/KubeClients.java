@@ -108,12 +108,24 @@ public final class KubeClients {
     @Override
     protected void additionalConfig(
         WebClientOptions options, WebSocketClientOptions webSocketOptions, PoolOptions pool) {
-      if (options.isSsl()) {
-        options.setProtocolVersion(HttpVersion.HTTP_2).setUseAlpn(true);
-        if (OPENSSL) {
-          options.setSslEngineOptions(new OpenSSLEngineOptions());
-        }
+      configure(options, webSocketOptions, OPENSSL);
+    }
+  }
+
+  /**
+   * HTTP/2 for requests; BoringSSL, when it loads, for requests and for the watches' WebSockets
+   * alike: the watches carry every Service and Node in full, more bytes than the writes.
+   */
+  static void configure(
+      WebClientOptions options, WebSocketClientOptions webSocketOptions, boolean openSsl) {
+    if (options.isSsl()) {
+      options.setProtocolVersion(HttpVersion.HTTP_2).setUseAlpn(true);
+      if (openSsl) {
+        options.setSslEngineOptions(new OpenSSLEngineOptions());
       }
+    }
+    if (webSocketOptions.isSsl() && openSsl) {
+      webSocketOptions.setSslEngineOptions(new OpenSSLEngineOptions());
     }
   }
 }
