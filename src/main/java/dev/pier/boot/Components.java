@@ -75,8 +75,8 @@ import org.slf4j.LoggerFactory;
  * @param dns the DNS publisher, or null when DNS publishing is off
  * @param election the leader election, or null when it is off
  * @param scaleOut this replica's part in scale-out, or null when scaleOut.enabled is off
- * @param orphanSweeper the orphan sweeper, or null when orphans.cleanup is off or the provider
- *     cannot list what it owns
+ * @param orphanSweeper the orphan sweeper (it deletes with orphans.cleanup, else only counts), or
+ *     null when the provider cannot list what it owns
  * @param deletionGuard holds back mass deletions Pier starts on its own
  * @param watchers the verticles that turn informer events into keys, in deployment order
  * @param adminPort the admin server's port (0: any free port; -1: off)
@@ -347,10 +347,8 @@ public record Components(
                 config, vertx, replicas, (ShardGates) gate, scaleOutOptions, leaseClient, registry);
     connected.forEach(relists::track);
     OrphanSweeper sweeper =
-        orphanCleanup(config)
-            ? OrphanSweeper.forProvider(
-                clusters, provider, orphanPeriod(config), guard, registry, gate)
-            : null;
+        OrphanSweeper.forProvider(
+            clusters, provider, orphanPeriod(config), guard, registry, gate, orphanCleanup(config));
     return new Components(
         vertx,
         registry,
@@ -456,8 +454,9 @@ public record Components(
   }
 
   /**
-   * Whether the orphan sweep runs: {@code orphans.cleanup}, or its alias {@code
-   * hetzner.orphanCleanup}. It runs only with a provider that can list what it owns.
+   * Whether the orphan sweep deletes: {@code orphans.cleanup}, or its alias {@code
+   * hetzner.orphanCleanup}. Else it only counts. It runs only with a provider that can list what it
+   * owns.
    */
   static boolean orphanCleanup(ConfigValues config) {
     return config.get(PierOptions.ORPHANS_CLEANUP)

@@ -53,6 +53,7 @@ class JvmOptionsTest {
     // Twice the live set of 10,000 Services (80 MB), well inside the Deployment's 512 MiB limit.
     assertThat(maxHeap).isBetween(160L << 20, 200L << 20);
     assertThat(flags).containsEntry("UseSerialGC", "true").containsEntry("TieredStopAtLevel", "1");
+    assertThat(flags).containsEntry("CompileThresholdScaling", "0.250000");
     assertThat(flags).containsEntry("ExitOnOutOfMemoryError", "true");
     // A larger limit gives a larger heap: the flags follow the limit, they do not fix a size.
     assertThat(Long.parseLong(finalFlags("1g").get("MaxHeapSize"))).isGreaterThan(maxHeap);

@@ -34,8 +34,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The sweeper with the local provider and a real informer cache: an address the process holds for a
- * Service uid the cache does not know (its delete event was missed) is released; the address of a
- * Service in the cache stays.
+ * Service uid the cache does not know (its delete event was missed, or its load balancer was
+ * abandoned) is released with {@code orphans.cleanup}, and counted but kept without it; the address
+ * of a Service in the cache stays.
  */
 @RealKubeApiServer
 class LocalOrphanSweepTest {
@@ -57,7 +58,57 @@ class LocalOrphanSweepTest {
 
   @Test
   void aBalancerWhoseServiceUidIsNotInTheCacheIsSwept(KubeApiServer kube) throws Exception {
-    String ns = kube.createNamespace("local-orphans");
+    withAnOrphanAndALiveBalancer(
+        kube,
+        "local-orphans",
+        true,
+        (sweeper, owned, registry, liveUid) -> {
+          assertThat(sweeper.sweep().await(30, TimeUnit.SECONDS)).isEqualTo(1);
+
+          assertThat(owned.list("kubernetes").await(10, TimeUnit.SECONDS))
+              .extracting(OwnedLoadBalancer::serviceUid)
+              .containsExactly(liveUid);
+          assertThat(remaining(registry)).as("nothing left behind").isZero();
+          assertThat(sweeper.sweep().await(30, TimeUnit.SECONDS)).as("nothing more").isZero();
+        });
+  }
+
+  @Test
+  void withoutCleanupAnOrphanIsCountedAndKept(KubeApiServer kube) throws Exception {
+    withAnOrphanAndALiveBalancer(
+        kube,
+        "local-orphans-kept",
+        false,
+        (sweeper, owned, registry, liveUid) -> {
+          assertThat(sweeper.sweep().await(30, TimeUnit.SECONDS)).as("deleted").isZero();
+
+          assertThat(owned.list("kubernetes").await(10, TimeUnit.SECONDS))
+              .extracting(OwnedLoadBalancer::serviceUid)
+              .containsExactlyInAnyOrder(liveUid, "uid-of-a-deleted-service");
+          assertThat(remaining(registry)).isEqualTo(1);
+        });
+  }
+
+  private static double remaining(SimpleMeterRegistry registry) {
+    return registry.get("pier.orphans.remaining").tag("cluster", "kubernetes").gauge().value();
+  }
+
+  private interface SweepCheck {
+    void check(
+        OrphanSweeper sweeper,
+        OwnedLoadBalancers owned,
+        SimpleMeterRegistry registry,
+        String liveUid)
+        throws Exception;
+  }
+
+  /**
+   * A synced cluster with the Service "live", and the local provider holding a load balancer for it
+   * and one for a Service uid the cache does not know.
+   */
+  private static void withAnOrphanAndALiveBalancer(
+      KubeApiServer kube, String namespace, boolean deletes, SweepCheck check) throws Exception {
+    String ns = kube.createNamespace(namespace);
     kube.client()
         .services()
         .inNamespace(ns)
@@ -97,6 +148,7 @@ class LocalOrphanSweepTest {
               lbService(ns, "missed", "uid-of-a-deleted-service", kube.freeNodePort()),
               nodes)
           .await(10, TimeUnit.SECONDS);
+      SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
       OrphanSweeper sweeper =
           OrphanSweeper.forProvider(
@@ -109,17 +161,12 @@ class LocalOrphanSweepTest {
                   DeletionGuard.DEFAULT_WINDOW,
                   false,
                   System::currentTimeMillis),
-              new SimpleMeterRegistry(),
-              LeaderGate.alwaysOpen());
+              registry,
+              LeaderGate.alwaysOpen(),
+              deletes);
       assertThat(sweeper).as("the local provider can list what it owns").isNotNull();
 
-      assertThat(sweeper.sweep().await(30, TimeUnit.SECONDS)).isEqualTo(1);
-
-      OwnedLoadBalancers owned = provider.ownedLoadBalancers().orElseThrow();
-      assertThat(owned.list("kubernetes").await(10, TimeUnit.SECONDS))
-          .extracting(OwnedLoadBalancer::serviceUid)
-          .containsExactly(liveUid);
-      assertThat(sweeper.sweep().await(30, TimeUnit.SECONDS)).as("nothing more").isZero();
+      check.check(sweeper, provider.ownedLoadBalancers().orElseThrow(), registry, liveUid);
     } finally {
       provider.close().await(10, TimeUnit.SECONDS);
       cluster.close();
