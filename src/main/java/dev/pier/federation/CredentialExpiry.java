@@ -31,8 +31,16 @@ public final class CredentialExpiry {
     if (credentials == null) {
       return null;
     }
-    Instant token = credentials.token().isEmpty() ? null : ofToken(credentials.token());
-    Instant certificate = ofCertificate(credentials.clientCertData());
+    return of(credentials.token(), credentials.clientCertData());
+  }
+
+  /**
+   * The expiry of a token and an inline (base64 PEM) client certificate, either of them empty or
+   * null: the earlier of the two that carry one, or null.
+   */
+  public static Instant of(String bearerToken, String clientCertData) {
+    Instant token = bearerToken == null || bearerToken.isEmpty() ? null : ofToken(bearerToken);
+    Instant certificate = ofCertificate(clientCertData);
     if (token == null || certificate == null) {
       return token == null ? certificate : token;
     }

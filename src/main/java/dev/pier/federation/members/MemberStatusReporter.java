@@ -13,6 +13,7 @@ import dev.pier.kube.KubeApiException;
 import dev.pier.metrics.PierMetrics;
 import dev.pier.model.FederationKeys;
 import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.client.Config;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
@@ -85,6 +86,15 @@ final class MemberStatusReporter {
 
   /** A probe of {@code m} ended; readiness is already applied. */
   void probed(Member m, boolean ok, String failure) {
+    if (m.spec().credentials() == null) {
+      // A member of the configuration file: no Secret to write on, only the gauge, from the
+      // credential its client holds (a token, or a certificate given inline in the kubeconfig).
+      Config c = m.cluster().client().getConfiguration();
+      String token = c.getOauthToken() != null ? c.getOauthToken() : c.getAutoOAuthToken();
+      metrics.setMemberCredentialExpiry(
+          m.name(), CredentialExpiry.of(token, c.getClientCertData()));
+      return;
+    }
     Secret secret = secretOf.apply(m.name());
     if (secret == null || secret.getMetadata().getDeletionTimestamp() != null || m.leaving()) {
       left(m.name());

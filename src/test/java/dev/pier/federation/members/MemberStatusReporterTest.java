@@ -11,6 +11,7 @@ import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.RealKubeApiServer;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.micrometer.core.instrument.Gauge;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -52,6 +53,55 @@ class MemberStatusReporterTest {
     }
     return MemberStatus.parse(
         s.getMetadata().getAnnotations().get(FederationKeys.MEMBER_STATUS_ANNOTATION));
+  }
+
+  @Test
+  void aConfiguredMembersCredentialExpiryIsTheGaugeToo() {
+    // A token that expires at 2027-01-01T00:00:00Z; the member answers it 401, and the gauge
+    // comes from the credential whether the member accepts it or not.
+    long exp = 1_798_761_600L;
+    String token =
+        jwtPart("{\"alg\":\"none\"}") + "." + jwtPart("{\"exp\":" + exp + "}") + ".signature";
+    String config =
+        "clusters:\n"
+            + "  - name: host\n"
+            + "    kubeconfig: \""
+            + host.kubeconfigPath()
+            + "\"\n"
+            + "    federation: host\n"
+            + "    local:\n"
+            + "      pools: [\"127.249.0.16/28\"]\n"
+            + "  - name: west\n"
+            + "    kubeconfig: \""
+            + member.kubeconfigFor(token)
+            + "\"\n"
+            + "    federation: member\n"
+            + "    loadBalancers: false\n"
+            + "federation:\n"
+            + "  health:\n"
+            + "    period: 300ms\n"
+            + "    timeout: 250ms\n";
+    try (InProcessPier pier = InProcessPier.startWithConfig(config, Map.of())) {
+      await()
+          .atMost(CONVERGE)
+          .until(
+              () -> {
+                Gauge g =
+                    pier.pier()
+                        .metrics()
+                        .registry()
+                        .find("pier.member.credential.expiry.timestamp")
+                        .tag("cluster", "west")
+                        .gauge();
+                return g != null && g.value() == exp;
+              });
+    }
+  }
+
+  private static String jwtPart(String json) {
+    return Base64.getUrlEncoder()
+        .withoutPadding()
+        .encodeToString(json.getBytes(StandardCharsets.UTF_8));
   }
 
   @Test
