@@ -13,7 +13,6 @@ import dev.pier.leader.ShardLeases;
 import dev.pier.metrics.PierMetrics;
 import dev.pier.model.Addresses;
 import dev.pier.orphans.OrphanSweeper;
-import dev.pier.shards.ShardMap;
 import io.vertx.core.Deployable;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -234,10 +233,13 @@ public final class Pier {
                           Addresses.RECONCILE_CONTROL,
                           Addresses.SHARDS_GAINED,
                           Addresses.local().addHeader(Addresses.SHARD, Integer.toString(shard)));
-                  if (shard == ShardMap.CLUSTER_WIDE && parts.federation() != null) {
+                  if (parts.federation() != null) {
                     vertx
                         .eventBus()
-                        .request(Addresses.FEDERATION_CONTROL, "start", Addresses.local());
+                        .request(
+                            Addresses.FEDERATION_CONTROL,
+                            Addresses.SHARDS_GAINED,
+                            Addresses.local().addHeader(Addresses.SHARD, Integer.toString(shard)));
                   }
                 })
             .onFailure(
@@ -259,8 +261,13 @@ public final class Pier {
         vertx
             .eventBus()
             .request(Addresses.RECONCILE_CONTROL, Addresses.SHARDS_LOST, Addresses.local());
-        if (shard == ShardMap.CLUSTER_WIDE && parts.federation() != null) {
-          vertx.eventBus().request(Addresses.FEDERATION_CONTROL, "stop", Addresses.local());
+        if (parts.federation() != null) {
+          vertx
+              .eventBus()
+              .request(
+                  Addresses.FEDERATION_CONTROL,
+                  Addresses.SHARDS_LOST,
+                  Addresses.local().addHeader(Addresses.SHARD, Integer.toString(shard)));
         }
       }
     };

@@ -12,6 +12,7 @@ import dev.pier.dns.publish.TopologyWatchVerticle;
 import dev.pier.federation.Federated;
 import dev.pier.federation.FederationOptions;
 import dev.pier.federation.members.Members;
+import dev.pier.federation.sync.FederationShards;
 import dev.pier.federation.sync.FederationVerticle;
 import dev.pier.kube.AsyncKubeApi;
 import dev.pier.kube.Cluster;
@@ -27,6 +28,7 @@ import dev.pier.leader.WorkGate;
 import dev.pier.metrics.MeteredProvider;
 import dev.pier.metrics.PierMetrics;
 import dev.pier.model.ClusterSpec;
+import dev.pier.model.FederationRole;
 import dev.pier.nodes.PushedNodeSets;
 import dev.pier.nodesync.NodeSyncVerticle;
 import dev.pier.orphans.OrphanSweeper;
@@ -211,7 +213,8 @@ public record Components(
                             "the Secret of cluster " + spec.name(),
                             resync,
                             gate,
-                            federationOptions.namespaces())
+                            federationOptions.namespaces(),
+                            true)
                         .retryWhenForbidden()));
     List<Cluster> withLoadBalancers = new ArrayList<>();
     try {
@@ -223,7 +226,8 @@ public record Components(
                 setup.kubeconfigOrigin(),
                 resync,
                 gate,
-                federationOptions.namespaces());
+                federationOptions.namespaces(),
+                setup.spec().federation() == FederationRole.MEMBER);
         connected.add(c);
         if (setup.spec().loadBalancers()) {
           withLoadBalancers.add(c);
@@ -332,7 +336,10 @@ public record Components(
                 config.get(PierOptions.RECONCILE_MAX_RETRY_DELAY),
                 config.get(PierOptions.RECONCILE_RUN_DEADLINE),
                 dns,
-                guard);
+                guard,
+                gate instanceof ShardGates shardGates
+                    ? FederationShards.divided(shardGates.shards(), shardGates::holds)
+                    : FederationShards.whole());
     // With a federation the Leases live in its host cluster.
     KubernetesClient leaseClient = (host != null ? host : connected.get(0)).client();
     LeaderElection election =
@@ -522,16 +529,22 @@ public record Components(
       String kubeconfigOrigin,
       Duration serviceResync,
       RequestFence fence,
-      Set<String> federatedNamespaces) {
+      Set<String> federatedNamespaces,
+      boolean member) {
     String kubeconfig = spec.kubeconfig();
     if (!kubeconfig.isEmpty() && !spec.inCluster() && !new File(kubeconfig).canRead()) {
       throw new ConfigException(kubeconfigOrigin + ": cannot read '" + kubeconfig + "'");
     }
     KubernetesClient client = KubeClients.create(vertx, spec);
     AsyncKubeApi api = new AsyncKubeApi(client, fence);
-    // The federation is a cluster-wide job: with scale-out its writes go while shard 0 is held.
+    // With scale-out the host's federation writes go while shard 0 is held, a member's while its
+    // member shard is.
     AsyncKubeApi federationApi =
-        fence instanceof ShardGates shards ? new AsyncKubeApi(client, shards.clusterWide()) : api;
+        fence instanceof ShardGates shards
+            ? new AsyncKubeApi(
+                client,
+                member ? shards.fence(shards.shards().ofMember(spec.name())) : shards.clusterWide())
+            : api;
     return new Cluster(
         spec.name(),
         client,

@@ -4,8 +4,6 @@ import dev.pier.federation.IngressAnnotation.ClusterIngresses;
 import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
 import io.fabric8.kubernetes.api.model.LoadBalancerIngressBuilder;
 import io.fabric8.kubernetes.api.model.LoadBalancerStatus;
-import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.ServiceStatus;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -33,11 +31,12 @@ public final class IngressAggregate {
    * A member as its informer cache sees it.
    *
    * @param ready per the health thresholds
-   * @param service its copy of the host Service; null when it has none
+   * @param copy the {@code status.loadBalancer} of its copy of the host Service; null when it has
+   *     no copy
    * @param hasReadyEndpoints whether that copy has at least one ready endpoint address
    */
   public record MemberStatus(
-      String cluster, boolean ready, Service service, boolean hasReadyEndpoints) {}
+      String cluster, boolean ready, LoadBalancerStatus copy, boolean hasReadyEndpoints) {}
 
   /**
    * @param ingress the host Service's {@code status.loadBalancer.ingress}: sorted, no duplicates
@@ -60,7 +59,7 @@ public final class IngressAggregate {
     List<LoadBalancerIngress> status = new ArrayList<>();
     Map<String, ClusterIngresses> entries = new LinkedHashMap<>();
     for (MemberStatus m : members) {
-      List<LoadBalancerIngress> ingresses = ingresses(m.service());
+      List<LoadBalancerIngress> ingresses = ingresses(m.copy());
       if (m.ready()) {
         if (!ingresses.isEmpty()) {
           status.addAll(ingresses);
@@ -82,12 +81,7 @@ public final class IngressAggregate {
     return new Result(List.copyOf(union), IngressAnnotation.json(List.copyOf(entries.values())));
   }
 
-  private static List<LoadBalancerIngress> ingresses(Service s) {
-    if (s == null) {
-      return List.of();
-    }
-    ServiceStatus st = s.getStatus();
-    LoadBalancerStatus lb = st == null ? null : st.getLoadBalancer();
+  private static List<LoadBalancerIngress> ingresses(LoadBalancerStatus lb) {
     if (lb == null || lb.getIngress() == null) {
       return List.of();
     }

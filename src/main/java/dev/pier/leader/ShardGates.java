@@ -124,15 +124,25 @@ public final class ShardGates implements WorkGate {
   }
 
   /**
-   * The fence of the cluster-wide jobs' requests (the federation's writes): each goes only while
-   * shard {@link ShardMap#CLUSTER_WIDE} is held with a fresh renewal, in the term it asked in.
+   * The fence of the cluster-wide jobs' requests (the host side of the federation): each goes only
+   * while shard {@link ShardMap#CLUSTER_WIDE} is held with a fresh renewal, in the term it asked
+   * in.
    */
   public RequestFence clusterWide() {
+    return fence(ShardMap.CLUSTER_WIDE);
+  }
+
+  /**
+   * The fence of one shard's requests that are sent outside a guarded call (a federation member's
+   * writes, fenced by its member shard): each goes only while the shard is held with a fresh
+   * renewal, in the term it asked in.
+   */
+  public RequestFence fence(int shard) {
     return new RequestFence() {
       @Override
       public long term() {
         synchronized (ShardGates.this) {
-          return encode(ShardMap.CLUSTER_WIDE, terms[ShardMap.CLUSTER_WIDE]);
+          return encode(shard, terms[shard]);
         }
       }
 

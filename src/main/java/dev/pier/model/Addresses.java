@@ -4,8 +4,9 @@ import io.vertx.core.eventbus.DeliveryOptions;
 
 /**
  * Event-bus addresses. Messages carry keys and small records, never whole API objects. Every
- * address here is one process's own: its consumers are local and its messages local-only, so that a
- * clustered event bus (scale-out) never sends them to another replica.
+ * address here is one process's own (its consumers are local and its messages local-only, so that a
+ * clustered event bus never sends them to another replica), except the two of the federation that
+ * cross replicas under scale-out: {@link #FEDERATION_CHANGED} and {@link #federationCopies}.
  */
 public final class Addresses {
   /** Body: a {@link ServiceKey} string; header {@link #KIND}: a work kind (default RECONCILE). */
@@ -66,6 +67,24 @@ public final class Addresses {
   /** Keys of federated Services (host or member cluster) to run. */
   public static final String FEDERATION = "pier.federation";
 
-  /** "start" and "stop" of the federation's work queue (request/reply). */
+  /**
+   * "start" and "stop" of the federation's work queue (request/reply); under scale-out also {@link
+   * #SHARDS_GAINED} and {@link #SHARDS_LOST} with header {@link #SHARD}.
+   */
   public static final String FEDERATION_CONTROL = "pier.federation.control";
+
+  /**
+   * Cluster-wide (scale-out): a member's owner tells the host's owner that a copy changed. Body:
+   * the host Service's {@link ServiceKey} string; request/reply with a deadline.
+   */
+  public static final String FEDERATION_CHANGED = "pier.federation.changed";
+
+  /**
+   * Cluster-wide (scale-out): the owner of a member answers reads of its copies. Body: {@code
+   * {"namespace", "name"}}; reply: a copy state as JSON, or a failure when it does not own the
+   * member now.
+   */
+  public static String federationCopies(String member) {
+    return "pier.federation.copies." + member;
+  }
 }

@@ -99,6 +99,31 @@ public final class Views {
         node.getMetadata().getLabels());
   }
 
+  /** The fabric8 form of a status, for code that works on the Kubernetes model. */
+  public static LoadBalancerStatus loadBalancerStatus(LbStatus status) {
+    List<LoadBalancerIngress> ingress = new ArrayList<>();
+    for (LbIngress i : status.ingress()) {
+      LoadBalancerIngress out = new LoadBalancerIngress();
+      out.setIp(i.ip());
+      out.setHostname(i.hostname());
+      out.setIpMode(i.ipMode());
+      out.setPorts(
+          i.ports().stream()
+              .map(
+                  p -> {
+                    io.fabric8.kubernetes.api.model.PortStatus port =
+                        new io.fabric8.kubernetes.api.model.PortStatus();
+                    port.setPort(p.port());
+                    port.setProtocol(p.protocol());
+                    port.setError(p.error());
+                    return port;
+                  })
+              .collect(java.util.stream.Collectors.toCollection(ArrayList::new)));
+      ingress.add(out);
+    }
+    return new LoadBalancerStatus(ingress);
+  }
+
   /** {@code status.loadBalancer} as JSON; an empty status clears the ingress list. */
   public static JsonObject statusJson(LbStatus status) {
     if (status.isEmpty()) {

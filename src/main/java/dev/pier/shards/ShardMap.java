@@ -23,6 +23,14 @@ public record ShardMap(int count) {
     return of(key.toString());
   }
 
+  /**
+   * The shard of a federation member's work (its copies, its caches, the reads of its copies): the
+   * Lease of that shard fences it, so a member adds no Lease of its own.
+   */
+  public int ofMember(String member) {
+    return of("member:" + member);
+  }
+
   /** The shard a name belongs to (a Service key's text, a member cluster's name). */
   public int of(String name) {
     return (int) Long.remainderUnsigned(hash(name), count);

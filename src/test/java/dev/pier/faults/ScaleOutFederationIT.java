@@ -13,6 +13,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.pier.boot.PierOptions;
 import dev.pier.cloud.webhook.ReferenceWebhook;
+import dev.pier.shards.ShardMap;
 import dev.pier.testkit.FederatedServices;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.PierProcess;
@@ -24,21 +25,31 @@ import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Scale-out with a federation: three Pier processes share a host (federation host, webhook load
- * balancers) and one member. The federation is a cluster-wide job of shard 0: only that shard's
- * owner writes the copies and the host's aggregate. When it is killed (SIGKILL), the replica that
- * takes shard 0 goes on: the aggregate follows the member's new ingress, and the copies follow the
- * host's changes; after the takeover, every federation write in host and member comes from it.
+ * Scale-out with a federation of four members over three Pier processes. The host side of the
+ * federation (the aggregate, the finalizers) belongs to shard 0, and each member's side (its
+ * caches, its copies) to that member's shard: only shard 0's owner writes federated host Services,
+ * and only a member shard's owner writes copies in that member, reading copies of members it does
+ * not own from their owners over the clustered event bus. When shard 0's owner is killed (SIGKILL),
+ * the replica that takes shard 0 rebuilds the aggregate from the members' owners: the host's status
+ * keeps every member's address and follows a new one, and the copies follow the host's changes.
  */
 @RealKubeApiServer(
     auditLog = true,
@@ -48,28 +59,42 @@ import org.junit.jupiter.api.Test;
       @RealKubeApiServer.User(token = "pier-c-token", name = "pier-c", groups = "system:masters")
     })
 class ScaleOutFederationIT {
+  private static final Logger log = LoggerFactory.getLogger(ScaleOutFederationIT.class);
+  private static final ShardMap MAP = new ShardMap(ScaleOutIT.SHARDS);
+
+  /** Four member names whose member shards differ from each other and from shard 0. */
+  static final List<String> MEMBERS = memberNames();
+
+  private static List<String> memberNames() {
+    List<String> names = new ArrayList<>();
+    Set<Integer> used = new HashSet<>(Set.of(ShardMap.CLUSTER_WIDE));
+    for (String candidate :
+        List.of(
+            "east", "west", "north", "south", "central", "edge", "core", "island", "harbor",
+            "delta", "ridge", "valley", "coast", "plain", "summit", "lake")) {
+      if (names.size() < 4 && used.add(MAP.ofMember(candidate))) {
+        names.add(candidate);
+      }
+    }
+    assertThat(names).as("member names on distinct shards").hasSize(4);
+    return List.copyOf(names);
+  }
 
   @Test
-  void onlyShardZerosOwnerRunsTheFederationAndItsSuccessorKeepsTheAggregateRight(KubeApiServer host)
-      throws Exception {
-    try (KubeApiServer member =
-            KubeApiServer.builder()
-                .withUser("pier-a-token", "pier-a", "system:masters")
-                .withUser("pier-b-token", "pier-b", "system:masters")
-                .withUser("pier-c-token", "pier-c", "system:masters")
-                .withAuditLog()
-                .start();
-        ReferenceWebhook webhook = ReferenceWebhook.start("")) {
+  void eachSideIsWrittenByItsShardsOwnerAndTheAggregateSurvivesTheHostOwnersDeath(
+      KubeApiServer host) throws Exception {
+    Map<String, KubeApiServer> members = startMembers();
+    try (ReferenceWebhook webhook = ReferenceWebhook.start("")) {
       String leaseNs = host.createNamespace("fed-scale-lease");
       String ns = host.createNamespace("fed-scale");
       FederatedServices.optIn(host.client(), ns);
       List<Integer> ports = List.of(freePort(), freePort(), freePort());
-      String members = ports.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
+      String peers = ports.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
       Map<String, PierProcess> replicas = new HashMap<>();
       try {
         for (int i = 0; i < 3; i++) {
           String name = NAMES.get(i);
-          replicas.put(name, start(host, member, webhook, name, leaseNs, ports.get(i), members));
+          replicas.put(name, start(host, members, webhook, name, leaseNs, ports.get(i), peers));
         }
         for (int i = 0; i < 3; i++) {
           create(host, ns, "svc-" + i);
@@ -77,28 +102,42 @@ class ScaleOutFederationIT {
         await()
             .atMost(PierProcess.STARTUP)
             .until(() -> replicas.values().stream().allMatch(p -> p.status("/readyz") == 200));
-        String owner = awaitAllShardsHeld(host.client(), leaseNs, Set.copyOf(NAMES)).get(0);
-        for (int i = 0; i < 3; i++) {
-          awaitCopy(member, ns, "svc-" + i);
+        Map<Integer, String> holders =
+            awaitAllShardsHeld(host.client(), leaseNs, Set.copyOf(NAMES));
+        for (KubeApiServer member : members.values()) {
+          for (int i = 0; i < 3; i++) {
+            awaitCopy(member, ns, "svc-" + i);
+          }
         }
-        // The replicas joined one after another, and shard 0 may have moved meanwhile: from now
-        // on its owner is settled.
+        // The replicas joined one after another and shards moved meanwhile: from now on the
+        // owners are settled (checked again below).
         Instant settled = Instant.now();
-        setIngress(member, ns, "svc-0", "203.0.113.10");
+        log.info(
+            "host side on {}, members on {}", holders.get(ShardMap.CLUSTER_WIDE), owners(holders));
+        Map<String, String> ips = new TreeMap<>();
+        for (int i = 0; i < MEMBERS.size(); i++) {
+          String ip = "203.0.113." + (10 + i);
+          ips.put(MEMBERS.get(i), ip);
+          setIngress(members.get(MEMBERS.get(i)), ns, "svc-0", ip);
+        }
         create(host, ns, "svc-2b");
         await()
             .atMost(CONVERGE)
             .until(
                 () ->
-                    hostIngress(host, ns, "svc-0").equals(List.of("203.0.113.10"))
-                        && copy(member, ns, "svc-2b") != null);
-        assertThat(federationWriters(host, member, ns, settled))
-            .as("who wrote copies and federated host Services (shard 0 held by %s)", owner)
-            .containsExactly("pier-" + owner);
+                    Set.copyOf(hostIngress(host, ns, "svc-0")).equals(Set.copyOf(ips.values()))
+                        && members.values().stream().allMatch(m -> copy(m, ns, "svc-2b") != null));
+        assertThat(awaitAllShardsHeld(host.client(), leaseNs, Set.copyOf(NAMES)))
+            .as("shard owners while the writes were made")
+            .isEqualTo(holders);
+        assertWriters(host, members, ns, settled, holders);
 
+        String dead = holders.get(ShardMap.CLUSTER_WIDE);
         Instant killed = Instant.now();
-        replicas.get(owner).kill();
-        setIngress(member, ns, "svc-0", "203.0.113.11");
+        replicas.get(dead).kill();
+        String moved = MEMBERS.get(0);
+        ips.put(moved, "203.0.113.20");
+        setIngress(members.get(moved), ns, "svc-0", ips.get(moved));
         Services.edit(
             host.client(),
             ns,
@@ -109,71 +148,141 @@ class ScaleOutFederationIT {
             });
         create(host, ns, "svc-3");
         Set<String> alive = new HashSet<>(NAMES);
-        alive.remove(owner);
-        String successor = awaitAllShardsHeld(host.client(), leaseNs, alive).get(0);
+        alive.remove(dead);
+        Map<Integer, String> successors = awaitAllShardsHeld(host.client(), leaseNs, alive);
+        log.info(
+            "after {} died: host side on {}, members on {}",
+            dead,
+            successors.get(ShardMap.CLUSTER_WIDE),
+            owners(successors));
         await()
             .atMost(CONVERGE)
             .until(
                 () ->
-                    hostIngress(host, ns, "svc-0").equals(List.of("203.0.113.11"))
-                        && "2".equals(labels(copy(member, ns, "svc-1")).get("version"))
-                        && copy(member, ns, "svc-3") != null);
-        assertThat(federationWriters(host, member, ns, killed))
-            .as("federation writers after the kill (shard 0 now held by %s)", successor)
-            .containsExactly("pier-" + successor);
+                    Set.copyOf(hostIngress(host, ns, "svc-0")).equals(Set.copyOf(ips.values()))
+                        && members.values().stream()
+                            .allMatch(
+                                m ->
+                                    "2".equals(labels(copy(m, ns, "svc-1")).get("version"))
+                                        && copy(m, ns, "svc-3") != null));
+        assertThat(hostIngress(host, ns, "svc-0"))
+            .as("the aggregate keeps every member's address")
+            .hasSize(MEMBERS.size());
+        assertWriters(host, members, ns, killed, successors);
       } finally {
         replicas.values().forEach(PierProcess::close);
       }
+    } finally {
+      members.values().forEach(KubeApiServer::close);
     }
+  }
+
+  /** Each member's API server, started side by side. */
+  private static Map<String, KubeApiServer> startMembers() throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(MEMBERS.size());
+    try {
+      Map<String, Future<KubeApiServer>> starting = new TreeMap<>();
+      for (String name : MEMBERS) {
+        starting.put(
+            name,
+            pool.submit(
+                () ->
+                    KubeApiServer.builder()
+                        .withUser("pier-a-token", "pier-a", "system:masters")
+                        .withUser("pier-b-token", "pier-b", "system:masters")
+                        .withUser("pier-c-token", "pier-c", "system:masters")
+                        .withAuditLog()
+                        .start()));
+      }
+      Map<String, KubeApiServer> started = new TreeMap<>();
+      Exception failed = null;
+      for (Map.Entry<String, Future<KubeApiServer>> e : starting.entrySet()) {
+        try {
+          started.put(e.getKey(), e.getValue().get());
+        } catch (ExecutionException ex) {
+          failed = ex;
+        }
+      }
+      if (failed != null) {
+        started.values().forEach(KubeApiServer::close);
+        throw failed;
+      }
+      return started;
+    } finally {
+      pool.shutdown();
+    }
+  }
+
+  /**
+   * Since {@code from}, federated host Services were written by shard 0's owner alone, and each
+   * member's copies by its member shard's owner alone.
+   */
+  private static void assertWriters(
+      KubeApiServer host,
+      Map<String, KubeApiServer> members,
+      String ns,
+      Instant from,
+      Map<Integer, String> holders)
+      throws Exception {
+    assertThat(writers(host, ns, from))
+        .as("who wrote federated host Services (shard 0 held by %s)", holders.get(0))
+        .containsExactly("pier-" + holders.get(ShardMap.CLUSTER_WIDE));
+    for (String name : MEMBERS) {
+      String owner = holders.get(MAP.ofMember(name));
+      assertThat(writers(members.get(name), ns, from))
+          .as("who wrote copies in %s (its shard %d held by %s)", name, MAP.ofMember(name), owner)
+          .containsExactly("pier-" + owner);
+    }
+  }
+
+  private static Map<String, String> owners(Map<Integer, String> holders) {
+    Map<String, String> owners = new TreeMap<>();
+    MEMBERS.forEach(m -> owners.put(m, holders.get(MAP.ofMember(m))));
+    return owners;
   }
 
   private static PierProcess start(
       KubeApiServer host,
-      KubeApiServer member,
+      Map<String, KubeApiServer> members,
       ReferenceWebhook webhook,
       String name,
       String leaseNs,
       int port,
-      String members)
+      String peers)
       throws Exception {
     String token = "pier-" + name + "-token";
-    String yaml =
-        "clusters:\n"
-            + "  - name: host\n"
-            + "    kubeconfig: \""
-            + host.kubeconfigFor(token)
-            + "\"\n"
-            + "    federation: host\n"
-            + "  - name: east\n"
-            + "    kubeconfig: \""
-            + member.kubeconfigFor(token)
-            + "\"\n"
-            + "    federation: member\n"
-            + "    loadBalancers: false\n"
-            + "federation:\n"
-            + "  health:\n"
-            + "    period: 500ms\n"
-            + "    timeout: 400ms\n";
+    StringBuilder yaml =
+        new StringBuilder("clusters:\n")
+            .append("  - name: host\n")
+            .append("    kubeconfig: \"")
+            .append(host.kubeconfigFor(token))
+            .append("\"\n")
+            .append("    federation: host\n");
+    members.forEach(
+        (member, kube) ->
+            yaml.append("  - name: ")
+                .append(member)
+                .append("\n    kubeconfig: \"")
+                .append(kube.kubeconfigFor(token))
+                .append("\"\n    federation: member\n    loadBalancers: false\n"));
+    yaml.append("federation:\n  health:\n    period: 500ms\n    timeout: 400ms\n");
     Path config = host.directory().resolve("pier-" + name + "-scale-out-federation.yaml");
     Files.writeString(config, yaml);
-    Map<String, String> env = ScaleOutIT.env(host, webhook.url(), leaseNs, name, port, members);
+    Map<String, String> env = ScaleOutIT.env(host, webhook.url(), leaseNs, name, port, peers);
     env.put(PierOptions.CLUSTER_KUBECONFIG.envName(), null);
     return PierProcess.startJar(host, name, FaultSuite.jar(), config, env);
   }
 
-  /** The users that wrote Services in {@code ns}, in the host or the member, after {@code from}. */
-  private static Set<String> federationWriters(
-      KubeApiServer host, KubeApiServer member, String ns, Instant from) throws Exception {
+  /** The users that wrote Services in {@code ns} of {@code kube} after {@code from}. */
+  private static Set<String> writers(KubeApiServer kube, String ns, Instant from) throws Exception {
     Set<String> users = new TreeSet<>();
-    for (KubeApiServer kube : List.of(host, member)) {
-      for (JsonObject w : AuditWrites.of(kube)) {
-        JsonObject ref = w.getJsonObject("objectRef", new JsonObject());
-        if ("services".equals(ref.getString("resource"))
-            && ns.equals(ref.getString("namespace"))
-            && AuditWrites.received(w).isAfter(from)
-            && AuditWrites.user(w).startsWith("pier-")) {
-          users.add(AuditWrites.user(w));
-        }
+    for (JsonObject w : AuditWrites.of(kube)) {
+      JsonObject ref = w.getJsonObject("objectRef", new JsonObject());
+      if ("services".equals(ref.getString("resource"))
+          && ns.equals(ref.getString("namespace"))
+          && AuditWrites.received(w).isAfter(from)
+          && AuditWrites.user(w).startsWith("pier-")) {
+        users.add(AuditWrites.user(w));
       }
     }
     return users;

@@ -8,28 +8,18 @@ import dev.pier.federation.FederationOptions.UnreadyClusters;
 import dev.pier.federation.IngressAggregate.MemberStatus;
 import dev.pier.federation.IngressAggregate.Result;
 import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
-import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.LoadBalancerStatus;
+import io.fabric8.kubernetes.api.model.LoadBalancerStatusBuilder;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class IngressAggregateTest {
-  private static Service withIngress(LoadBalancerIngress... ingress) {
-    return new ServiceBuilder()
-        .withNewMetadata()
-        .withNamespace("ns")
-        .withName("web")
-        .endMetadata()
-        .withNewStatus()
-        .withNewLoadBalancer()
-        .withIngress(ingress)
-        .endLoadBalancer()
-        .endStatus()
-        .build();
+  private static LoadBalancerStatus withIngress(LoadBalancerIngress... ingress) {
+    return new LoadBalancerStatusBuilder().withIngress(ingress).build();
   }
 
-  private static Service noIngress() {
-    return new ServiceBuilder().withNewMetadata().withName("web").endMetadata().build();
+  private static LoadBalancerStatus noIngress() {
+    return new LoadBalancerStatus();
   }
 
   private static final String PREVIOUS =
@@ -158,12 +148,11 @@ class IngressAggregateTest {
 
   @Test
   void theResultDoesNotShareTheCachedObjects() {
-    Service cached = withIngress(ip("198.51.100.1"));
+    LoadBalancerStatus cached = withIngress(ip("198.51.100.1"));
     Result r =
         IngressAggregate.compute(
             List.of(new MemberStatus("c1", true, cached, true)), null, UnreadyClusters.KEEP);
     r.ingress().get(0).setIp("203.0.113.1");
-    assertThat(cached.getStatus().getLoadBalancer().getIngress().get(0).getIp())
-        .isEqualTo("198.51.100.1");
+    assertThat(cached.getIngress().get(0).getIp()).isEqualTo("198.51.100.1");
   }
 }

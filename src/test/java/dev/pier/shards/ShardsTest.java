@@ -35,6 +35,20 @@ class ShardsTest {
   }
 
   @Test
+  void aMembersShardIsFixedAndApartFromAServiceKeyOfTheSameText() {
+    // Fixed values: a change would move every member's work to another replica on upgrade.
+    assertThat(MAP.ofMember("east")).isEqualTo(MAP.of("member:east"));
+    assertThat(new ShardMap(1).ofMember("east")).isZero();
+    int[] counts = new int[32];
+    for (int i = 0; i < 3_200; i++) {
+      counts[MAP.ofMember("member-" + i)]++;
+    }
+    for (int c : counts) {
+      assertThat(c).isBetween(60, 140);
+    }
+  }
+
+  @Test
   void aShardMapNeedsAShard() {
     assertThatThrownBy(() -> new ShardMap(0)).hasMessageContaining("count must be at least 1: 0");
   }

@@ -7,6 +7,7 @@ import dev.pier.events.EventSink;
 import dev.pier.events.ObjectRef;
 import dev.pier.federation.ArrivalWait;
 import dev.pier.federation.CopyApply;
+import dev.pier.federation.CopyState;
 import dev.pier.federation.Federated;
 import dev.pier.federation.FederationOptions;
 import dev.pier.federation.HeldMembers;
@@ -66,6 +67,8 @@ final class FederationReconciler {
   private static final Duration HELD_RECHECK = Duration.ofMinutes(1);
   // A host write that met a newer version (409) runs again soon, on what the Service is now.
   private static final Duration CONFLICT_RETRY = Duration.ofSeconds(1);
+  // A member's copy that could not be read (its owner moving) is asked again this soon.
+  private static final Duration UNKNOWN_RETRY = Duration.ofSeconds(2);
   private static final Set<WorkKind> RUN = Set.of(WorkKind.RECONCILE);
   private static final HeldMembers.Decision NOT_HOLDING =
       HeldMembers.decide(List.of(), 0, Duration.ZERO, 0);
@@ -80,6 +83,7 @@ final class FederationReconciler {
   private final HeldNames heldNames;
   private final DeletionGuard guard;
   private final Predicate<String> labelledNamespace;
+  private final CopyReader copies;
 
   /**
    * The resourceVersion each copy (member/uid) had after Pier's last apply to it, until the cache
@@ -110,8 +114,10 @@ final class FederationReconciler {
       FederatedNames dns,
       HeldNames heldNames,
       DeletionGuard guard,
-      Predicate<String> labelledNamespace) {
+      Predicate<String> labelledNamespace,
+      CopyReader copies) {
     this.ctx = ctx;
+    this.copies = copies == null ? this::localCopy : copies;
     this.guard = guard;
     this.labelledNamespace = labelledNamespace;
     this.dns = dns;
@@ -177,10 +183,55 @@ final class FederationReconciler {
     return n;
   }
 
-  /** The member's cached copy of the key's Service, if Pier owns it; else null. */
-  private Service ownedCopy(Member m, ServiceKey key) {
-    Service copy = m.access().service(key.namespace(), key.name());
-    return ownership(copy) == MemberServices.Ownership.OWNED ? copy : null;
+  /** The member's copy as its caches in this replica show it. */
+  Future<CopyState> localCopy(Member m, String namespace, String name) {
+    return Future.succeededFuture(CopyReader.local(m, namespace, name, this::ownership));
+  }
+
+  /**
+   * The copies of one Service read from its members.
+   *
+   * @param known by member
+   * @param unknown members whose copy could not be read (the owner moving or unreachable), with why
+   */
+  private record Copies(Map<String, CopyState> known, Map<String, String> unknown) {}
+
+  /** The copies of the key's Service in {@code clusters}; a read never fails the whole. */
+  private Future<Copies> readCopies(ServiceKey key, Iterable<String> clusters) {
+    Map<String, Future<CopyState>> reads = new java.util.TreeMap<>();
+    for (String name : clusters) {
+      Member m = members.get(name);
+      if (m != null) {
+        reads.put(name, copies.read(m, key.namespace(), key.name()));
+      }
+    }
+    return Future.join(new ArrayList<>(reads.values()))
+        .transform(
+            all -> {
+              Map<String, CopyState> known = new HashMap<>();
+              Map<String, String> unknown = new java.util.TreeMap<>();
+              reads.forEach(
+                  (name, f) -> {
+                    if (f.succeeded()) {
+                      known.put(name, f.result());
+                    } else {
+                      unknown.put(name, String.valueOf(f.cause().getMessage()));
+                    }
+                  });
+              return Future.succeededFuture(new Copies(known, unknown));
+            });
+  }
+
+  /** A member's copy could not be read: nothing is written until it can be. */
+  private Future<WorkResult> unknownCopies(Service svc, Map<String, String> unknown) {
+    // Retried every few seconds while a member's owner moves: worth a line only when debugging.
+    log.debug(
+        ref(svc),
+        "waiting to aggregate: the copies in {} cannot be read now ({}); status and names stay as"
+            + " they are",
+        unknown.keySet(),
+        String.join("; ", unknown.values()));
+    return Future.succeededFuture(WorkResult.retryAfter(UNKNOWN_RETRY, RUN));
   }
 
   // ---- member side ----
@@ -522,6 +573,20 @@ final class FederationReconciler {
    */
   private Future<WorkResult> writeAggregate(ServiceKey key, Service svc, String version) {
     Placement.Result placement = Placement.of(svc, members.infos());
+    return readCopies(key, placement.clusters())
+        .compose(
+            read ->
+                read.unknown().isEmpty()
+                    ? writeAggregate(key, svc, version, placement, read.known())
+                    : unknownCopies(svc, read.unknown()));
+  }
+
+  private Future<WorkResult> writeAggregate(
+      ServiceKey key,
+      Service svc,
+      String version,
+      Placement.Result placement,
+      Map<String, CopyState> copies) {
     if (placement.problem() != null) {
       host.events()
           .warning(ObjectRef.of(ref(svc)), EventReasons.INVALID_PLACEMENT, placement.problem());
@@ -532,7 +597,7 @@ final class FederationReconciler {
     } else {
       heldNames.hold(key, hold.since());
       warnHeld(svc, hold);
-      if (hold.held().stream().anyMatch(n -> !members.get(n).access().servicesSynced())) {
+      if (hold.held().stream().anyMatch(n -> !copies.get(n).synced())) {
         // Not seen since Pier started: there is no last answer to hold, and nothing known to
         // change, so the status and the names stay as they are.
         return Future.succeededFuture(WorkResult.retryAfter(untilReleased(hold), RUN));
@@ -541,11 +606,10 @@ final class FederationReconciler {
     List<IngressAggregate.MemberStatus> statuses = new ArrayList<>();
     for (String name : placement.clusters()) {
       Member m = members.get(name);
-      if (m == null) {
+      CopyState copy = copies.get(name);
+      if (m == null || copy == null) {
         continue;
       }
-      Service copy = ownedCopy(m, key);
-      boolean owned = copy != null;
       if (!m.ready()) {
         host.events()
             .warning(
@@ -557,8 +621,8 @@ final class FederationReconciler {
           new IngressAggregate.MemberStatus(
               name,
               m.ready() || hold.held().contains(name),
-              owned ? copy : null,
-              owned && m.hasReadyEndpoints(key.namespace(), key.name())));
+              copy.owned() ? Views.loadBalancerStatus(copy.status()) : null,
+              copy.readyEndpoints()));
     }
     String previous = annotation(svc);
     IngressAggregate.Result result =
@@ -582,7 +646,7 @@ final class FederationReconciler {
                 status(svc).shows(aggregate)
                     ? Future.succeededFuture(v)
                     : host.federationWrites().status(ctx, key, aggregate, v))
-        .compose(v -> names(key, svc, placement, hold))
+        .compose(v -> names(key, svc, placement, hold, copies))
         .map(
             r ->
                 hold.holding() && r.outcome() == WorkResult.Outcome.SUCCESS
@@ -601,7 +665,11 @@ final class FederationReconciler {
     if (ServiceFilter.isLoadBalancer(svc)) {
       for (IngressAggregate.MemberStatus s : statuses) {
         Member m = members.get(s.cluster());
-        if (m != null && m.ready() && (s.service() == null || status(s.service()).isEmpty())) {
+        if (m != null
+            && m.ready()
+            && (s.copy() == null
+                || s.copy().getIngress() == null
+                || s.copy().getIngress().isEmpty())) {
           pending.add(s.cluster());
         }
       }
@@ -671,27 +739,27 @@ final class FederationReconciler {
    * to be down.
    */
   private Future<WorkResult> names(
-      ServiceKey key, Service svc, Placement.Result placement, HeldMembers.Decision hold) {
+      ServiceKey key,
+      Service svc,
+      Placement.Result placement,
+      HeldMembers.Decision hold,
+      Map<String, CopyState> copies) {
     if (dns == null) {
       return Future.succeededFuture(WorkResult.success());
     }
     List<Future<ServingCluster>> serving = new ArrayList<>();
     for (String name : placement == null ? List.<String>of() : placement.clusters()) {
       Member m = members.get(name);
-      if (m == null) {
+      CopyState copy = copies.get(name);
+      if (m == null || copy == null || !copy.owned()) {
         continue;
       }
-      Service copy = ownedCopy(m, key);
-      if (copy == null || copy.getStatus() == null) {
-        continue;
-      }
-      Topology t = m.topology();
+      Topology t = copy.topology();
       serving.add(
           dns.servingCluster(
               new ClusterLocation(m.name(), t.region(), t.zones()),
-              Views.status(copy.getStatus().getLoadBalancer()).ingress(),
-              (m.ready() || hold.held().contains(name))
-                  && m.hasReadyEndpoints(key.namespace(), key.name())));
+              copy.status().ingress(),
+              (m.ready() || hold.held().contains(name)) && copy.readyEndpoints()));
     }
     return dns.syncFederated(key, svc, placement != null, serving);
   }
@@ -702,17 +770,24 @@ final class FederationReconciler {
    * member that stays unreachable holds the finalizer for at most the delete timeout.
    */
   private Future<WorkResult> release(ServiceKey key, Service svc) {
+    List<String> all = members.all().stream().map(Member::name).toList();
+    return readCopies(key, all).compose(read -> release(key, svc, read));
+  }
+
+  private Future<WorkResult> release(ServiceKey key, Service svc, Copies read) {
+    Map<String, CopyState> copies = read.known();
     List<String> waiting = new ArrayList<>();
-    List<String> unreachable = new ArrayList<>();
+    // A member whose copy cannot be read now is waited for like one that is not ready.
+    List<String> unreachable = new ArrayList<>(read.unknown().keySet());
     List<String> terminating = new ArrayList<>();
     for (Member m : members.all()) {
-      Service copy = ownedCopy(m, key);
-      if (copy == null) {
+      CopyState copy = copies.get(m.name());
+      if (copy == null || !copy.owned()) {
         continue;
       }
-      if (!m.workable()) {
+      if (!m.ready() || !copy.synced()) {
         unreachable.add(m.name());
-      } else if (copy.getMetadata().getDeletionTimestamp() != null) {
+      } else if (copy.terminating()) {
         // Held by finalizers in the member: waited for like an unreachable member, without
         // deleting it again; its removal runs this key again.
         terminating.add(m.name());
@@ -752,7 +827,7 @@ final class FederationReconciler {
       host.events().warning(ObjectRef.of(ref(svc)), EventReasons.DELETION_TIMED_OUT, message);
       log.warn(ref(svc), "{}", message);
     }
-    return names(key, svc, null, NOT_HOLDING)
+    return names(key, svc, null, NOT_HOLDING, Map.of())
         .compose(
             dnsDone ->
                 dnsDone.outcome() != WorkResult.Outcome.SUCCESS

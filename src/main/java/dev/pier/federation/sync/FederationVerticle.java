@@ -3,6 +3,7 @@ package dev.pier.federation.sync;
 import dev.pier.dns.publish.DnsPublisher;
 import dev.pier.events.EventReasons;
 import dev.pier.events.ObjectRef;
+import dev.pier.federation.CopyState;
 import dev.pier.federation.Federated;
 import dev.pier.federation.FederationOptions;
 import dev.pier.federation.MemberServices;
@@ -28,8 +29,11 @@ import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,6 +64,10 @@ public final class FederationVerticle extends VerticleBase {
   private HealthProber prober;
   private MemberSecrets secrets;
   private final OptedInNamespaces optedIn = new OptedInNamespaces();
+  private final FederationShards shards;
+  private CopyExchange exchange;
+  // Members whose caches this replica runs: all of them, or under scale-out those it owned.
+  private final Set<Member> attached = Collections.newSetFromMap(new IdentityHashMap<>());
   private volatile boolean running;
 
   public FederationVerticle(
@@ -72,8 +80,10 @@ public final class FederationVerticle extends VerticleBase {
       Duration maxRetryDelay,
       Duration runDeadline,
       DnsPublisher dns,
-      DeletionGuard guard) {
+      DeletionGuard guard,
+      FederationShards shards) {
     this.guard = guard;
+    this.shards = shards;
     this.runDeadline = runDeadline;
     this.dns = dns;
     this.host = host;
@@ -99,7 +109,9 @@ public final class FederationVerticle extends VerticleBase {
             PublishedNames.of(dns, host),
             new HeldNames(registry),
             guard,
-            optedIn::contains);
+            optedIn::contains,
+            shards.divided() ? this::readCopy : null);
+    exchange = new CopyExchange(vertx, members, shards, reconciler::ownership);
     queue =
         new WorkQueue<>(
             vertx,
@@ -143,7 +155,11 @@ public final class FederationVerticle extends VerticleBase {
         new Members.Listener() {
           @Override
           public void joined(Member m) {
-            attach(m);
+            if (!shards.divided()) {
+              attach(m);
+            } else if (running && shards.runsMember(m.name())) {
+              own(m);
+            }
             prober.track(m);
           }
 
@@ -156,6 +172,7 @@ public final class FederationVerticle extends VerticleBase {
 
           @Override
           public void replaced(Member m) {
+            attached.remove(m);
             prober.untrack(m);
           }
 
@@ -169,7 +186,9 @@ public final class FederationVerticle extends VerticleBase {
             onReadiness(m);
           }
         });
-    members.all().forEach(this::attach);
+    if (!shards.divided()) {
+      members.all().forEach(this::attach);
+    }
     secrets = new MemberSecrets(host, members, options, metrics);
     return host.startServices(context)
         .compose(
@@ -202,6 +221,9 @@ public final class FederationVerticle extends VerticleBase {
     if (queue != null) {
       queue.close();
     }
+    if (exchange != null) {
+      exchange.close();
+    }
     return Future.succeededFuture();
   }
 
@@ -227,12 +249,103 @@ public final class FederationVerticle extends VerticleBase {
         queue.pause();
         msg.reply("stopped");
       }
+      case Addresses.SHARDS_GAINED -> {
+        gained(Integer.parseInt(msg.headers().get(Addresses.SHARD)));
+        msg.reply("gained");
+      }
+      case Addresses.SHARDS_LOST -> {
+        lost(Integer.parseInt(msg.headers().get(Addresses.SHARD)));
+        msg.reply("lost");
+      }
       default -> msg.fail(400, "unknown control command " + msg.body());
     }
   }
 
+  /**
+   * Under scale-out, this replica took a shard: the host side's keys when it is shard 0, and the
+   * side of each member whose shard it is.
+   */
+  private void gained(int shard) {
+    if (!running) {
+      running = true;
+      queue.resume();
+    }
+    if (shards.isHostShard(shard)) {
+      exchange.listenForChanges(this::hostChanged);
+      everyFederatedService(this::add);
+    }
+    for (Member m : members.all()) {
+      if (shards.isMemberShard(m.name(), shard)) {
+        own(m);
+      }
+    }
+  }
+
+  /**
+   * Under scale-out, this replica lost a shard: its waiting work goes; runs in flight are fenced.
+   */
+  private void lost(int shard) {
+    if (shards.isHostShard(shard)) {
+      exchange.stopListening();
+      queue.drop(this::isHostKey);
+    }
+    for (Member m : members.all()) {
+      if (shards.isMemberShard(m.name(), shard)) {
+        exchange.stopAnswering(m.name());
+        queue.drop(k -> k.cluster().equals(m.name()));
+      }
+    }
+  }
+
+  /** This replica runs the member's side from now on: its caches, its keys, reads of its copies. */
+  private void own(Member m) {
+    attach(m);
+    exchange.answer(m.name());
+    for (Service s : host.services()) {
+      if (isOurs(s)) {
+        add(new ServiceKey(m.name(), ns(s), name(s)));
+      }
+    }
+    ownedCopies(m);
+  }
+
+  private boolean isHostKey(ServiceKey key) {
+    return key.cluster().equals(host.name());
+  }
+
+  /** A key runs here unless, under scale-out, another replica owns its side. */
+  private boolean runsHere(ServiceKey key) {
+    return !shards.divided()
+        || (isHostKey(key) ? shards.runsHost() : shards.runsMember(key.cluster()));
+  }
+
   private void add(ServiceKey key) {
-    queue.add(key, WorkKind.RECONCILE);
+    if (runsHere(key)) {
+      queue.add(key, WorkKind.RECONCILE);
+    }
+  }
+
+  /**
+   * A member's copy of the host Service changed: its aggregate runs after a moment, which lets the
+   * other members' changes land in the same write; under scale-out, the host's owner is told.
+   */
+  private void hostChanged(ServiceKey hostKey) {
+    if (runsHere(hostKey)) {
+      queue.addAfter(hostKey, java.util.EnumSet.of(WorkKind.RECONCILE), AGGREGATE_DELAY);
+    } else if (running) {
+      exchange.tellChanged(hostKey);
+    }
+  }
+
+  /** Under scale-out: a member's copy, from this replica's caches where it owns the member. */
+  private Future<CopyState> readCopy(Member m, String namespace, String name) {
+    if (!shards.runsMember(m.name()) || !attached.contains(m)) {
+      return exchange.read(m, namespace, name);
+    }
+    if (!m.access().servicesSynced()) {
+      return Future.failedFuture("the Services of member " + m.name() + " are not read yet");
+    }
+    return reconciler.localCopy(m, namespace, name);
   }
 
   /** A namespace opted in or out: its federated Services run again. */
@@ -285,6 +398,9 @@ public final class FederationVerticle extends VerticleBase {
   }
 
   private void attach(Member m) {
+    if (!attached.add(m)) {
+      return;
+    }
     m.cluster().addServiceHandler(new MemberHandler(m));
     m.cluster().startServices(context);
     m.cluster().startNodes(context);
@@ -298,12 +414,30 @@ public final class FederationVerticle extends VerticleBase {
     if (members.get(m.name()) != m) {
       return;
     }
+    ownsCopies(m)
+        .onComplete(
+            owned -> {
+              if (members.get(m.name()) == m) {
+                // Unknown counts as owned: the member is not forgotten on a guess.
+                drain(m, owned.failed() || owned.result());
+              }
+            });
+  }
+
+  /** Whether Pier owns copies in the leaving member, as its owner's caches see them. */
+  private Future<Boolean> ownsCopies(Member m) {
+    if (shards.divided() && !(shards.runsMember(m.name()) && attached.contains(m))) {
+      return exchange.ownedCopies(m.name()).map(n -> n > 0);
+    }
     // A member that joined just now to leave (a leave resumed after a restart) has an empty cache
     // until its first list: that is not proof of no copies.
-    boolean owned =
+    return Future.succeededFuture(
         !m.cluster().synced()
             || m.cluster().services().stream()
-                .anyMatch(s -> reconciler.ownership(s) == MemberServices.Ownership.OWNED);
+                .anyMatch(s -> reconciler.ownership(s) == MemberServices.Ownership.OWNED));
+  }
+
+  private void drain(Member m, boolean owned) {
     long waited = System.currentTimeMillis() - m.leavingSince();
     if (!owned || waited >= options.deleteTimeout().toMillis()) {
       if (owned) {
@@ -314,6 +448,7 @@ public final class FederationVerticle extends VerticleBase {
             options.deleteTimeout());
       }
       prober.untrack(m);
+      attached.remove(m);
       members.forget(m);
       secrets.left(m.name());
       everyFederatedService(this::add);
@@ -325,7 +460,7 @@ public final class FederationVerticle extends VerticleBase {
   private void onReadiness(Member m) {
     if (!m.ready()) {
       everyFederatedService(this::add);
-      if (running) {
+      if (running && (!shards.divided() || shards.runsHost())) {
         host.events()
             .warning(
                 new ObjectRef(
@@ -333,6 +468,10 @@ public final class FederationVerticle extends VerticleBase {
                 EventReasons.CLUSTER_NOT_READY,
                 "Member cluster " + m.name() + " is not ready: its copies are not kept in sync");
       }
+      return;
+    }
+    if (!attached.contains(m)) {
+      // Another replica owns it: its caches, endpoints and copies are read there.
       return;
     }
     m.startEndpoints(context, (ns, name) -> context.runOnContext(v -> endpointsChanged(ns, name)))
@@ -351,7 +490,7 @@ public final class FederationVerticle extends VerticleBase {
   private void endpointsChanged(String namespace, String name) {
     Service s = host.service(namespace, name);
     if (s != null && isOurs(s)) {
-      add(new ServiceKey(host.name(), namespace, name));
+      hostChanged(new ServiceKey(host.name(), namespace, name));
     }
   }
 
@@ -444,14 +583,9 @@ public final class FederationVerticle extends VerticleBase {
             Service hostSvc = host.service(ns(s), name(s));
             if (labelled || (hostSvc != null && isOurs(hostSvc))) {
               add(new ServiceKey(member.name(), ns(s), name(s)));
-              if (!aggregate) {
-                return;
+              if (aggregate && shards.runsMember(member.name())) {
+                hostChanged(new ServiceKey(host.name(), ns(s), name(s)));
               }
-              // A moment's wait lets the other members' changes land in the same aggregate write.
-              queue.addAfter(
-                  new ServiceKey(host.name(), ns(s), name(s)),
-                  java.util.EnumSet.of(WorkKind.RECONCILE),
-                  AGGREGATE_DELAY);
             }
           });
     }

@@ -5,15 +5,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.pier.dns.ClusterLocation;
 import dev.pier.dns.ServingCluster;
 import dev.pier.events.EventReasons;
+import dev.pier.federation.CopyState;
 import dev.pier.federation.FederationOptions;
 import dev.pier.federation.LeavePolicy;
 import dev.pier.federation.MemberServices;
+import dev.pier.federation.Topology;
 import dev.pier.federation.members.FakeMembers;
 import dev.pier.federation.members.Member;
 import dev.pier.federation.members.Members;
 import dev.pier.kube.KubeApiException;
 import dev.pier.model.FederationKeys;
 import dev.pier.model.LbIngress;
+import dev.pier.model.LbStatus;
 import dev.pier.model.ServiceKey;
 import dev.pier.policy.DeletionGuard;
 import dev.pier.queue.WorkResult;
@@ -60,6 +63,8 @@ class FederationReconcilerTest {
   private FederatedNames names;
   private final List<String> published = new ArrayList<>();
   private FederationReconciler reconciler;
+  // Where the aggregate reads members' copies: null reads this process's caches.
+  private CopyReader copies;
 
   @BeforeEach
   void setUp() {
@@ -88,7 +93,8 @@ class FederationReconcilerTest {
               names,
               new HeldNames(new SimpleMeterRegistry()),
               guard,
-              ns -> optedIn);
+              ns -> optedIn,
+              copies);
     }
     return reconciler;
   }
@@ -451,6 +457,60 @@ class FederationReconcilerTest {
     assertThat(run(HOST_KEY).outcome()).isEqualTo(Outcome.SUCCESS);
     assertThat(hostWrites.calls)
         .containsExactly("addFinalizer ns/web", "annotate ns/web", "status ns/web");
+  }
+
+  /**
+   * Scale-out: a member's copy is read from the replica that owns the member. While that read fails
+   * (the owner moving), nothing is written: unknown is not unhealthy.
+   */
+  @Test
+  void aCopyThatCannotBeReadFromItsOwnerChangesNothing() {
+    Service svc =
+        hostService(b -> b.editMetadata().addToFinalizers(FederationKeys.FINALIZER).endMetadata());
+    host.put(svc);
+    east.put(servingCopyOf(svc));
+    copies = (m, ns, name) -> Future.failedFuture("no handlers for pier.federation.copies.east");
+
+    WorkResult waiting = run(HOST_KEY);
+
+    assertThat(hostWrites.calls).as("no annotation, status or names").isEmpty();
+    assertThat(waiting.outcome()).isEqualTo(Outcome.RETRY_AFTER);
+    assertThat(waiting.delay()).isEqualTo(Duration.ofSeconds(2));
+  }
+
+  @Test
+  void aCopyReadFromItsOwnerIsAggregatedLikeALocalOne() {
+    Service svc = hostService();
+    host.put(svc);
+    CopyState remote =
+        new CopyState(
+            true,
+            new Topology("r", List.of("z")),
+            true,
+            false,
+            new LbStatus(List.of(LbIngress.ip("192.0.2.44"))),
+            true);
+    copies = (m, ns, name) -> Future.succeededFuture(remote);
+
+    assertThat(run(HOST_KEY).outcome()).isEqualTo(Outcome.SUCCESS);
+
+    assertThat(hostWrites.calls)
+        .containsExactly("addFinalizer ns/web", "annotate ns/web", "status ns/web");
+    assertThat(hostWrites.lastStatus.ingress())
+        .extracting(LbIngress::ip)
+        .containsExactly("192.0.2.44");
+  }
+
+  /** A deleted host Service waits for a member whose copy cannot be read, as for an unready one. */
+  @Test
+  void aReleaseWaitsForAMemberWhoseCopyCannotBeRead() {
+    host.put(deletedHostService(b -> b));
+    copies = (m, ns, name) -> Future.failedFuture("timed out");
+
+    WorkResult waiting = run(HOST_KEY);
+
+    assertThat(hostWrites.calls).isEmpty();
+    assertThat(waiting.outcome()).isEqualTo(Outcome.RETRY_AFTER);
   }
 
   @Test

@@ -1,0 +1,184 @@
+package dev.pier.federation.sync;
+
+import dev.pier.federation.CopyState;
+import dev.pier.federation.MemberServices;
+import dev.pier.federation.members.Member;
+import dev.pier.federation.members.Members;
+import dev.pier.model.Addresses;
+import dev.pier.model.ServiceKey;
+import io.fabric8.kubernetes.api.model.Service;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.json.JsonObject;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The federation's traffic between replicas under scale-out, over the clustered event bus: a
+ * member's owner answers reads of its copies ({@link Addresses#federationCopies}) and tells the
+ * host's owner when one changed ({@link Addresses#FEDERATION_CHANGED}). Messages are keys and
+ * {@link CopyState}s as JSON; every request has a deadline. Runs on the federation's context.
+ */
+final class CopyExchange {
+  private static final Logger log = LoggerFactory.getLogger(CopyExchange.class);
+  static final Duration DEADLINE = Duration.ofSeconds(2);
+  private static final int NOT_OWNER = 503;
+  private static final int UNKNOWN = 404;
+
+  private final Vertx vertx;
+  private final Members members;
+  private final FederationShards shards;
+  private final Function<Service, MemberServices.Ownership> ownership;
+  private final Map<String, MessageConsumer<JsonObject>> answering = new HashMap<>();
+  private MessageConsumer<String> changes;
+
+  CopyExchange(
+      Vertx vertx,
+      Members members,
+      FederationShards shards,
+      Function<Service, MemberServices.Ownership> ownership) {
+    this.vertx = vertx;
+    this.members = members;
+    this.shards = shards;
+    this.ownership = ownership;
+  }
+
+  /**
+   * This replica owns the member now: it answers the reads of its copies. Completes once the other
+   * replicas can reach it.
+   */
+  Future<Void> answer(String member) {
+    MessageConsumer<JsonObject> c = answering.get(member);
+    if (c == null) {
+      c =
+          vertx
+              .eventBus()
+              .<JsonObject>consumer(Addresses.federationCopies(member), m -> reply(member, m));
+      answering.put(member, c);
+    }
+    return c.completion();
+  }
+
+  /** This replica no longer owns the member. */
+  void stopAnswering(String member) {
+    MessageConsumer<JsonObject> c = answering.remove(member);
+    if (c != null) {
+      c.unregister();
+    }
+  }
+
+  /** This replica runs the host side now: members' owners tell it of changed copies. */
+  Future<Void> listenForChanges(Consumer<ServiceKey> changed) {
+    if (changes == null) {
+      changes =
+          vertx
+              .eventBus()
+              .<String>consumer(
+                  Addresses.FEDERATION_CHANGED,
+                  m -> {
+                    try {
+                      changed.accept(ServiceKey.parse(m.body()));
+                      m.reply("ok");
+                    } catch (IllegalArgumentException e) {
+                      m.fail(400, "not a Service key: " + e.getMessage());
+                    }
+                  });
+    }
+    return changes.completion();
+  }
+
+  void stopListening() {
+    if (changes != null) {
+      changes.unregister();
+      changes = null;
+    }
+  }
+
+  /**
+   * Tells the host's owner that a copy of {@code hostKey} changed. Not retried: a lost message is
+   * made good when a replica takes the host's shard, since it runs every host key then.
+   */
+  void tellChanged(ServiceKey hostKey) {
+    vertx
+        .eventBus()
+        .request(Addresses.FEDERATION_CHANGED, hostKey.toString(), deadline())
+        .onFailure(
+            e -> log.debug("Telling the host's owner of {} failed: {}", hostKey, e.toString()));
+  }
+
+  /** The copy as the member's owner sees it; fails when it cannot say now. */
+  Future<CopyState> read(Member member, String namespace, String name) {
+    return vertx
+        .eventBus()
+        .<JsonObject>request(
+            Addresses.federationCopies(member.name()),
+            new JsonObject().put("namespace", namespace).put("name", name),
+            deadline())
+        .map(reply -> CopyState.fromJson(reply.body()));
+  }
+
+  /** How many copies Pier owns in the member, as its owner sees them; fails when it cannot say. */
+  Future<Integer> ownedCopies(String member) {
+    return vertx
+        .eventBus()
+        .<JsonObject>request(
+            Addresses.federationCopies(member), new JsonObject().put("count", true), deadline())
+        .map(reply -> reply.body().getInteger("owned"));
+  }
+
+  void close() {
+    answering.keySet().stream().toList().forEach(this::stopAnswering);
+    stopListening();
+  }
+
+  private void reply(String name, Message<JsonObject> m) {
+    if (!shards.runsMember(name)) {
+      m.fail(NOT_OWNER, "this replica does not own member " + name + " now");
+      return;
+    }
+    Member member = members.get(name);
+    boolean count = m.body().getBoolean("count", false);
+    if (member == null) {
+      // Forgotten here: it left and its copies were drained (or given up on).
+      if (count) {
+        m.reply(new JsonObject().put("owned", 0));
+      } else {
+        m.fail(UNKNOWN, "member " + name + " is not in the federation here");
+      }
+      return;
+    }
+    if (!member.access().servicesSynced()) {
+      m.fail(NOT_OWNER, "the Services of member " + name + " are not read yet");
+      return;
+    }
+    if (count) {
+      int owned = 0;
+      for (Service s : member.access().services()) {
+        if (ownership.apply(s) == MemberServices.Ownership.OWNED) {
+          owned++;
+        }
+      }
+      m.reply(new JsonObject().put("owned", owned));
+      return;
+    }
+    String namespace = m.body().getString("namespace");
+    String svc = m.body().getString("name");
+    if (namespace == null || svc == null) {
+      m.fail(400, "a copy read needs namespace and name");
+      return;
+    }
+    m.reply(CopyReader.local(member, namespace, svc, ownership).toJson());
+  }
+
+  private static DeliveryOptions deadline() {
+    return new DeliveryOptions().setSendTimeout(DEADLINE.toMillis());
+  }
+}
