@@ -19,6 +19,10 @@
 #                                                      # replicas sharing the shards (docs/scale-out.md):
 #                                                      # cold start, RSS and CPU per replica, Lease
 #                                                      # writes/s, shard move times
+#   scripts/bench/run.sh scale-out-federation [--services 500] [--members 6] [--replicas 1,3]
+#                                  [--delay 100] [--nodes 2]
+#                                                      # a federation shared per member cluster:
+#                                                      # cold start, RSS, live heap, CPU per replica
 #
 # Options (all optional): --sizes N[,N..] --delays MS[,MS..] --nodes M (Ready nodes, default 10;
 #   20 with --peer) --floor-in-flight C (default 200) --timeout SECONDS (per phase, default 900)
@@ -97,6 +101,13 @@ if [ "${1:-}" = scale-out ]; then
   revision="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src pom.xml conf || echo -dirty)"
   exec java -Xmx1g -cp "$classpath" dev.pier.bench.ScaleOutBench \
     --jar "$build_dir/pier.jar" --out "$build_dir/bench/scale-out" --jvm "$jvm_flags" \
+    --revision "$revision" "$@"
+fi
+if [ "${1:-}" = scale-out-federation ]; then
+  shift
+  revision="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src pom.xml conf || echo -dirty)"
+  exec java -Xmx1g -cp "$classpath" dev.pier.bench.ScaleOutFederationBench \
+    --jar "$build_dir/pier.jar" --out "$build_dir/bench/scale-out-federation" --jvm "$jvm_flags" \
     --revision "$revision" "$@"
 fi
 if [ "${1:-}" = federation ]; then

@@ -270,6 +270,15 @@ public final class FederationBench {
 
   /** West's benchmark provider continues after 10.128.0.0: its addresses never equal east's. */
   private static void offsetAddresses(ApiLoad west) {
+    offsetAddresses(west, "10.128.0.0");
+  }
+
+  /**
+   * The member's benchmark provider continues after {@code ip}: a LoadBalancer Service with that
+   * ingress, made before Pier first starts.
+   */
+  static void offsetAddresses(ApiLoad member, String ip) {
+    ApiLoad west = member;
     String path = "/api/v1/namespaces/default/services";
     west.send(
             new ApiLoad.Call(
@@ -285,7 +294,7 @@ public final class FederationBench {
                 "PATCH",
                 path + "/address-offset/status",
                 "application/merge-patch+json",
-                "{\"status\":{\"loadBalancer\":{\"ingress\":[{\"ip\":\"10.128.0.0\"}]}}}"))
+                "{\"status\":{\"loadBalancer\":{\"ingress\":[{\"ip\":\"" + ip + "\"}]}}}"))
         .join();
   }
 
@@ -760,7 +769,7 @@ public final class FederationBench {
                         .put("targetPort", 8080)));
   }
 
-  private static ApiLoad.Call createFederated(String ns, String name) {
+  static ApiLoad.Call createFederated(String ns, String name) {
     JsonObject body =
         new JsonObject()
             .put("apiVersion", "v1")
@@ -778,7 +787,7 @@ public final class FederationBench {
         "POST", "/api/v1/namespaces/" + ns + "/services", "application/json", body.encode());
   }
 
-  private static String name(int i) {
+  static String name(int i) {
     return String.format("svc-%05d", i);
   }
 
@@ -868,7 +877,7 @@ public final class FederationBench {
   }
 
   /** A host namespace opted in to the federation (federation.namespaceOptIn). */
-  private static String optedIn(String name) {
+  static String optedIn(String name) {
     return "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\""
         + name
         + "\",\"labels\":{\"pier.dev/federation\":\"pier\"}}}";

@@ -1,0 +1,379 @@
+package dev.pier.bench;
+
+import dev.pier.testkit.KubeApiServer;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/**
+ * The federation under scale-out, behind {@code scripts/bench/run.sh scale-out-federation}: how
+ * memory and work divide when replicas share a federation per member cluster (docs/scale-out.md).
+ * Per replica count, everything fresh: a host and M member apiservers (each member with a few Ready
+ * nodes and Pier's benchmark provider at the delay, its addresses in a range of its own), N
+ * federated Services created on the host, then R Pier processes launched together. Measured: the
+ * cold start until every host Service's status holds all M members' ingresses, and per replica at
+ * convergence its RSS, live heap after a full GC, CPU seconds and the shards it holds. Results:
+ * {@code OUT/results.md} and {@code OUT/results.csv}, one directory per run with each replica's
+ * log.
+ */
+public final class ScaleOutFederationBench {
+  private static final String NS = "fed-scale";
+  private static final Pattern HEAP_USED = Pattern.compile("total (\\d+)K, used (\\d+)K");
+
+  record Result(
+      int replicas,
+      int members,
+      int n,
+      double coldStart,
+      List<Long> rssMb,
+      List<Long> heapMb,
+      List<Double> cpu,
+      List<Integer> shards) {}
+
+  private ScaleOutFederationBench() {}
+
+  public static void main(String[] args) {
+    BenchDriver.exitAfter("scale-out federation benchmark", () -> run(args));
+  }
+
+  private static void run(String[] args) throws Exception {
+    Map<String, String> a = BenchDriver.options(args);
+    int n = Integer.parseInt(a.getOrDefault("services", "500"));
+    int memberCount = Integer.parseInt(a.getOrDefault("members", "6"));
+    int delayMs = Integer.parseInt(a.getOrDefault("delay", "100"));
+    int nodes = Integer.parseInt(a.getOrDefault("nodes", "2"));
+    List<Integer> counts =
+        Arrays.stream(a.getOrDefault("replicas", "1,3").split(","))
+            .map(String::trim)
+            .map(Integer::parseInt)
+            .toList();
+    Duration timeout = Duration.ofSeconds(Long.parseLong(a.getOrDefault("timeout", "900")));
+    Path out = Path.of(a.getOrDefault("out", "target/bench/scale-out-federation"));
+    Path jar = Path.of(a.getOrDefault("jar", "target/pier.jar"));
+    if (!Files.isRegularFile(jar)) {
+      throw new IllegalStateException("no Pier jar at " + jar + " (build it first)");
+    }
+    Files.createDirectories(out);
+    List<String> jvm =
+        Arrays.stream(a.getOrDefault("jvm", "").trim().split("\\s+"))
+            .filter(s -> !s.isEmpty())
+            .toList();
+    List<Result> results = new ArrayList<>();
+    for (int r : counts) {
+      Result result = run(jvm, jar, out, n, memberCount, nodes, delayMs, r, timeout);
+      results.add(result);
+      record(out, result);
+    }
+    String table = table(results, a.getOrDefault("revision", "unknown"), delayMs);
+    Files.writeString(
+        out.resolve("results.md"),
+        String.format("%n## %s%n%n%s%n", java.time.Instant.now(), table),
+        StandardOpenOption.CREATE,
+        StandardOpenOption.APPEND);
+    System.out.println();
+    System.out.println(table);
+  }
+
+  private static Result run(
+      List<String> jvm,
+      Path jar,
+      Path out,
+      int n,
+      int memberCount,
+      int nodes,
+      int delayMs,
+      int count,
+      Duration timeout)
+      throws Exception {
+    Path dir = out.resolve("run-" + n + "-m" + memberCount + "-r" + count);
+    Files.createDirectories(dir);
+    BenchDriver.log("scale-out federation: N=%d, %d members, %d replica(s)", n, memberCount, count);
+    List<String> names = new ArrayList<>();
+    for (int i = 0; i < memberCount; i++) {
+      names.add("member-" + i);
+    }
+    List<Process> replicas = new ArrayList<>();
+    List<Integer> adminPorts = new ArrayList<>();
+    Map<String, KubeApiServer> members = new TreeMap<>();
+    try (KubeApiServer host = apiserver()) {
+      members.putAll(startMembers(names));
+      int m = 0;
+      for (Map.Entry<String, KubeApiServer> e : members.entrySet()) {
+        for (int i = 0; i < nodes; i++) {
+          e.getValue()
+              .createReadyNode(
+                  String.format("%s-%02d", e.getKey(), i),
+                  "10.250." + m + "." + (i + 1),
+                  Map.of(
+                      "topology.kubernetes.io/region",
+                      "region-" + m,
+                      "topology.kubernetes.io/zone",
+                      "zone-" + m + "-" + (char) ('a' + i % 2)));
+        }
+        // Each member's addresses start at 10.(16 m).0.1: one Service's copies never share one.
+        FederationBench.offsetAddresses(
+            new ApiLoad(e.getValue(), HttpClient.Version.HTTP_2), "10." + (16 * m) + ".0.0");
+        m++;
+      }
+      Path config = dir.resolve("federation.yaml");
+      Files.writeString(config, config(host, members, delayMs));
+      ApiLoad hostApi = new ApiLoad(host, HttpClient.Version.HTTP_2);
+      hostApi
+          .send(
+              new ApiLoad.Call(
+                  "POST", "/api/v1/namespaces", "application/json", FederationBench.optedIn(NS)))
+          .join();
+      long created =
+          hostApi.runChains(
+              n, 100, i -> List.of(FederationBench.createFederated(NS, FederationBench.name(i))));
+      BenchDriver.log("created %d federated Services on the host in %.1f s", n, created / 1e9);
+      List<Integer> ports = new ArrayList<>();
+      for (int i = 0; i < count; i++) {
+        ports.add(BenchDriver.freePort());
+      }
+      String peers = ports.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
+      IngressWatch watch = new IngressWatch(host, NS, n, memberCount);
+      for (int i = 0; i < count; i++) {
+        int admin = BenchDriver.freePort();
+        adminPorts.add(admin);
+        replicas.add(start(jvm, jar, config, dir, "r" + i, ports.get(i), peers, admin));
+      }
+      watch.startClock();
+      double coldStart;
+      try {
+        coldStart = await(watch, n, replicas, timeout);
+      } finally {
+        watch.close();
+      }
+      BenchDriver.log("%d replica(s): cold start %.2f s", count, coldStart);
+      List<Long> rss = new ArrayList<>();
+      List<Long> heap = new ArrayList<>();
+      List<Double> cpu = new ArrayList<>();
+      List<Integer> shards = new ArrayList<>();
+      for (int i = 0; i < count; i++) {
+        long pid = replicas.get(i).pid();
+        cpu.add(BenchDriver.cpuSeconds(pid));
+        shards.add((int) PromText.sum(metrics(adminPorts.get(i)), "pier_shards_owned"));
+        BenchDriver.jcmd(pid, "GC.run");
+      }
+      Thread.sleep(1000);
+      for (int i = 0; i < count; i++) {
+        long pid = replicas.get(i).pid();
+        String status = Files.readString(Path.of("/proc/" + pid + "/status"));
+        rss.add(BenchDriver.kb(status, "VmRSS") / 1024);
+        String heapInfo = BenchDriver.jcmd(pid, "GC.heap_info");
+        long used = 0;
+        Matcher hm = HEAP_USED.matcher(heapInfo);
+        while (hm.find()) {
+          used += Long.parseLong(hm.group(2));
+        }
+        heap.add(used / 1024);
+      }
+      BenchDriver.log("RSS MB %s, live heap MB %s, CPU s %s, shards %s", rss, heap, cpu, shards);
+      return new Result(count, memberCount, n, coldStart, rss, heap, cpu, shards);
+    } finally {
+      for (Process p : replicas) {
+        BenchDriver.stop(p);
+      }
+      members.values().forEach(KubeApiServer::close);
+    }
+  }
+
+  private static KubeApiServer apiserver() {
+    return KubeApiServer.builder().withFlag("--service-node-port-range=10000-32767").start();
+  }
+
+  /** The members' apiservers, started side by side. */
+  private static Map<String, KubeApiServer> startMembers(List<String> names) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(Math.min(3, names.size()));
+    try {
+      Map<String, Future<KubeApiServer>> starting = new TreeMap<>();
+      for (String name : names) {
+        starting.put(name, pool.submit(ScaleOutFederationBench::apiserver));
+      }
+      Map<String, KubeApiServer> started = new TreeMap<>();
+      Exception failed = null;
+      for (Map.Entry<String, Future<KubeApiServer>> e : starting.entrySet()) {
+        try {
+          started.put(e.getKey(), e.getValue().get());
+        } catch (java.util.concurrent.ExecutionException ex) {
+          failed = ex;
+        }
+      }
+      if (failed != null) {
+        started.values().forEach(KubeApiServer::close);
+        throw failed;
+      }
+      return started;
+    } finally {
+      pool.shutdown();
+    }
+  }
+
+  private static String config(
+      KubeApiServer host, Map<String, KubeApiServer> members, int delayMs) {
+    StringBuilder y = new StringBuilder("clusters:\n");
+    y.append("  - name: host\n    kubeconfig: \"")
+        .append(host.kubeconfigPath())
+        .append("\"\n    federation: host\n    loadBalancers: false\n");
+    members.forEach(
+        (name, kube) ->
+            y.append("  - name: ")
+                .append(name)
+                .append("\n    kubeconfig: \"")
+                .append(kube.kubeconfigPath())
+                .append("\"\n    federation: member\n    loadBalancers: true\n")
+                .append("    provider: benchmark\n    benchmark:\n      delay: ")
+                .append(delayMs)
+                .append("ms\n"));
+    y.append("provider: benchmark\nbenchmark:\n  delay: ").append(delayMs).append("ms\n");
+    return y.toString();
+  }
+
+  private static Process start(
+      List<String> jvm,
+      Path jar,
+      Path config,
+      Path dir,
+      String name,
+      int port,
+      String peers,
+      int adminPort)
+      throws IOException {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.addAll(jvm);
+    cmd.addAll(List.of("-jar", jar.toString(), "--config", config.toString()));
+    ProcessBuilder pb = new ProcessBuilder(cmd);
+    Map<String, String> env = pb.environment();
+    env.keySet().removeIf(k -> k.startsWith("PIER_"));
+    env.put("PIER_ADMIN_HOST", "127.0.0.1");
+    env.put("PIER_ADMIN_PORT", String.valueOf(adminPort));
+    env.put("PIER_SCALE_OUT_ENABLED", "true");
+    env.put("PIER_SCALE_OUT_HOST", "127.0.0.1");
+    env.put("PIER_SCALE_OUT_PORT", String.valueOf(port));
+    env.put("PIER_SCALE_OUT_MEMBERS", peers);
+    env.put("PIER_SCALE_OUT_CLUSTER_NAME", "bench-fed-" + ProcessHandle.current().pid());
+    env.put("POD_NAME", "pier-" + name);
+    pb.redirectErrorStream(true);
+    pb.redirectOutput(dir.resolve("pier-" + name + ".log").toFile());
+    return pb.start();
+  }
+
+  private static double await(IngressWatch watch, int n, List<Process> replicas, Duration timeout)
+      throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    long lastLog = System.nanoTime();
+    long lastProgress = System.nanoTime();
+    int lastCount = 0;
+    while (watch.converged() < n) {
+      for (Process p : replicas) {
+        if (!p.isAlive()) {
+          throw new IllegalStateException("a replica exited (pid " + p.pid() + ")");
+        }
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(watch.converged() + " of " + n + " converged in time");
+      }
+      watch.awaitChange(200);
+      int now = watch.converged();
+      if (now != lastCount) {
+        lastCount = now;
+        lastProgress = System.nanoTime();
+      } else if (System.nanoTime() - lastProgress > 1_000_000_000L) {
+        watch.restart();
+        lastProgress = System.nanoTime();
+      }
+      if (System.nanoTime() - lastLog > 5_000_000_000L) {
+        lastLog = System.nanoTime();
+        BenchDriver.log("converged %d of %d", now, n);
+      }
+    }
+    double[] times = watch.times();
+    return times[times.length - 1];
+  }
+
+  private static String metrics(int adminPort) throws Exception {
+    return HttpClient.newHttpClient()
+        .send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/metrics"))
+                .timeout(Duration.ofSeconds(10))
+                .build(),
+            HttpResponse.BodyHandlers.ofString())
+        .body();
+  }
+
+  private static void record(Path out, Result r) throws IOException {
+    Path csv = out.resolve("results.csv");
+    if (!Files.exists(csv)) {
+      Files.writeString(csv, "replicas,members,n,cold_start_s,rss_mb,heap_mb,cpu_s,shards\n");
+    }
+    Files.writeString(
+        csv,
+        String.format(
+            "%d,%d,%d,%.2f,%s,%s,%s,%s%n",
+            r.replicas(),
+            r.members(),
+            r.n(),
+            r.coldStart(),
+            join(r.rssMb()),
+            join(r.heapMb()),
+            join(r.cpu().stream().map(c -> String.format("%.1f", c)).toList()),
+            join(r.shards())),
+        StandardOpenOption.APPEND);
+  }
+
+  private static String join(List<?> values) {
+    return values.stream().map(String::valueOf).collect(Collectors.joining(" "));
+  }
+
+  static String table(List<Result> results, String revision, int delayMs) {
+    StringBuilder b =
+        new StringBuilder(
+            "| replicas | members | N | cold start s | RSS MB per replica | live heap MB per"
+                + " replica | CPU s per replica | shards per replica |\n"
+                + "|---|---|---|---|---|---|---|---|\n");
+    for (Result r : results) {
+      b.append(
+          String.format(
+              "| %d | %d | %,d | %.2f | %s | %s | %s | %s |%n",
+              r.replicas(),
+              r.members(),
+              r.n(),
+              r.coldStart(),
+              join(r.rssMb()),
+              join(r.heapMb()),
+              join(r.cpu().stream().map(c -> String.format("%.1f", c)).toList()),
+              join(r.shards())));
+    }
+    b.append('\n')
+        .append("Revision ")
+        .append(revision)
+        .append(
+            String.format(
+                ". Cold start: seconds from launching the replicas until every federated host"
+                    + " Service's status holds every member's ingress (each member's copies get"
+                    + " load balancers from Pier's benchmark provider at %d ms). RSS and live heap"
+                    + " after a full GC at convergence. Every process on this 2-core machine, so"
+                    + " the figures show how work and memory divide, not a speedup.",
+                delayMs));
+    return b.toString();
+  }
+}
