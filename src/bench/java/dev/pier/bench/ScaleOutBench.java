@@ -270,14 +270,23 @@ public final class ScaleOutBench {
 
   private static double await(IngressWatch watch, int n, List<Replica> replicas, Duration timeout)
       throws Exception {
+    return awaitConverged(watch, n, replicas.stream().map(Replica::process).toList(), timeout);
+  }
+
+  /**
+   * Seconds from the watch's clock start until {@code n} Services converged; fails when a process
+   * exits or the timeout passes.
+   */
+  static double awaitConverged(IngressWatch watch, int n, List<Process> processes, Duration timeout)
+      throws Exception {
     long deadline = System.nanoTime() + timeout.toNanos();
     long lastLog = System.nanoTime();
     long lastProgress = System.nanoTime();
     int lastCount = 0;
     while (watch.converged() < n) {
-      for (Replica r : replicas) {
-        if (!r.process().isAlive()) {
-          throw new IllegalStateException("replica " + r.name() + " exited");
+      for (Process p : processes) {
+        if (!p.isAlive()) {
+          throw new IllegalStateException("a replica exited (pid " + p.pid() + ")");
         }
       }
       if (System.nanoTime() > deadline) {
@@ -337,9 +346,14 @@ public final class ScaleOutBench {
   }
 
   private static String metrics(Replica r) throws Exception {
+    return metrics(r.adminPort());
+  }
+
+  /** The metrics a replica serves on its admin port. */
+  static String metrics(int adminPort) throws Exception {
     return HttpClient.newHttpClient()
         .send(
-            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + r.adminPort() + "/metrics"))
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/metrics"))
                 .timeout(Duration.ofSeconds(10))
                 .build(),
             HttpResponse.BodyHandlers.ofString())

@@ -1,11 +1,9 @@
 package dev.pier.bench;
 
 import dev.pier.testkit.KubeApiServer;
+import dev.pier.testkit.KubeApiServers;
 import java.io.IOException;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -15,9 +13,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -113,7 +108,7 @@ public final class ScaleOutFederationBench {
     List<Integer> adminPorts = new ArrayList<>();
     Map<String, KubeApiServer> members = new TreeMap<>();
     try (KubeApiServer host = apiserver()) {
-      members.putAll(startMembers(names));
+      members.putAll(KubeApiServers.start(names, 3, ScaleOutFederationBench::apiserver));
       int m = 0;
       for (Map.Entry<String, KubeApiServer> e : members.entrySet()) {
         for (int i = 0; i < nodes; i++) {
@@ -158,7 +153,7 @@ public final class ScaleOutFederationBench {
       watch.startClock();
       double coldStart;
       try {
-        coldStart = await(watch, n, replicas, timeout);
+        coldStart = ScaleOutBench.awaitConverged(watch, n, replicas, timeout);
       } finally {
         watch.close();
       }
@@ -170,7 +165,8 @@ public final class ScaleOutFederationBench {
       for (int i = 0; i < count; i++) {
         long pid = replicas.get(i).pid();
         cpu.add(BenchDriver.cpuSeconds(pid));
-        shards.add((int) PromText.sum(metrics(adminPorts.get(i)), "pier_shards_owned"));
+        shards.add(
+            (int) PromText.sum(ScaleOutBench.metrics(adminPorts.get(i)), "pier_shards_owned"));
         BenchDriver.jcmd(pid, "GC.run");
       }
       Thread.sleep(1000);
@@ -198,33 +194,6 @@ public final class ScaleOutFederationBench {
 
   private static KubeApiServer apiserver() {
     return KubeApiServer.builder().withFlag("--service-node-port-range=10000-32767").start();
-  }
-
-  /** The members' apiservers, started side by side. */
-  private static Map<String, KubeApiServer> startMembers(List<String> names) throws Exception {
-    ExecutorService pool = Executors.newFixedThreadPool(Math.min(3, names.size()));
-    try {
-      Map<String, Future<KubeApiServer>> starting = new TreeMap<>();
-      for (String name : names) {
-        starting.put(name, pool.submit(ScaleOutFederationBench::apiserver));
-      }
-      Map<String, KubeApiServer> started = new TreeMap<>();
-      Exception failed = null;
-      for (Map.Entry<String, Future<KubeApiServer>> e : starting.entrySet()) {
-        try {
-          started.put(e.getKey(), e.getValue().get());
-        } catch (java.util.concurrent.ExecutionException ex) {
-          failed = ex;
-        }
-      }
-      if (failed != null) {
-        started.values().forEach(KubeApiServer::close);
-        throw failed;
-      }
-      return started;
-    } finally {
-      pool.shutdown();
-    }
   }
 
   private static String config(
@@ -275,49 +244,6 @@ public final class ScaleOutFederationBench {
     pb.redirectErrorStream(true);
     pb.redirectOutput(dir.resolve("pier-" + name + ".log").toFile());
     return pb.start();
-  }
-
-  private static double await(IngressWatch watch, int n, List<Process> replicas, Duration timeout)
-      throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    long lastLog = System.nanoTime();
-    long lastProgress = System.nanoTime();
-    int lastCount = 0;
-    while (watch.converged() < n) {
-      for (Process p : replicas) {
-        if (!p.isAlive()) {
-          throw new IllegalStateException("a replica exited (pid " + p.pid() + ")");
-        }
-      }
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException(watch.converged() + " of " + n + " converged in time");
-      }
-      watch.awaitChange(200);
-      int now = watch.converged();
-      if (now != lastCount) {
-        lastCount = now;
-        lastProgress = System.nanoTime();
-      } else if (System.nanoTime() - lastProgress > 1_000_000_000L) {
-        watch.restart();
-        lastProgress = System.nanoTime();
-      }
-      if (System.nanoTime() - lastLog > 5_000_000_000L) {
-        lastLog = System.nanoTime();
-        BenchDriver.log("converged %d of %d", now, n);
-      }
-    }
-    double[] times = watch.times();
-    return times[times.length - 1];
-  }
-
-  private static String metrics(int adminPort) throws Exception {
-    return HttpClient.newHttpClient()
-        .send(
-            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/metrics"))
-                .timeout(Duration.ofSeconds(10))
-                .build(),
-            HttpResponse.BodyHandlers.ofString())
-        .body();
   }
 
   private static void record(Path out, Result r) throws IOException {

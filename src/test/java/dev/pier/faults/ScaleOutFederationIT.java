@@ -16,6 +16,7 @@ import dev.pier.cloud.webhook.ReferenceWebhook;
 import dev.pier.shards.ShardMap;
 import dev.pier.testkit.FederatedServices;
 import dev.pier.testkit.KubeApiServer;
+import dev.pier.testkit.KubeApiServers;
 import dev.pier.testkit.PierProcess;
 import dev.pier.testkit.RealKubeApiServer;
 import dev.pier.testkit.Services;
@@ -33,10 +34,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
@@ -179,38 +176,16 @@ class ScaleOutFederationIT {
 
   /** Each member's API server, started side by side. */
   private static Map<String, KubeApiServer> startMembers() throws Exception {
-    ExecutorService pool = Executors.newFixedThreadPool(MEMBERS.size());
-    try {
-      Map<String, Future<KubeApiServer>> starting = new TreeMap<>();
-      for (String name : MEMBERS) {
-        starting.put(
-            name,
-            pool.submit(
-                () ->
-                    KubeApiServer.builder()
-                        .withUser("pier-a-token", "pier-a", "system:masters")
-                        .withUser("pier-b-token", "pier-b", "system:masters")
-                        .withUser("pier-c-token", "pier-c", "system:masters")
-                        .withAuditLog()
-                        .start()));
-      }
-      Map<String, KubeApiServer> started = new TreeMap<>();
-      Exception failed = null;
-      for (Map.Entry<String, Future<KubeApiServer>> e : starting.entrySet()) {
-        try {
-          started.put(e.getKey(), e.getValue().get());
-        } catch (ExecutionException ex) {
-          failed = ex;
-        }
-      }
-      if (failed != null) {
-        started.values().forEach(KubeApiServer::close);
-        throw failed;
-      }
-      return started;
-    } finally {
-      pool.shutdown();
-    }
+    return KubeApiServers.start(
+        MEMBERS,
+        MEMBERS.size(),
+        () ->
+            KubeApiServer.builder()
+                .withUser("pier-a-token", "pier-a", "system:masters")
+                .withUser("pier-b-token", "pier-b", "system:masters")
+                .withUser("pier-c-token", "pier-c", "system:masters")
+                .withAuditLog()
+                .start());
   }
 
   /**
