@@ -20,7 +20,7 @@
 #                                                      # cold start, RSS and CPU per replica, Lease
 #                                                      # writes/s, shard move times
 #   scripts/bench/run.sh scale-out-federation [--services 500] [--members 6] [--replicas 1,3]
-#                                  [--delay 100] [--nodes 2]
+#                                  [--delay 100] [--nodes 2] [--member-load-balancers false]
 #                                                      # a federation shared per member cluster:
 #                                                      # cold start, RSS, live heap, CPU per replica
 #

@@ -1,5 +1,6 @@
 package dev.pier.bench;
 
+import dev.pier.model.FederationKeys;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.KubeApiServers;
 import java.io.IOException;
@@ -33,6 +34,7 @@ public final class ScaleOutFederationBench {
   private static final Pattern HEAP_USED = Pattern.compile("total (\\d+)K, used (\\d+)K");
 
   record Result(
+      boolean memberLoadBalancers,
       int replicas,
       int members,
       int n,
@@ -41,6 +43,10 @@ public final class ScaleOutFederationBench {
       List<Long> heapMb,
       List<Double> cpu,
       List<Integer> shards) {}
+
+  // false: the members run no load balancers, so only the federation's own caches are per member;
+  // converged means every member has every copy.
+  private static boolean memberLoadBalancers;
 
   private ScaleOutFederationBench() {}
 
@@ -54,6 +60,7 @@ public final class ScaleOutFederationBench {
     int memberCount = Integer.parseInt(a.getOrDefault("members", "6"));
     int delayMs = Integer.parseInt(a.getOrDefault("delay", "100"));
     int nodes = Integer.parseInt(a.getOrDefault("nodes", "2"));
+    memberLoadBalancers = Boolean.parseBoolean(a.getOrDefault("member-load-balancers", "true"));
     List<Integer> counts =
         Arrays.stream(a.getOrDefault("replicas", "1,3").split(","))
             .map(String::trim)
@@ -97,7 +104,9 @@ public final class ScaleOutFederationBench {
       int count,
       Duration timeout)
       throws Exception {
-    Path dir = out.resolve("run-" + n + "-m" + memberCount + "-r" + count);
+    Path dir =
+        out.resolve(
+            "run-" + n + "-m" + memberCount + "-r" + count + (memberLoadBalancers ? "" : "-nolb"));
     Files.createDirectories(dir);
     BenchDriver.log("scale-out federation: N=%d, %d members, %d replica(s)", n, memberCount, count);
     List<String> names = new ArrayList<>();
@@ -153,7 +162,10 @@ public final class ScaleOutFederationBench {
       watch.startClock();
       double coldStart;
       try {
-        coldStart = ScaleOutBench.awaitConverged(watch, n, replicas, timeout);
+        coldStart =
+            memberLoadBalancers
+                ? ScaleOutBench.awaitConverged(watch, n, replicas, timeout)
+                : awaitCopies(members, n, replicas, timeout);
       } finally {
         watch.close();
       }
@@ -183,7 +195,8 @@ public final class ScaleOutFederationBench {
         heap.add(used / 1024);
       }
       BenchDriver.log("RSS MB %s, live heap MB %s, CPU s %s, shards %s", rss, heap, cpu, shards);
-      return new Result(count, memberCount, n, coldStart, rss, heap, cpu, shards);
+      return new Result(
+          memberLoadBalancers, count, memberCount, n, coldStart, rss, heap, cpu, shards);
     } finally {
       for (Process p : replicas) {
         BenchDriver.stop(p);
@@ -194,6 +207,46 @@ public final class ScaleOutFederationBench {
 
   private static KubeApiServer apiserver() {
     return KubeApiServer.builder().withFlag("--service-node-port-range=10000-32767").start();
+  }
+
+  /** Seconds from now until every member holds {@code n} copies. */
+  private static double awaitCopies(
+      Map<String, KubeApiServer> members, int n, List<Process> replicas, Duration timeout)
+      throws Exception {
+    long start = System.nanoTime();
+    long deadline = start + timeout.toNanos();
+    long lastLog = start;
+    while (true) {
+      int least = Integer.MAX_VALUE;
+      for (KubeApiServer m : members.values()) {
+        least =
+            Math.min(
+                least,
+                m.client()
+                    .services()
+                    .inNamespace(NS)
+                    .withLabel(FederationKeys.FEDERATION_LABEL)
+                    .list()
+                    .getItems()
+                    .size());
+      }
+      if (least >= n) {
+        return (System.nanoTime() - start) / 1e9;
+      }
+      for (Process p : replicas) {
+        if (!p.isAlive()) {
+          throw new IllegalStateException("a replica exited (pid " + p.pid() + ")");
+        }
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("copies: " + least + " of " + n + " in time");
+      }
+      if (System.nanoTime() - lastLog > 5_000_000_000L) {
+        lastLog = System.nanoTime();
+        BenchDriver.log("copies in every member: %d of %d", least, n);
+      }
+      Thread.sleep(250);
+    }
   }
 
   private static String config(
@@ -208,7 +261,9 @@ public final class ScaleOutFederationBench {
                 .append(name)
                 .append("\n    kubeconfig: \"")
                 .append(kube.kubeconfigPath())
-                .append("\"\n    federation: member\n    loadBalancers: true\n")
+                .append("\"\n    federation: member\n    loadBalancers: ")
+                .append(memberLoadBalancers)
+                .append('\n')
                 .append("    provider: benchmark\n    benchmark:\n      delay: ")
                 .append(delayMs)
                 .append("ms\n"));
@@ -249,12 +304,14 @@ public final class ScaleOutFederationBench {
   private static void record(Path out, Result r) throws IOException {
     Path csv = out.resolve("results.csv");
     if (!Files.exists(csv)) {
-      Files.writeString(csv, "replicas,members,n,cold_start_s,rss_mb,heap_mb,cpu_s,shards\n");
+      Files.writeString(
+          csv, "member_lbs,replicas,members,n,cold_start_s,rss_mb,heap_mb,cpu_s,shards\n");
     }
     Files.writeString(
         csv,
         String.format(
-            "%d,%d,%d,%.2f,%s,%s,%s,%s%n",
+            "%s,%d,%d,%d,%.2f,%s,%s,%s,%s%n",
+            r.memberLoadBalancers(),
             r.replicas(),
             r.members(),
             r.n(),
@@ -273,13 +330,14 @@ public final class ScaleOutFederationBench {
   static String table(List<Result> results, String revision, int delayMs) {
     StringBuilder b =
         new StringBuilder(
-            "| replicas | members | N | cold start s | RSS MB per replica | live heap MB per"
-                + " replica | CPU s per replica | shards per replica |\n"
-                + "|---|---|---|---|---|---|---|---|\n");
+            "| members' load balancers | replicas | members | N | cold start s | RSS MB per"
+                + " replica | live heap MB per replica | CPU s per replica | shards per replica |\n"
+                + "|---|---|---|---|---|---|---|---|---|\n");
     for (Result r : results) {
       b.append(
           String.format(
-              "| %d | %d | %,d | %.2f | %s | %s | %s | %s |%n",
+              "| %s | %d | %d | %,d | %.2f | %s | %s | %s | %s |%n",
+              r.memberLoadBalancers() ? "Pier's" : "none",
               r.replicas(),
               r.members(),
               r.n(),
@@ -296,7 +354,9 @@ public final class ScaleOutFederationBench {
             String.format(
                 ". Cold start: seconds from launching the replicas until every federated host"
                     + " Service's status holds every member's ingress (each member's copies get"
-                    + " load balancers from Pier's benchmark provider at %d ms). RSS and live heap"
+                    + " load balancers from Pier's benchmark provider at %d ms), or without"
+                    + " members' load balancers until every member holds every copy. RSS and live"
+                    + " heap"
                     + " after a full GC at convergence. Every process on this 2-core machine, so"
                     + " the figures show how work and memory divide, not a speedup.",
                 delayMs));

@@ -13,6 +13,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.pier.boot.PierOptions;
 import dev.pier.cloud.webhook.ReferenceWebhook;
+import dev.pier.federation.IngressAnnotation;
+import dev.pier.model.FederationKeys;
 import dev.pier.shards.ShardMap;
 import dev.pier.testkit.FederatedServices;
 import dev.pier.testkit.KubeApiServer;
@@ -115,7 +117,10 @@ class ScaleOutFederationIT {
         for (int i = 0; i < MEMBERS.size(); i++) {
           String ip = "203.0.113." + (10 + i);
           ips.put(MEMBERS.get(i), ip);
-          setIngress(members.get(MEMBERS.get(i)), ns, "svc-0", ip);
+          KubeApiServer member = members.get(MEMBERS.get(i));
+          // Ready endpoints: read by the member's owner, whenever it took the member's shard.
+          FederatedServices.endpointSlice(member.client(), ns, "svc-0", true);
+          setIngress(member, ns, "svc-0", ip);
         }
         create(host, ns, "svc-2b");
         await()
@@ -124,6 +129,13 @@ class ScaleOutFederationIT {
                 () ->
                     Set.copyOf(hostIngress(host, ns, "svc-0")).equals(Set.copyOf(ips.values()))
                         && members.values().stream().allMatch(m -> copy(m, ns, "svc-2b") != null));
+        await()
+            .atMost(CONVERGE)
+            .untilAsserted(
+                () ->
+                    assertThat(servingMembers(host, ns, "svc-0"))
+                        .as("members listed with their ingress in the host's annotation")
+                        .isEqualTo(ips));
         assertThat(awaitAllShardsHeld(host.client(), leaseNs, Set.copyOf(NAMES)))
             .as("shard owners while the writes were made")
             .isEqualTo(holders);
@@ -280,6 +292,22 @@ class ScaleOutFederationIT {
                 .endStatus()
                 .build())
         .updateStatus();
+  }
+
+  /** Member to its ingress IP, for the members the host's ingress annotation lists as serving. */
+  private static Map<String, String> servingMembers(KubeApiServer host, String ns, String name) {
+    Service s = host.client().services().inNamespace(ns).withName(name).get();
+    String json =
+        s == null || s.getMetadata().getAnnotations() == null
+            ? null
+            : s.getMetadata().getAnnotations().get(FederationKeys.INGRESSES_ANNOTATION);
+    Map<String, String> serving = new TreeMap<>();
+    for (IngressAnnotation.ClusterIngresses c : IngressAnnotation.parse(json)) {
+      if (!c.items().isEmpty()) {
+        serving.put(c.cluster(), c.items().get(0).getIp());
+      }
+    }
+    return serving;
   }
 
   private static List<String> hostIngress(KubeApiServer host, String ns, String name) {

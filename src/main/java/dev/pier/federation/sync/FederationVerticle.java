@@ -300,6 +300,10 @@ public final class FederationVerticle extends VerticleBase {
   /** This replica runs the member's side from now on: its caches, its keys, reads of its copies. */
   private void own(Member m) {
     attach(m);
+    if (m.ready()) {
+      // It turned ready before this replica owned it: that readiness change started nothing here.
+      startEndpoints(m);
+    }
     exchange.answer(m.name());
     for (Service s : host.services()) {
       if (isOurs(s)) {
@@ -474,9 +478,7 @@ public final class FederationVerticle extends VerticleBase {
       // Another replica owns it: its caches, endpoints and copies are read there.
       return;
     }
-    m.startEndpoints(context, (ns, name) -> context.runOnContext(v -> endpointsChanged(ns, name)))
-        .onFailure(
-            e -> log.warn("Cluster {}: cannot read endpoints: {}", m.name(), e.getMessage()));
+    startEndpoints(m);
     m.cluster()
         .startServices(context)
         .onSuccess(
@@ -485,6 +487,13 @@ public final class FederationVerticle extends VerticleBase {
               ownedCopies(m);
             })
         .onFailure(e -> log.warn("Cluster {}: cannot read Services: {}", m.name(), e.getMessage()));
+  }
+
+  /** Starts reading a ready member's endpoints (once; it must be reachable to find the API). */
+  private void startEndpoints(Member m) {
+    m.startEndpoints(context, (ns, name) -> context.runOnContext(v -> endpointsChanged(ns, name)))
+        .onFailure(
+            e -> log.warn("Cluster {}: cannot read endpoints: {}", m.name(), e.getMessage()));
   }
 
   private void endpointsChanged(String namespace, String name) {
