@@ -9,6 +9,7 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.util.Map;
 
 /**
  * {@link FederationWrites} as requests to the API server, without blocking. Member writes go under
@@ -115,14 +116,20 @@ public final class FederationWriter implements FederationWrites {
   public Future<String> release(Context ctx, ServiceKey key, String resourceVersion) {
     JsonObject metadata =
         ServiceWriter.removeFinalizer(FederationKeys.FINALIZER)
-            .put("annotations", new JsonObject().putNull(FederationKeys.INGRESSES_ANNOTATION));
+            .put(
+                "annotations",
+                new JsonObject()
+                    .putNull(FederationKeys.INGRESSES_ANNOTATION)
+                    .putNull(FederationKeys.NAMES_HELD_ANNOTATION));
     return services.removeFinalizer(ctx, key, metadata, resourceVersion);
   }
 
   @Override
   public Future<String> annotate(
-      Context ctx, ServiceKey key, String ingresses, String resourceVersion) {
-    JsonObject annotations = JsonObject.of(FederationKeys.INGRESSES_ANNOTATION, ingresses);
+      Context ctx, ServiceKey key, Map<String, String> changes, String resourceVersion) {
+    JsonObject annotations = new JsonObject();
+    // A JSON null removes the annotation in a merge patch.
+    changes.forEach(annotations::put);
     JsonObject body = JsonObject.of("metadata", JsonObject.of("annotations", annotations));
     return services.patch(ctx, key, AsyncKubeApi.MERGE_PATCH, body, resourceVersion);
   }

@@ -7,6 +7,7 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.util.Map;
 
 /**
  * The federation's API writes in one cluster. In a member: the copies of host Services and their
@@ -68,8 +69,13 @@ public interface FederationWrites {
    */
   Future<String> release(Context ctx, ServiceKey key, String resourceVersion);
 
-  /** Writes the ingress annotation ({@code federation.kubernetes.io/service-ingresses}). */
-  Future<String> annotate(Context ctx, ServiceKey key, String ingresses, String resourceVersion);
+  /**
+   * Writes the federation's annotations on the host Service in one patch: the ingress annotation
+   * ({@code federation.kubernetes.io/service-ingresses}) and the names held since ({@code
+   * pier.dev/names-held-since}); a null value removes one.
+   */
+  Future<String> annotate(
+      Context ctx, ServiceKey key, Map<String, String> annotations, String resourceVersion);
 
   /** Writes {@code status.loadBalancer}, the same write as the load-balancer path's. */
   Future<String> status(Context ctx, ServiceKey key, LbStatus status, String resourceVersion);

@@ -43,6 +43,12 @@ public final class FederationKeys {
   public static final String ORPHAN_FINALIZER = "orphan";
   public static final String INGRESSES_ANNOTATION = "federation.kubernetes.io/service-ingresses";
 
+  /**
+   * On a federated host Service while its status and DNS names hold unreachable members as last
+   * seen (the panic threshold): since when, RFC 3339. Gone when the hold ends.
+   */
+  public static final String NAMES_HELD_ANNOTATION = "pier.dev/names-held-since";
+
   /** On the Secrets that join members to the federation. */
   public static final String CLUSTER_SECRET_LABEL = "pier.dev/cluster";
 

@@ -633,13 +633,21 @@ final class FederationReconciler {
       // A member's load balancer is on its way: its address joins these in one write.
       return Future.succeededFuture(WorkResult.retryAfter(wait, RUN));
     }
+    Map<String, String> annotations = new java.util.LinkedHashMap<>();
+    if (!Objects.equals(previous, result.annotation())
+        // No entry yet and none before: nothing to write.
+        && !(previous == null && IngressAnnotation.json(List.of()).equals(result.annotation()))) {
+      annotations.put(FederationKeys.INGRESSES_ANNOTATION, result.annotation());
+    }
+    // The hold, where `pier status` reads it: written when it starts and ends, not each run.
+    String heldSince = hold.holding() ? Instant.ofEpochMilli(hold.since()).toString() : null;
+    if (!Objects.equals(heldSince, annotation(svc, FederationKeys.NAMES_HELD_ANNOTATION))) {
+      annotations.put(FederationKeys.NAMES_HELD_ANNOTATION, heldSince);
+    }
     Future<String> annotated =
-        Objects.equals(previous, result.annotation())
-                // No entry yet and none before: nothing to write.
-                || (previous == null
-                    && IngressAnnotation.json(List.of()).equals(result.annotation()))
+        annotations.isEmpty()
             ? Future.succeededFuture(version)
-            : host.federationWrites().annotate(ctx, key, result.annotation(), version);
+            : host.federationWrites().annotate(ctx, key, annotations, version);
     return annotated
         .compose(
             v ->
@@ -879,8 +887,12 @@ final class FederationReconciler {
   }
 
   private static String annotation(Service svc) {
+    return annotation(svc, FederationKeys.INGRESSES_ANNOTATION);
+  }
+
+  private static String annotation(Service svc, String key) {
     Map<String, String> a = svc.getMetadata().getAnnotations();
-    return a == null ? null : a.get(FederationKeys.INGRESSES_ANNOTATION);
+    return a == null ? null : a.get(key);
   }
 
   /** The Service's status as it shows it now. */

@@ -522,13 +522,17 @@ public final class FederationVerticle extends VerticleBase {
         || !Objects.equals(o.getMetadata().getUid(), n.getMetadata().getUid());
   }
 
+  /** The annotations but the federation's own (the ingresses, the names held). */
   private static Map<String, String> withoutIngresses(Service s) {
     Map<String, String> a = s.getMetadata().getAnnotations();
-    if (a == null || !a.containsKey(FederationKeys.INGRESSES_ANNOTATION)) {
+    if (a == null
+        || !(a.containsKey(FederationKeys.INGRESSES_ANNOTATION)
+            || a.containsKey(FederationKeys.NAMES_HELD_ANNOTATION))) {
       return a == null ? Map.of() : a;
     }
     Map<String, String> copy = new java.util.HashMap<>(a);
     copy.remove(FederationKeys.INGRESSES_ANNOTATION);
+    copy.remove(FederationKeys.NAMES_HELD_ANNOTATION);
     return copy;
   }
 

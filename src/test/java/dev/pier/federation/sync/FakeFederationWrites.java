@@ -27,6 +27,7 @@ final class FakeFederationWrites implements FederationWrites {
   final Map<String, io.vertx.core.Promise<Void>> holdOnce = new HashMap<>();
 
   LbStatus lastStatus;
+  Map<String, String> lastAnnotations;
   private int version = 2000;
 
   private <T> Future<T> record(String op, String namespace, String name, String based, T answer) {
@@ -104,7 +105,8 @@ final class FakeFederationWrites implements FederationWrites {
 
   @Override
   public Future<String> annotate(
-      Context ctx, ServiceKey key, String ingresses, String resourceVersion) {
+      Context ctx, ServiceKey key, Map<String, String> annotations, String resourceVersion) {
+    lastAnnotations = new java.util.HashMap<>(annotations);
     return record("annotate", key.namespace(), key.name(), resourceVersion, nextVersion());
   }
 

@@ -501,6 +501,48 @@ class FederationReconcilerTest {
         .containsExactly("192.0.2.44");
   }
 
+  /**
+   * Every placed member unreachable: the status and names are held as last seen, and the host
+   * Service says since when (for `pier status`), in the annotation write; the hold's end removes
+   * it.
+   */
+  @Test
+  void aHoldIsRecordedOnTheHostServiceAndClearedWhenItEnds() {
+    FakeCluster west = new FakeCluster("west");
+    west.federationWrites = new FakeFederationWrites();
+    Member westMember = FakeMembers.add(members, west, Map.of());
+    Service svc =
+        hostService(b -> b.editMetadata().addToFinalizers(FederationKeys.FINALIZER).endMetadata());
+    host.put(svc);
+    east.put(servingCopyOf(svc));
+    west.put(servingCopyOf(svc));
+    FakeMembers.ready(eastMember, false);
+    FakeMembers.ready(westMember, false);
+
+    run(HOST_KEY);
+
+    assertThat(hostWrites.calls).contains("annotate ns/web");
+    String since = hostWrites.lastAnnotations.get(FederationKeys.NAMES_HELD_ANNOTATION);
+    assertThat(since).as("when the hold began").isNotNull();
+    assertThat(Instant.parse(since)).isBefore(Instant.now().plusSeconds(1));
+
+    hostWrites.calls.clear();
+    host.put(
+        new ServiceBuilder(svc)
+            .editMetadata()
+            .addToAnnotations(FederationKeys.NAMES_HELD_ANNOTATION, since)
+            .endMetadata()
+            .build());
+    FakeMembers.ready(eastMember, true);
+    FakeMembers.ready(westMember, true);
+
+    run(HOST_KEY);
+
+    assertThat(hostWrites.calls).contains("annotate ns/web");
+    assertThat(hostWrites.lastAnnotations)
+        .containsEntry(FederationKeys.NAMES_HELD_ANNOTATION, null);
+  }
+
   /** A deleted host Service waits for a member whose copy cannot be read, as for an unready one. */
   @Test
   void aReleaseWaitsForAMemberWhoseCopyCannotBeRead() {
