@@ -1,6 +1,7 @@
 package dev.pier.cli;
 
 import dev.pier.config.Durations;
+import dev.pier.dns.publish.DnsOptions;
 import java.io.PrintStream;
 import java.util.Arrays;
 import java.util.List;
@@ -72,12 +73,20 @@ public final class Cli {
               + "  --delete-rbac   then remove the member's RBAC (needs --member-kubeconfig or"
               + " --member-context)\n";
       default ->
-          "pier status [flags]: the federation as the host API shows it\n"
+          "pier status [NAMESPACE/NAME] [flags]: the federation as the host API shows it; with"
+              + " a federated Service, that Service and its Events\n"
               + common
               + "  -o table|json   output format (default table)\n"
               + "  --expiry-warning D   warn about credentials expiring within D (default "
               + Durations.format(Status.DEFAULT_EXPIRY_WARNING)
-              + ", as federation.credentialExpiryWarning)\n";
+              + ", as federation.credentialExpiryWarning)\n"
+              + "  --dns-suffix S   also list each Service's DNS names under S (Pier's dns.suffix)"
+              + " with what the DNS server answers now\n"
+              + "  --dns-federation F   the federation label in those names (default "
+              + DnsOptions.DEFAULT_FEDERATION
+              + ", as dns.federation)\n"
+              + "  --dns-server HOST[:PORT]   the DNS server to ask (default: the system's"
+              + " resolver)\n";
     };
   }
 }

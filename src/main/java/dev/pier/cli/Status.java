@@ -1,11 +1,15 @@
 package dev.pier.cli;
 
+import dev.pier.dns.DnsNames;
+import dev.pier.dns.publish.DnsOptions;
 import dev.pier.federation.FederationOptions;
 import dev.pier.federation.IngressAnnotation;
 import dev.pier.federation.LeaveRecord;
 import dev.pier.federation.MemberStatus;
 import dev.pier.model.FederationKeys;
+import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
+import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -34,15 +38,25 @@ final class Status {
       FederationOptions.DEFAULT_CREDENTIAL_EXPIRY_WARNING;
   static final Duration POLL = Duration.ofMillis(500);
   static final Set<String> VALUED =
-      KubeTarget.flags(KubeTarget.HOST_FLAGS, Set.of("-o", "--output", "--expiry-warning"));
+      KubeTarget.flags(
+          KubeTarget.HOST_FLAGS,
+          Set.of(
+              "-o",
+              "--output",
+              "--expiry-warning",
+              "--dns-suffix",
+              "--dns-federation",
+              "--dns-server"));
 
   private Status() {}
 
   static int run(List<String> args, PrintStream out) {
     Flags f = Flags.parse(args, VALUED, Set.of());
-    if (!f.positional().isEmpty()) {
-      throw CliException.usage("unexpected argument '" + f.positional().get(0) + "'");
+    if (f.positional().size() > 1) {
+      throw CliException.usage("unexpected argument '" + f.positional().get(1) + "'");
     }
+    String[] only = f.positional().isEmpty() ? null : serviceArgument(f.positional().get(0));
+    DnsNames dnsNames = dnsNames(f);
     String format = f.string("-o", f.string("--output", "table"));
     if (!format.equals("table") && !format.equals("json")) {
       throw CliException.usage(
@@ -56,15 +70,135 @@ final class Status {
     KubeTarget host =
         KubeTarget.of("host", f.string("--host-kubeconfig", ""), f.string("--host-context", ""));
     StatusReport report;
+    List<StatusReport.EventRow> events = List.of();
     try (KubernetesClient h = host.client()) {
       report = read(h, secretNamespace(f));
+      if (only != null) {
+        report = new StatusReport(report.members(), List.of(find(report, only)));
+        events = events(h, only[0], only[1]);
+      }
+    }
+    if (dnsNames != null) {
+      report = answered(report, dnsNames, f.string("--dns-server", ""));
     }
     Instant now = Instant.now();
+    if (only != null) {
+      StatusReport.ServiceRow s = report.services().get(0);
+      out.print(
+          format.equals("json")
+              ? StatusReport.detailJson(s, events).encodePrettily() + "\n"
+              : StatusReport.detail(s, events, now));
+      return 0;
+    }
     out.print(
         format.equals("json")
             ? report.json(now, warn).encodePrettily() + "\n"
             : report.table(now, warn));
     return 0;
+  }
+
+  /** NAMESPACE/NAME of one federated host Service. */
+  private static String[] serviceArgument(String arg) {
+    String[] parts = arg.split("/", -1);
+    if (parts.length != 2 || parts[0].isEmpty() || parts[1].isEmpty()) {
+      throw CliException.usage("argument '" + arg + "': a federated Service as NAMESPACE/NAME");
+    }
+    return parts;
+  }
+
+  /** The names Pier publishes, when {@code --dns-suffix} says under which suffix; else null. */
+  private static DnsNames dnsNames(Flags f) {
+    String suffix = f.string("--dns-suffix", "");
+    String federation = f.string("--dns-federation", DnsOptions.DEFAULT_FEDERATION);
+    if (f.has("--dns-federation") && !DnsNames.isLabel(federation)) {
+      throw CliException.usage(
+          "flag --dns-federation: invalid value '" + federation + "': a DNS label");
+    }
+    if (suffix.isEmpty()) {
+      if (f.has("--dns-server") || f.has("--dns-federation")) {
+        throw CliException.usage(
+            "flag --dns-suffix: needed with --dns-server and --dns-federation (the dns.suffix"
+                + " Pier publishes under)");
+      }
+      return null;
+    }
+    if (!DnsNames.isDomain(suffix)) {
+      throw CliException.usage("flag --dns-suffix: invalid value '" + suffix + "': a domain name");
+    }
+    return new DnsNames(federation, suffix);
+  }
+
+  private static StatusReport.ServiceRow find(StatusReport report, String[] only) {
+    return report.services().stream()
+        .filter(s -> s.namespace().equals(only[0]) && s.name().equals(only[1]))
+        .findFirst()
+        .orElseThrow(
+            () ->
+                CliException.failed(
+                    "no federated Service " + only[0] + "/" + only[1] + " on the host"));
+  }
+
+  /** Every Service's names with what the DNS server answers for them now. */
+  private static StatusReport answered(StatusReport report, DnsNames names, String server) {
+    Map<String, ServiceNames.Place> places = new java.util.HashMap<>();
+    for (StatusReport.MemberRow m : report.members()) {
+      places.put(m.name(), new ServiceNames.Place(m.region(), m.zones()));
+    }
+    Map<StatusReport.ServiceRow, List<String>> byService = new java.util.LinkedHashMap<>();
+    Set<String> all = new java.util.LinkedHashSet<>();
+    for (StatusReport.ServiceRow s : report.services()) {
+      List<String> ofService =
+          ServiceNames.of(
+              names,
+              s.namespace(),
+              s.name(),
+              s.copies().stream().map(StatusReport.Copy::cluster).toList(),
+              places);
+      byService.put(s, ofService);
+      all.addAll(ofService);
+    }
+    Map<String, List<String>> answers;
+    try (NameLookup lookup = new NameLookup(server)) {
+      answers = lookup.answers(all);
+    }
+    List<StatusReport.ServiceRow> rows = new ArrayList<>();
+    byService.forEach(
+        (s, ofService) ->
+            rows.add(
+                s.withNames(
+                    ofService.stream()
+                        .map(n -> new StatusReport.NameAnswer(n, answers.get(n)))
+                        .toList())));
+    return new StatusReport(report.members(), rows);
+  }
+
+  /** The Events on one host Service, oldest first. */
+  private static List<StatusReport.EventRow> events(
+      KubernetesClient host, String namespace, String name) {
+    List<Event> events;
+    try {
+      events = host.v1().events().inNamespace(namespace).list().getItems();
+    } catch (KubernetesClientException e) {
+      throw CliException.failed(
+          "host: cannot read the Events of " + namespace + "/" + name + ": " + Apply.message(e));
+    }
+    List<StatusReport.EventRow> rows = new ArrayList<>();
+    for (Event e : events) {
+      ObjectReference o = e.getInvolvedObject();
+      if (o != null && "Service".equals(o.getKind()) && name.equals(o.getName())) {
+        rows.add(
+            new StatusReport.EventRow(
+                Objects.toString(e.getType(), ""),
+                Objects.toString(e.getReason(), ""),
+                e.getLastTimestamp() == null ? null : Instant.parse(e.getLastTimestamp()),
+                e.getCount() == null ? 1 : e.getCount(),
+                Objects.toString(e.getMessage(), "")));
+      }
+    }
+    rows.sort(
+        Comparator.comparing(
+            StatusReport.EventRow::last, Comparator.nullsFirst(Comparator.naturalOrder())));
+    return rows;
   }
 
   static String secretNamespace(Flags f) {
@@ -129,9 +263,15 @@ final class Status {
               new StatusReport.Copy(c.cluster(), c.items().stream().map(Status::address).toList()));
         }
       }
+      String held = a.get(FederationKeys.NAMES_HELD_ANNOTATION);
       rows.add(
           new StatusReport.ServiceRow(
-              s.getMetadata().getNamespace(), s.getMetadata().getName(), placement(a), copies));
+              s.getMetadata().getNamespace(),
+              s.getMetadata().getName(),
+              placement(a),
+              copies,
+              heldSince(held),
+              List.of()));
     }
     rows.sort(
         Comparator.comparing(StatusReport.ServiceRow::namespace)
@@ -159,6 +299,17 @@ final class Status {
         st.credentialExpiry(),
         st.reason(),
         leaving);
+  }
+
+  private static Instant heldSince(String annotation) {
+    if (annotation == null) {
+      return null;
+    }
+    try {
+      return Instant.parse(annotation);
+    } catch (java.time.format.DateTimeParseException e) {
+      return null;
+    }
   }
 
   private static String placement(Map<String, String> a) {

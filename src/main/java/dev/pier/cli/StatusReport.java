@@ -36,10 +36,34 @@ public record StatusReport(List<MemberRow> members, List<ServiceRow> services) {
   /** One member's copy of a federated Service, as the host's ingress annotation lists it. */
   public record Copy(String cluster, List<String> ingresses) {}
 
+  /** A DNS name of a federated Service and what the DNS server answers for it now. */
+  public record NameAnswer(String name, List<String> answers) {}
+
+  /** An Event on a federated host Service: Pier's account of its runs in the members. */
+  public record EventRow(String type, String reason, Instant last, int count, String message) {}
+
   /**
    * @param placement what the Service's annotations say about where it goes
+   * @param heldSince since when its status and names hold unreachable members as last seen; null
+   *     when they do not
+   * @param names its DNS names with their answers; empty when not asked for ({@code --dns-suffix})
    */
-  public record ServiceRow(String namespace, String name, String placement, List<Copy> copies) {}
+  public record ServiceRow(
+      String namespace,
+      String name,
+      String placement,
+      List<Copy> copies,
+      Instant heldSince,
+      List<NameAnswer> names) {
+    public ServiceRow {
+      names = names == null ? List.of() : List.copyOf(names);
+    }
+
+    /** The same Service with its names answered. */
+    ServiceRow withNames(List<NameAnswer> answered) {
+      return new ServiceRow(namespace, name, placement, copies, heldSince, answered);
+    }
+  }
 
   /** The table an operator reads; {@code warnWithin}: credentials expiring sooner get WARN. */
   public String table(Instant now, Duration warnWithin) {
@@ -73,6 +97,60 @@ public record StatusReport(List<MemberRow> members, List<ServiceRow> services) {
       }
     }
     out.append('\n');
+    if (services.isEmpty()) {
+      out.append("No federated Services.\n");
+    } else {
+      out.append(servicesOnly());
+    }
+    for (ServiceRow s : services) {
+      held(s, now, out);
+    }
+    names(services, out);
+    return out.toString();
+  }
+
+  /** {@code pier status NAMESPACE/NAME}: one Service, its names and the Events that explain it. */
+  public static String detail(ServiceRow s, List<EventRow> events, Instant now) {
+    StringBuilder out = new StringBuilder();
+    out.append(new StatusReport(List.of(), List.of(s)).servicesOnly());
+    held(s, now, out);
+    names(List.of(s), out);
+    out.append('\n');
+    if (events.isEmpty()) {
+      out.append("No Events.\n");
+      return out.toString();
+    }
+    List<List<String>> rows = new ArrayList<>();
+    rows.add(List.of("LAST SEEN", "TYPE", "REASON", "COUNT", "MESSAGE"));
+    for (EventRow e : events) {
+      rows.add(
+          List.of(
+              e.last() == null ? "-" : ago(e.last(), now),
+              e.type(),
+              e.reason(),
+              Integer.toString(e.count()),
+              e.message()));
+    }
+    render(rows, out);
+    return out.toString();
+  }
+
+  /** For scripts: the Service as in {@link #json}, with its Events. */
+  public static JsonObject detailJson(ServiceRow s, List<EventRow> events) {
+    JsonArray es = new JsonArray();
+    for (EventRow e : events) {
+      es.add(
+          new JsonObject()
+              .put("type", e.type())
+              .put("reason", e.reason())
+              .put("lastSeen", str(e.last()))
+              .put("count", e.count())
+              .put("message", e.message()));
+    }
+    return service(s).put("events", es);
+  }
+
+  private String servicesOnly() {
     List<List<String>> svc = new ArrayList<>();
     svc.add(List.of("SERVICE", "PLACEMENT", "COPIES", "INGRESSES"));
     for (ServiceRow s : services) {
@@ -90,12 +168,37 @@ public record StatusReport(List<MemberRow> members, List<ServiceRow> services) {
               copies.isEmpty() ? "-" : String.join(",", copies),
               ingresses.isEmpty() ? "-" : String.join(" ", ingresses)));
     }
-    if (services.isEmpty()) {
-      out.append("No federated Services.\n");
-    } else {
-      render(svc, out);
-    }
+    StringBuilder out = new StringBuilder();
+    render(svc, out);
     return out.toString();
+  }
+
+  private static void held(ServiceRow s, Instant now, StringBuilder out) {
+    if (s.heldSince() != null) {
+      out.append("  ")
+          .append(s.namespace())
+          .append('/')
+          .append(s.name())
+          .append(": status and DNS names held as last seen since ")
+          .append(s.heldSince().truncatedTo(ChronoUnit.SECONDS))
+          .append(" (")
+          .append(ago(s.heldSince(), now))
+          .append("): too few of its members are reachable\n");
+    }
+  }
+
+  private static void names(List<ServiceRow> services, StringBuilder out) {
+    List<List<String>> rows = new ArrayList<>();
+    rows.add(List.of("DNS NAME", "ANSWER"));
+    for (ServiceRow s : services) {
+      for (NameAnswer n : s.names()) {
+        rows.add(List.of(n.name(), String.join(" ", n.answers())));
+      }
+    }
+    if (rows.size() > 1) {
+      out.append('\n');
+      render(rows, out);
+    }
   }
 
   private static String expiry(MemberRow m, Instant now, Duration warnWithin) {
@@ -178,22 +281,35 @@ public record StatusReport(List<MemberRow> members, List<ServiceRow> services) {
     }
     JsonArray ss = new JsonArray();
     for (ServiceRow s : services) {
-      JsonArray copies = new JsonArray();
-      s.copies()
-          .forEach(
-              c ->
-                  copies.add(
-                      new JsonObject()
-                          .put("cluster", c.cluster())
-                          .put("ingresses", new JsonArray(c.ingresses()))));
-      ss.add(
-          new JsonObject()
-              .put("namespace", s.namespace())
-              .put("name", s.name())
-              .put("placement", s.placement())
-              .put("copies", copies));
+      ss.add(service(s));
     }
     return new JsonObject().put("members", ms).put("services", ss);
+  }
+
+  private static JsonObject service(ServiceRow s) {
+    JsonArray copies = new JsonArray();
+    s.copies()
+        .forEach(
+            c ->
+                copies.add(
+                    new JsonObject()
+                        .put("cluster", c.cluster())
+                        .put("ingresses", new JsonArray(c.ingresses()))));
+    JsonArray names = new JsonArray();
+    s.names()
+        .forEach(
+            n ->
+                names.add(
+                    new JsonObject()
+                        .put("name", n.name())
+                        .put("answers", new JsonArray(n.answers()))));
+    return new JsonObject()
+        .put("namespace", s.namespace())
+        .put("name", s.name())
+        .put("placement", s.placement())
+        .put("copies", copies)
+        .put("namesHeldSince", str(s.heldSince()))
+        .put("names", names);
   }
 
   private static String str(Instant t) {

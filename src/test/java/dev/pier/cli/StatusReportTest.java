@@ -48,7 +48,9 @@ class StatusReportTest {
                   "all",
                   List.of(
                       new StatusReport.Copy("east", List.of("192.0.2.1")),
-                      new StatusReport.Copy("west", List.of())))));
+                      new StatusReport.Copy("west", List.of())),
+                  null,
+                  List.of())));
 
   @Test
   void theTableShowsEveryMemberAndWarnsAboutCredentialsNearExpiry() {
@@ -106,5 +108,64 @@ class StatusReportTest {
             List.of());
     assertThat(r.table(NOW, WARN)).contains("EXPIRED 2025-06-01T07:00:00Z (5h ago)");
     assertThat(r.table(NOW, WARN)).contains("No federated Services.");
+  }
+
+  @Test
+  void namesHeldAndDnsAnswersFollowTheServices() {
+    StatusReport.ServiceRow held =
+        new StatusReport.ServiceRow(
+            "shop",
+            "web",
+            "all",
+            List.of(new StatusReport.Copy("east", List.of("192.0.2.1"))),
+            NOW.minus(Duration.ofMinutes(3)),
+            List.of(
+                new StatusReport.NameAnswer("web.shop.pier.svc.example.com.", List.of("192.0.2.1")),
+                new StatusReport.NameAnswer(
+                    "web.shop.pier.svc.us.example.com.",
+                    List.of("CNAME web.shop.pier.svc.example.com.", "192.0.2.1"))));
+    StatusReport r = new StatusReport(List.of(), List.of(held));
+
+    assertThat(r.table(NOW, WARN).lines().toList())
+        .contains(
+            "  shop/web: status and DNS names held as last seen since 2025-06-01T11:57:00Z (3m ago):"
+                + " too few of its members are reachable",
+            "DNS NAME                           ANSWER",
+            "web.shop.pier.svc.example.com.     192.0.2.1",
+            "web.shop.pier.svc.us.example.com.  CNAME web.shop.pier.svc.example.com. 192.0.2.1");
+    JsonObject json = r.json(NOW, WARN).getJsonArray("services").getJsonObject(0);
+    assertThat(json.getString("namesHeldSince")).isEqualTo("2025-06-01T11:57:00Z");
+    assertThat(json.getJsonArray("names").getJsonObject(1).getJsonArray("answers").getString(0))
+        .isEqualTo("CNAME web.shop.pier.svc.example.com.");
+  }
+
+  @Test
+  void oneServiceComesWithTheEventsThatExplainIt() {
+    StatusReport.ServiceRow web = REPORT.services().get(0);
+    List<StatusReport.EventRow> events =
+        List.of(
+            new StatusReport.EventRow(
+                "Normal", "CreatedInCluster", NOW.minusSeconds(40), 1, "Cluster east: created"),
+            new StatusReport.EventRow(
+                "Warning",
+                "ClusterUnreachable",
+                NOW.minusSeconds(5),
+                7,
+                "Cluster west is not ready: its copy is not kept in sync until it is"));
+
+    assertThat(StatusReport.detail(web, events, NOW).lines().toList())
+        .contains(
+            "shop/web  all        east,west  east=192.0.2.1 west=-",
+            "LAST SEEN  TYPE     REASON              COUNT  MESSAGE",
+            "40s ago    Normal   CreatedInCluster    1      Cluster east: created",
+            "5s ago     Warning  ClusterUnreachable  7      Cluster west is not ready: its copy is"
+                + " not kept in sync until it is");
+    assertThat(
+            StatusReport.detailJson(web, events)
+                .getJsonArray("events")
+                .getJsonObject(1)
+                .getInteger("count"))
+        .isEqualTo(7);
+    assertThat(StatusReport.detail(web, List.of(), NOW)).contains("No Events.");
   }
 }
