@@ -300,17 +300,28 @@ public final class FederationVerticle extends VerticleBase {
   /** This replica runs the member's side from now on: its caches, its keys, reads of its copies. */
   private void own(Member m) {
     attach(m);
-    if (m.ready()) {
-      // It turned ready before this replica owned it: that readiness change started nothing here.
-      startEndpoints(m);
-    }
     exchange.answer(m.name());
-    for (Service s : host.services()) {
-      if (isOurs(s)) {
-        add(new ServiceKey(m.name(), ns(s), name(s)));
-      }
+    if (!m.ready()) {
+      // Its turning ready starts its endpoints and runs its keys.
+      return;
     }
-    ownedCopies(m);
+    // It turned ready before this replica owned it: that change started nothing here, and a key
+    // run before the member's Services are read does nothing.
+    startEndpoints(m);
+    m.cluster()
+        .startServices(context)
+        .onSuccess(
+            v -> {
+              if (members.get(m.name()) == m && shards.runsMember(m.name())) {
+                for (Service s : host.services()) {
+                  if (isOurs(s)) {
+                    add(new ServiceKey(m.name(), ns(s), name(s)));
+                  }
+                }
+                ownedCopies(m);
+              }
+            })
+        .onFailure(e -> log.warn("Cluster {}: cannot read Services: {}", m.name(), e.getMessage()));
   }
 
   private boolean isHostKey(ServiceKey key) {

@@ -1,0 +1,158 @@
+package dev.pier.federation.sync;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.pier.testkit.FederatedServices;
+import dev.pier.testkit.InProcessPier;
+import dev.pier.testkit.KubeApiServer;
+import dev.pier.testkit.RealKubeApiServer;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import io.micrometer.core.instrument.Gauge;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.time.ZonedDateTime;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The federation's member side under scale-out, on real API servers and one in-process replica: a
+ * replica that takes a member's shard after the member turned ready still makes its copies (the
+ * readiness change that starts a member's work happened before this replica owned it).
+ */
+@RealKubeApiServer
+class ScaleOutFederationTest {
+
+  @Test
+  void aMemberReadyBeforeItsShardIsTakenGetsItsCopies(KubeApiServer host) throws Exception {
+    try (KubeApiServer east = KubeApiServer.start()) {
+      String leaseNs = host.createNamespace("fed-scale-lease");
+      String ns = host.createNamespace("fed-scale");
+      FederatedServices.optIn(host.client(), ns);
+      // A single leader still holds the Lease: the replica takes no shard until it is gone.
+      host.client()
+          .leases()
+          .inNamespace(leaseNs)
+          .resource(
+              new LeaseBuilder()
+                  .withNewMetadata()
+                  .withName("pier")
+                  .endMetadata()
+                  .withNewSpec()
+                  .withHolderIdentity("an-old-leader")
+                  .withLeaseDurationSeconds(3600)
+                  .withRenewTime(ZonedDateTime.now())
+                  .endSpec()
+                  .build())
+          .create();
+      host.client()
+          .services()
+          .inNamespace(ns)
+          .resource(FederatedServices.federated(ns, "web", Map.of()))
+          .create();
+      // Many Services in the member: its cache takes a while to fill once its owner starts it,
+      // longer than the first run of the member's keys takes to start.
+      crowd(east, 1500);
+      int port = freePort();
+      String config =
+          "clusters:\n"
+              + "  - name: host\n"
+              + "    kubeconfig: \""
+              + host.kubeconfigPath()
+              + "\"\n"
+              + "    federation: host\n"
+              + "    loadBalancers: false\n"
+              + "  - name: east\n"
+              + "    kubeconfig: \""
+              + east.kubeconfigPath()
+              + "\"\n"
+              + "    federation: member\n"
+              + "    loadBalancers: false\n"
+              + "provider: benchmark\n"
+              + "federation:\n"
+              + "  health:\n"
+              + "    period: 200ms\n"
+              + "leaderElection:\n"
+              + "  namespace: "
+              + leaseNs
+              + "\n"
+              + "scaleOut:\n"
+              + "  enabled: true\n"
+              + "  shards: 4\n"
+              + "  host: 127.0.0.1\n"
+              + "  port: "
+              + port
+              + "\n"
+              + "  members: [\"127.0.0.1:"
+              + port
+              + "\"]\n"
+              + "  clusterName: fed-scale-"
+              + ProcessHandle.current().pid()
+              + "\n"
+              + "  retryPeriod: 500ms\n"
+              + "  renewDeadline: 2s\n"
+              + "  leaseDuration: 3s\n";
+      try (InProcessPier pier = InProcessPier.startWithConfig(config, Map.of())) {
+        await().atMost(InProcessPier.CONVERGE).until(() -> ready(pier, "east"));
+        assertThat(east.client().services().inNamespace(ns).withName("web").get())
+            .as("no copy while the replica holds no shard")
+            .isNull();
+
+        host.client().leases().inNamespace(leaseNs).withName("pier").delete();
+
+        await()
+            .atMost(InProcessPier.CONVERGE)
+            .until(() -> east.client().services().inNamespace(ns).withName("web").get() != null);
+      }
+    }
+  }
+
+  private static void crowd(KubeApiServer member, int n) throws Exception {
+    String ns = member.createNamespace("crowd");
+    java.util.concurrent.ExecutorService pool =
+        java.util.concurrent.Executors.newFixedThreadPool(16);
+    try {
+      java.util.List<java.util.concurrent.Future<?>> all = new java.util.ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        String name = "svc-" + i;
+        all.add(
+            pool.submit(
+                () ->
+                    member
+                        .client()
+                        .services()
+                        .inNamespace(ns)
+                        .resource(
+                            new io.fabric8.kubernetes.api.model.ServiceBuilder()
+                                .withNewMetadata()
+                                .withName(name)
+                                .endMetadata()
+                                .withNewSpec()
+                                .withClusterIP("None")
+                                .addNewPort()
+                                .withPort(80)
+                                .endPort()
+                                .endSpec()
+                                .build())
+                        .create()));
+      }
+      for (java.util.concurrent.Future<?> f : all) {
+        f.get();
+      }
+    } finally {
+      pool.shutdown();
+    }
+  }
+
+  private static boolean ready(InProcessPier pier, String cluster) {
+    Gauge g =
+        pier.pier().metrics().registry().find("pier.cluster.ready").tag("cluster", cluster).gauge();
+    return g != null && g.value() == 1.0;
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+}
