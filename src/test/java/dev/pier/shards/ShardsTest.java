@@ -71,6 +71,36 @@ class ShardsTest {
     assertThat(all).hasSize(32);
   }
 
+  /**
+   * Bounded loads: over random sets of three replicas, each holds 10 or 11 of 32 shards, and when
+   * one leaves the survivors keep all but a few of theirs.
+   */
+  @Test
+  void sharesAreEvenAndALeaveMovesLittleBesideTheLeaversShards() {
+    java.util.Random random = new java.util.Random(7);
+    int extra = 0;
+    for (int trial = 0; trial < 500; trial++) {
+      List<String> three = new java.util.ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        three.add(Long.toHexString(random.nextLong()));
+      }
+      Map<Integer, String> before = Rendezvous.assign(three, MAP);
+      Map<String, Integer> load = new HashMap<>();
+      before.values().forEach(r -> load.merge(r, 1, Integer::sum));
+      assertThat(load.values()).allSatisfy(n -> assertThat(n).isBetween(10, 11));
+      String leaving = three.get(1);
+      List<String> two = List.of(three.get(0), three.get(2));
+      Map<Integer, String> after = Rendezvous.assign(two, MAP);
+      for (int shard = 0; shard < 32; shard++) {
+        if (!before.get(shard).equals(leaving) && !before.get(shard).equals(after.get(shard))) {
+          extra++;
+        }
+        assertThat(two).contains(after.get(shard));
+      }
+    }
+    assertThat(extra / 500.0).as("survivors' shards moved per leave").isLessThan(1.5);
+  }
+
   @Test
   void aLeavingReplicaMovesOnlyItsOwnShards() {
     List<String> three = List.of("a", "b", "c");
