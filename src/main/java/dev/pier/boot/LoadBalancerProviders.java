@@ -99,6 +99,10 @@ public final class LoadBalancerProviders {
             .setMaxUdpSessionsPerLoadBalancer(
                 config.get(PierOptions.LOCAL_MAX_UDP_SESSIONS_PER_LOAD_BALANCER))
             .setMaxUdpSessions(config.get(PierOptions.LOCAL_MAX_UDP_SESSIONS))
+            .setMaxConnectionsPerNamespace(
+                config.get(PierOptions.LOCAL_MAX_CONNECTIONS_PER_NAMESPACE))
+            .setMaxUdpSessionsPerNamespace(
+                config.get(PierOptions.LOCAL_MAX_UDP_SESSIONS_PER_NAMESPACE))
             .setLimitWarningInterval(config.get(PierOptions.LOCAL_LIMIT_WARNING_INTERVAL));
     try {
       return new LocalLoadBalancerProvider(vertx, options, registry, events);

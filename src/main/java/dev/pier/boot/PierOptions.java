@@ -401,7 +401,24 @@ public final class PierOptions {
           1,
           10_000_000,
           "UDP client sessions over all load balancers; a new client at the limit ends the least"
-              + " recently used.");
+              + " recently used of its own load balancer, or is refused.");
+  public static final Option<Integer> LOCAL_MAX_CONNECTIONS_PER_NAMESPACE =
+      Option.integer(
+          "local.maxConnectionsPerNamespace",
+          LocalProviderOptions.DEFAULT_MAX_CONNECTIONS_PER_NAMESPACE,
+          0,
+          10_000_000,
+          "Open TCP connections of one namespace's load balancers together; one more is closed"
+              + " on arrival (0: no budget).");
+  public static final Option<Integer> LOCAL_MAX_UDP_SESSIONS_PER_NAMESPACE =
+      Option.integer(
+          "local.maxUdpSessionsPerNamespace",
+          LocalProviderOptions.DEFAULT_MAX_UDP_SESSIONS_PER_NAMESPACE,
+          0,
+          10_000_000,
+          "UDP client sessions of one namespace's load balancers together; a new client at the"
+              + " limit ends the least recently used of its own load balancer, or is refused (0:"
+              + " no budget).");
   public static final Option<Duration> LOCAL_LIMIT_WARNING_INTERVAL =
       Option.duration(
           "local.limitWarningInterval",
@@ -1030,6 +1047,8 @@ public final class PierOptions {
           LOCAL_TCP_IDLE_TIMEOUT,
           LOCAL_MAX_UDP_SESSIONS_PER_LOAD_BALANCER,
           LOCAL_MAX_UDP_SESSIONS,
+          LOCAL_MAX_CONNECTIONS_PER_NAMESPACE,
+          LOCAL_MAX_UDP_SESSIONS_PER_NAMESPACE,
           LOCAL_LIMIT_WARNING_INTERVAL,
           HETZNER_ENDPOINT,
           HETZNER_ALLOW_HTTP,

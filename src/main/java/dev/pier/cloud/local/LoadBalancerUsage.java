@@ -25,6 +25,9 @@ final class LoadBalancerUsage {
   /** The {@code limit} label of a refusal or eviction by the provider's limit over all. */
   static final String GLOBAL = "global";
 
+  /** The {@code limit} label of a refusal or eviction by the budget of the Service's namespace. */
+  static final String NAMESPACE = "namespace";
+
   private final ServiceRef service;
   private final ProxyLimits limits;
   private final LimitWarning warning;
@@ -87,16 +90,25 @@ final class LoadBalancerUsage {
               + " connections open (local.maxConnectionsPerLoadBalancer)");
       return false;
     }
-    if (!limits.takeConnection()) {
+    String full = limits.takeConnection(service.namespace());
+    if (full != null) {
       refused(
-          GLOBAL,
+          full,
           "refused a connection from "
               + client
               + " on "
               + on.describe()
-              + ": the local provider has its limit of "
-              + limits.options.getMaxConnections()
-              + " connections open over all load balancers (local.maxConnections)");
+              + ": "
+              + (full.equals(GLOBAL)
+                  ? "the local provider has its limit of "
+                      + limits.options.getMaxConnections()
+                      + " connections open over all load balancers (local.maxConnections)"
+                  : "namespace "
+                      + service.namespace()
+                      + " has its budget of "
+                      + limits.options.getMaxConnectionsPerNamespace()
+                      + " connections open over its load balancers"
+                      + " (local.maxConnectionsPerNamespace)"));
       return false;
     }
     connections.incrementAndGet();
@@ -105,29 +117,42 @@ final class LoadBalancerUsage {
 
   void connectionClosed() {
     connections.decrementAndGet();
-    limits.connectionClosed();
+    limits.connectionClosed(service.namespace());
+  }
+
+  String namespace() {
+    return service.namespace();
   }
 
   /**
-   * Takes in a new client's session, first ending the least recently used sessions that the limits
-   * leave no room for: this load balancer's own, then any load balancer's.
+   * Takes in a new client's session, first ending the least recently used sessions of this load
+   * balancer that a limit leaves no room for; never another load balancer's. False, counted and
+   * reported, when the provider's limit or the namespace's budget is full and this load balancer
+   * holds no session to end: the client is refused.
    */
-  void addUdpSession(UdpSession session) {
+  boolean addUdpSession(UdpSession session) {
     int max = limits.options.getMaxUdpSessionsPerLoadBalancer();
     while (udpSessions.size() >= max && !udpSessions.isEmpty()) {
       evict(udpSessions.keySet().iterator().next(), LOAD_BALANCER);
     }
-    limits.makeRoomForUdpSession();
+    String full;
+    while ((full = limits.udpFull(service.namespace())) != null && !udpSessions.isEmpty()) {
+      evict(udpSessions.keySet().iterator().next(), full);
+    }
+    full = limits.udpFull(service.namespace());
+    if (full != null) {
+      refusedUdp(session, full);
+      return false;
+    }
     udpSessions.put(session, Boolean.TRUE);
     udpSessionCount.set(udpSessions.size());
     limits.udpSessionAdded(session, this);
+    return true;
   }
 
   /** Marks a session as just used (a datagram either way). */
   void udpSessionUsed(UdpSession session) {
-    if (udpSessions.get(session) != null) {
-      limits.udpSessionUsed(session);
-    }
+    udpSessions.get(session);
   }
 
   /** Forgets a session that ended, for whatever reason; a session not held is ignored. */
@@ -155,13 +180,7 @@ final class LoadBalancerUsage {
         "ended the least recently used UDP session, of client "
             + session.id()
             + ", for a new client: "
-            + (limit.equals(LOAD_BALANCER)
-                ? "the load balancer holds its limit of "
-                    + limits.options.getMaxUdpSessionsPerLoadBalancer()
-                    + " UDP sessions (local.maxUdpSessionsPerLoadBalancer)"
-                : "the local provider holds its limit of "
-                    + limits.options.getMaxUdpSessions()
-                    + " UDP sessions over all load balancers (local.maxUdpSessions)"));
+            + limitText(limit));
   }
 
   /** Removes this load balancer's meters; what is still open keeps being counted in the limits. */
@@ -171,6 +190,42 @@ final class LoadBalancerUsage {
       limits.registry.remove(m);
     }
     meters.clear();
+  }
+
+  private void refusedUdp(UdpSession session, String limit) {
+    if (closed) {
+      return;
+    }
+    counter(
+            "pier.local.udp.sessions.refused",
+            "New UDP clients refused at a limit where their load balancer held no session to end",
+            limit)
+        .increment();
+    warning.bite(
+        "refused a new UDP client, "
+            + session.id()
+            + ": "
+            + limitText(limit)
+            + ", held by other load balancers' sessions");
+  }
+
+  private String limitText(String limit) {
+    return switch (limit) {
+      case LOAD_BALANCER ->
+          "the load balancer holds its limit of "
+              + limits.options.getMaxUdpSessionsPerLoadBalancer()
+              + " UDP sessions (local.maxUdpSessionsPerLoadBalancer)";
+      case NAMESPACE ->
+          "namespace "
+              + service.namespace()
+              + " holds its budget of "
+              + limits.options.getMaxUdpSessionsPerNamespace()
+              + " UDP sessions (local.maxUdpSessionsPerNamespace)";
+      default ->
+          "the local provider holds its limit of "
+              + limits.options.getMaxUdpSessions()
+              + " UDP sessions over all load balancers (local.maxUdpSessions)";
+    };
   }
 
   private void refused(String limit, String message) {

@@ -29,6 +29,12 @@ public final class LocalProviderOptions {
   /** UDP client sessions the provider keeps over all its load balancers. */
   public static final int DEFAULT_MAX_UDP_SESSIONS = 50_000;
 
+  /** Open TCP connections the load balancers of one namespace take together; zero: no budget. */
+  public static final int DEFAULT_MAX_CONNECTIONS_PER_NAMESPACE = 0;
+
+  /** UDP client sessions the load balancers of one namespace keep together; zero: no budget. */
+  public static final int DEFAULT_MAX_UDP_SESSIONS_PER_NAMESPACE = 0;
+
   /** At most one Warning Event per Service in this period when one of the limits bites. */
   public static final Duration DEFAULT_LIMIT_WARNING_INTERVAL = Duration.ofMinutes(5);
 
@@ -44,6 +50,8 @@ public final class LocalProviderOptions {
   private Duration tcpIdleTimeout = DEFAULT_TCP_IDLE_TIMEOUT;
   private int maxUdpSessionsPerLoadBalancer = DEFAULT_MAX_UDP_SESSIONS_PER_LOAD_BALANCER;
   private int maxUdpSessions = DEFAULT_MAX_UDP_SESSIONS;
+  private int maxConnectionsPerNamespace = DEFAULT_MAX_CONNECTIONS_PER_NAMESPACE;
+  private int maxUdpSessionsPerNamespace = DEFAULT_MAX_UDP_SESSIONS_PER_NAMESPACE;
   private Duration limitWarningInterval = DEFAULT_LIMIT_WARNING_INTERVAL;
 
   /**
@@ -161,13 +169,42 @@ public final class LocalProviderOptions {
     return this;
   }
 
-  /** UDP sessions over all load balancers; a new client past it ends the least recently used. */
+  /**
+   * UDP sessions over all load balancers; a new client past it ends the least recently used session
+   * of its own load balancer, or is refused when that one holds none.
+   */
   public int getMaxUdpSessions() {
     return maxUdpSessions;
   }
 
   public LocalProviderOptions setMaxUdpSessions(int max) {
     this.maxUdpSessions = max;
+    return this;
+  }
+
+  /**
+   * Open TCP connections of all load balancers of one namespace together; one more is closed as
+   * soon as it arrives. Zero: no budget per namespace.
+   */
+  public int getMaxConnectionsPerNamespace() {
+    return maxConnectionsPerNamespace;
+  }
+
+  public LocalProviderOptions setMaxConnectionsPerNamespace(int max) {
+    this.maxConnectionsPerNamespace = max;
+    return this;
+  }
+
+  /**
+   * UDP sessions of all load balancers of one namespace together; a new client past it ends the
+   * least recently used session of its own load balancer, or is refused. Zero: no budget.
+   */
+  public int getMaxUdpSessionsPerNamespace() {
+    return maxUdpSessionsPerNamespace;
+  }
+
+  public LocalProviderOptions setMaxUdpSessionsPerNamespace(int max) {
+    this.maxUdpSessionsPerNamespace = max;
     return this;
   }
 

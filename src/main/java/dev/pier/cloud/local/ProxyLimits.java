@@ -5,17 +5,17 @@ import dev.pier.model.ServiceRef;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.lang.management.ManagementFactory;
 import java.lang.management.OperatingSystemMXBean;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The provider's limits over all its load balancers: open TCP connections, and UDP sessions with
- * the least recently used first, so that a new client at the limit ends the one idle longest. Each
- * load balancer's own share and limits are its {@link LoadBalancerUsage}. Confined to the
- * provider's context.
+ * The provider's limits over all its load balancers, and its budgets per namespace: open TCP
+ * connections and UDP sessions. A limit here never ends another load balancer's session: a new
+ * client at one of them ends the least recently used session of its own load balancer, or is
+ * refused ({@link LoadBalancerUsage}). Confined to the provider's context.
  */
 final class ProxyLimits {
 
@@ -26,9 +26,11 @@ final class ProxyLimits {
   final EventSink events;
   private final AtomicInteger connections = new AtomicInteger();
 
-  /** Every UDP session, least recently used first, with the load balancer it belongs to. */
-  private final LinkedHashMap<UdpSession, LoadBalancerUsage> udpSessions =
-      new LinkedHashMap<>(16, 0.75f, true);
+  /** Every UDP session, with the load balancer it belongs to. */
+  private final Map<UdpSession, LoadBalancerUsage> udpSessions = new HashMap<>();
+
+  /** Open connections and UDP sessions per namespace: [connections, sessions]. */
+  private final Map<String, int[]> byNamespace = new HashMap<>();
 
   ProxyLimits(LocalProviderOptions options, MeterRegistry registry, EventSink events) {
     this.options = options;
@@ -40,17 +42,41 @@ final class ProxyLimits {
     return new LoadBalancerUsage(service, this);
   }
 
-  /** Takes a connection slot; false when all {@code local.maxConnections} are taken. */
-  boolean takeConnection() {
+  /**
+   * Takes a connection slot for a load balancer of {@code namespace}; null when taken, else the
+   * limit that refuses it ({@link LoadBalancerUsage#GLOBAL} or {@link
+   * LoadBalancerUsage#NAMESPACE}).
+   */
+  String takeConnection(String namespace) {
     if (connections.get() >= options.getMaxConnections()) {
-      return false;
+      return LoadBalancerUsage.GLOBAL;
     }
+    int budget = options.getMaxConnectionsPerNamespace();
+    int[] ns = byNamespace.computeIfAbsent(namespace, k -> new int[2]);
+    if (budget > 0 && ns[0] >= budget) {
+      return LoadBalancerUsage.NAMESPACE;
+    }
+    ns[0]++;
     connections.incrementAndGet();
-    return true;
+    return null;
   }
 
-  void connectionClosed() {
+  void connectionClosed(String namespace) {
     connections.decrementAndGet();
+    release(namespace, 0);
+  }
+
+  /**
+   * Which limit has no room for another UDP session of {@code namespace}: {@link
+   * LoadBalancerUsage#GLOBAL}, {@link LoadBalancerUsage#NAMESPACE}, or null when both have.
+   */
+  String udpFull(String namespace) {
+    if (udpSessions.size() >= options.getMaxUdpSessions()) {
+      return LoadBalancerUsage.GLOBAL;
+    }
+    int budget = options.getMaxUdpSessionsPerNamespace();
+    int[] ns = byNamespace.get(namespace);
+    return budget > 0 && ns != null && ns[1] >= budget ? LoadBalancerUsage.NAMESPACE : null;
   }
 
   /** Open TCP connections and UDP sessions. */
@@ -60,25 +86,27 @@ final class ProxyLimits {
     return new Open(connections.get(), udpSessions.size());
   }
 
-  /** Ends least recently used sessions, of any load balancer, until a new one fits. */
-  void makeRoomForUdpSession() {
-    while (!udpSessions.isEmpty() && udpSessions.size() >= options.getMaxUdpSessions()) {
-      Map.Entry<UdpSession, LoadBalancerUsage> eldest = udpSessions.entrySet().iterator().next();
-      udpSessions.remove(eldest.getKey());
-      eldest.getValue().evict(eldest.getKey(), LoadBalancerUsage.GLOBAL);
+  void udpSessionAdded(UdpSession session, LoadBalancerUsage usage) {
+    if (udpSessions.put(session, usage) == null) {
+      byNamespace.computeIfAbsent(usage.namespace(), k -> new int[2])[1]++;
     }
   }
 
-  void udpSessionAdded(UdpSession session, LoadBalancerUsage usage) {
-    udpSessions.put(session, usage);
-  }
-
-  void udpSessionUsed(UdpSession session) {
-    udpSessions.get(session);
-  }
-
   void udpSessionEnded(UdpSession session) {
-    udpSessions.remove(session);
+    LoadBalancerUsage usage = udpSessions.remove(session);
+    if (usage != null) {
+      release(usage.namespace(), 1);
+    }
+  }
+
+  private void release(String namespace, int which) {
+    int[] ns = byNamespace.get(namespace);
+    if (ns != null) {
+      ns[which]--;
+      if (ns[0] <= 0 && ns[1] <= 0) {
+        byNamespace.remove(namespace);
+      }
+    }
   }
 
   /**

@@ -142,8 +142,10 @@ final class UdpProxy extends PortListener {
                 reply(data, clientHost, clientPort);
               },
               this::ended);
-      // May end other sessions, of this port or another, to make room.
-      usage.addUdpSession(session);
+      // May end this load balancer's other sessions, of this port or another, to make room.
+      if (!usage.addUdpSession(session)) {
+        return;
+      }
       if (sessions == null) {
         sessions = new HashMap<>();
       }

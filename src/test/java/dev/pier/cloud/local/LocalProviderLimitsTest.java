@@ -13,6 +13,7 @@ import static org.awaitility.Awaitility.await;
 import dev.pier.events.EventReasons;
 import dev.pier.events.EventSink;
 import dev.pier.events.ObjectRef;
+import dev.pier.model.LbPort;
 import dev.pier.model.LbService;
 import dev.pier.model.ServiceRef;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -96,10 +97,16 @@ class LocalProviderLimitsTest {
 
   /** The value of one sample of the Prometheus text, or null when absent. */
   private Double sample(String name, String service, String limit) {
+    return sample(name, "default", service, limit);
+  }
+
+  private Double sample(String name, String namespace, String service, String limit) {
     String labels =
         "cluster=\"test\","
             + (limit == null ? "" : "limit=\"" + limit + "\",")
-            + "namespace=\"default\",service=\""
+            + "namespace=\""
+            + namespace
+            + "\",service=\""
             + service
             + "\"";
     String prefix = name + "{" + labels + "} ";
@@ -247,8 +254,13 @@ class LocalProviderLimitsTest {
         .isEqualTo(new ProxyLimits.Open(0, 2));
   }
 
+  /**
+   * A flood on one load balancer never ends another's sessions: at the provider's limit a new
+   * client ends the least recently used session of its own load balancer, and is refused when that
+   * load balancer holds none.
+   */
   @Test
-  void aNewUdpClientAtTheProvidersLimitEndsTheLeastRecentlyUsedSessionOfAnyLoadBalancer()
+  void aNewUdpClientAtTheProvidersLimitEndsOnlyItsOwnLoadBalancersSessionOrIsRefused()
       throws Exception {
     start(new LocalProviderOptions().setMaxUdpSessions(2));
     int nodePort = freePort();
@@ -259,16 +271,93 @@ class LocalProviderLimitsTest {
     Udp c1 = Udp.open(vertx);
     Udp c2 = Udp.open(vertx);
     Udp c3 = Udp.open(vertx);
+    Udp c4 = Udp.open(vertx);
 
     String s1 = c1.ask(FIRST, port);
-    c2.ask(SECOND, port);
-    assertThat(c1.ask(FIRST, port)).isEqualTo(s1);
-    c3.ask(FIRST, port);
+    String s2 = c2.ask(FIRST, port);
 
+    assertThat(c3.silent(SECOND, port)).as("b holds no session to end: refused").isTrue();
+    assertThat(sample("pier_local_udp_sessions_refused_total", "b", "global")).isEqualTo(1.0);
+    assertThat(c1.ask(FIRST, port)).as("a's sessions stay").isEqualTo(s1);
+    assertThat(c2.ask(FIRST, port)).isEqualTo(s2);
+    assertThat(events())
+        .anySatisfy(
+            e -> {
+              assertThat(e.ref().name()).isEqualTo("b");
+              assertThat(e.message()).contains("refused a new UDP client", "local.maxUdpSessions");
+            });
+
+    // a's own next client ends a's least recently used session (c1's), not anyone else's.
+    c4.ask(FIRST, port);
+    assertThat(sample("pier_local_udp_sessions_evicted_total", "a", "global")).isEqualTo(1.0);
+    assertThat(c2.ask(FIRST, port)).isEqualTo(s2);
     assertThat(sample("pier_local_udp_sessions", "a", null)).isEqualTo(2.0);
     assertThat(sample("pier_local_udp_sessions", "b", null)).isEqualTo(0.0);
-    assertThat(sample("pier_local_udp_sessions_evicted_total", "b", "global")).isEqualTo(1.0);
-    assertThat(c1.ask(FIRST, port)).isEqualTo(s1);
+  }
+
+  /**
+   * A namespace's budget holds its load balancers together, and leaves the rest of the limits to
+   * other namespaces: TCP past it is refused, UDP past it ends the load balancer's own least
+   * recently used session or is refused.
+   */
+  @Test
+  void aNamespacesBudgetCapsItsLoadBalancersTogetherAndNoOtherNamespace() throws Exception {
+    start(
+        new LocalProviderOptions()
+            .setMaxConnectionsPerNamespace(1)
+            .setMaxUdpSessionsPerNamespace(1));
+    int tcpNode = freePort();
+    nameServer(vertx, "127.0.0.1", tcpNode, "n1");
+    int udpNode = freePort();
+    portEchoServer(udpNode);
+    int tcpPort = freePort();
+    int udpPort = freePort();
+    List<LbPort> ports = List.of(tcp(tcpPort, tcpNode), udp(udpPort, udpNode));
+    ensure(inNamespace(service("a", ports), "tenant"));
+    ensure(inNamespace(service("b", ports), "tenant"));
+    ensure(inNamespace(service("c", ports), "other"));
+
+    Line a1 = Line.open(vertx, client, FIRST, tcpPort);
+    assertThat(a1.ask("a1")).isEqualTo("n1:a1");
+    Line b1 = Line.open(vertx, client, SECOND, tcpPort);
+    b1.closed.await(10, TimeUnit.SECONDS);
+    Line c1 = Line.open(vertx, client, "127.249.0.3", tcpPort);
+    assertThat(c1.ask("c1")).as("another namespace has its own budget").isEqualTo("n1:c1");
+    assertThat(sample("pier_local_connections_refused_total", "tenant", "b", "namespace"))
+        .isEqualTo(1.0);
+
+    Udp u1 = Udp.open(vertx);
+    Udp u2 = Udp.open(vertx);
+    Udp u3 = Udp.open(vertx);
+    String s1 = u1.ask(FIRST, udpPort);
+    assertThat(u2.silent(SECOND, udpPort)).as("b's tenant budget is held by a").isTrue();
+    assertThat(sample("pier_local_udp_sessions_refused_total", "tenant", "b", "namespace"))
+        .isEqualTo(1.0);
+    assertThat(u3.ask("127.249.0.3", udpPort)).isNotEmpty();
+    assertThat(u1.ask(FIRST, udpPort)).as("a keeps its session").isEqualTo(s1);
+    // b's Warning already went for its TCP refusal: one per Service per limitWarningInterval.
+    assertThat(events())
+        .singleElement()
+        .satisfies(
+            e ->
+                assertThat(e.message())
+                    .contains("namespace tenant", "local.maxConnectionsPerNamespace"));
+  }
+
+  private static LbService inNamespace(LbService s, String namespace) {
+    return new LbService(
+        new dev.pier.model.ServiceKey(s.key().cluster(), namespace, s.key().name()),
+        s.uid(),
+        s.ports(),
+        s.loadBalancerIp(),
+        s.externalTrafficPolicy(),
+        s.healthCheckNodePort(),
+        s.sessionAffinity(),
+        s.sourceRanges(),
+        s.annotations(),
+        s.ipFamilies(),
+        s.status(),
+        s.ipFamilyPolicy());
   }
 
   @Test
@@ -387,6 +476,19 @@ class LocalProviderLimitsTest {
     static Udp open(Vertx vertx) throws Exception {
       return new Udp(
           vertx.createDatagramSocket().listen(0, "127.0.0.1").await(10, TimeUnit.SECONDS));
+    }
+
+    /** Sends a datagram; true when no answer comes within a second (the client was refused). */
+    boolean silent(String host, int port) throws Exception {
+      Promise<DatagramPacket> reply = Promise.promise();
+      socket.handler(reply::tryComplete);
+      socket.send("ask", port, host).await(5, TimeUnit.SECONDS);
+      try {
+        reply.future().await(1, TimeUnit.SECONDS);
+        return false;
+      } catch (java.util.concurrent.TimeoutException e) {
+        return true;
+      }
     }
 
     /** Sends a datagram and returns the answer: the port of the session that relayed it. */
