@@ -240,6 +240,29 @@ public final class PierMetrics implements WorkQueue.Listener<ServiceKey> {
     leader.set(isLeader ? 1 : 0);
   }
 
+  /**
+   * One run of a federated Service's key: {@code side} {@code host} (the aggregate) or {@code
+   * member} (a copy), counted by outcome and timed.
+   */
+  public void federationRun(String side, WorkResult result, long nanos) {
+    Counter.builder("pier.federation.runs")
+        .description(
+            "Runs of federated Services: aggregations on the host, propagations to members, by"
+                + " outcome")
+        .tag("side", side)
+        .tag("result", result.outcome().name().toLowerCase(Locale.ROOT))
+        .register(registry)
+        .increment();
+    Timer.builder("pier.federation.run.duration")
+        .description(
+            "Time of one run of a federated Service: its aggregate on the host, or its copy in a"
+                + " member")
+        .tag("side", side)
+        .serviceLevelObjectives(DURATION_BUCKETS)
+        .register(registry)
+        .record(nanos, TimeUnit.NANOSECONDS);
+  }
+
   @Override
   public void onDone(WorkItem<ServiceKey> item, WorkResult result, long nanos) {
     String kind = kindLabel(item);

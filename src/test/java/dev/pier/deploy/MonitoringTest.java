@@ -116,6 +116,14 @@ class MonitoringTest {
           .resource(service(ns, RefusingProvider.PREFIX + "1", kube.freeNodePort()))
           .create();
       joinUnreachableMember(client, members, expiry);
+      // A federated Service, so that the federation's runs are timed.
+      String federated = kube.createNamespace("mon-fed");
+      dev.pier.testkit.FederatedServices.optIn(client, federated);
+      client
+          .services()
+          .inNamespace(federated)
+          .resource(dev.pier.testkit.FederatedServices.federated(federated, "web", Map.of()))
+          .create();
       causeEventBusFailures(pier.pier().vertx());
       System.gc();
 

@@ -67,7 +67,11 @@ public final class FederationVerticle extends VerticleBase {
   private final FederationShards shards;
   private CopyExchange exchange;
   // Members whose caches this replica runs: all of them, or under scale-out those it owned.
-  private final Set<Member> attached = Collections.newSetFromMap(new IdentityHashMap<>());
+  // Read by the copies gauge on a scrape's thread too.
+  private final Set<Member> attached =
+      Collections.newSetFromMap(Collections.synchronizedMap(new IdentityHashMap<>()));
+  private final Map<String, io.micrometer.core.instrument.Gauge> copyGauges =
+      new java.util.HashMap<>();
   private volatile boolean running;
 
   public FederationVerticle(
@@ -122,14 +126,7 @@ public final class FederationVerticle extends VerticleBase {
             new WorkQueue.Listener<>() {
               @Override
               public void onDone(WorkItem<ServiceKey> item, WorkResult result, long nanos) {
-                io.micrometer.core.instrument.Counter.builder("pier.federation.runs")
-                    .description(
-                        "Runs of federated Services: aggregations on the host, propagations to"
-                            + " members, by outcome")
-                    .tag("side", item.key().cluster().equals(host.name()) ? "host" : "member")
-                    .tag("result", result.outcome().name().toLowerCase(java.util.Locale.ROOT))
-                    .register(registry)
-                    .increment();
+                metrics.federationRun(isHostKey(item.key()) ? "host" : "member", result, nanos);
               }
 
               @Override
@@ -155,6 +152,7 @@ public final class FederationVerticle extends VerticleBase {
         new Members.Listener() {
           @Override
           public void joined(Member m) {
+            trackCopies(m.name());
             if (!shards.divided()) {
               attach(m);
             } else if (running && shards.runsMember(m.name())) {
@@ -186,6 +184,7 @@ public final class FederationVerticle extends VerticleBase {
             onReadiness(m);
           }
         });
+    members.all().forEach(m -> trackCopies(m.name()));
     if (!shards.divided()) {
       members.all().forEach(this::attach);
     }
@@ -322,6 +321,41 @@ public final class FederationVerticle extends VerticleBase {
               }
             })
         .onFailure(e -> log.warn("Cluster {}: cannot read Services: {}", m.name(), e.getMessage()));
+  }
+
+  /**
+   * The gauge {@code pier_federation_copies{cluster}}: the copies Pier owns in the member, counted
+   * by the replica that runs the member's side from its cache, 0 on the others (a sum by cluster is
+   * the count).
+   */
+  private void trackCopies(String name) {
+    copyGauges.computeIfAbsent(
+        name,
+        n ->
+            io.micrometer.core.instrument.Gauge.builder(
+                    "pier.federation.copies", () -> ownedCopiesSeen(n))
+                .description(
+                    "Copies of federated Services Pier owns in the member, as the replica running"
+                        + " its side sees them (0 on the others)")
+                .tag("cluster", n)
+                .register(registry));
+  }
+
+  private void untrackCopies(String name) {
+    io.micrometer.core.instrument.Gauge g = copyGauges.remove(name);
+    if (g != null) {
+      registry.remove(g);
+    }
+  }
+
+  private double ownedCopiesSeen(String name) {
+    Member m = members.get(name);
+    if (m == null || !running || !shards.runsMember(name) || !attached.contains(m)) {
+      return 0;
+    }
+    return m.access().services().stream()
+        .filter(s -> reconciler.ownership(s) == MemberServices.Ownership.OWNED)
+        .count();
   }
 
   private boolean isHostKey(ServiceKey key) {
@@ -465,6 +499,7 @@ public final class FederationVerticle extends VerticleBase {
       prober.untrack(m);
       attached.remove(m);
       members.forget(m);
+      untrackCopies(m.name());
       secrets.left(m.name());
       everyFederatedService(this::add);
       return;
