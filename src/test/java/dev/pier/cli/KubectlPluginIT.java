@@ -95,7 +95,7 @@ class KubectlPluginIT {
     Files.createSymbolicLink(dir.resolve("pier.jar"), Path.of(jar).toAbsolutePath());
     Run help = plugin(copy, Map.of(), "status", "--help");
     assertThat(help.status()).isZero();
-    assertThat(help.out()).contains("pier status [flags]");
+    assertThat(help.out()).contains("pier status [NAMESPACE/NAME] [flags]");
     Run missing = plugin(script, Map.of("PIER_JAR", tmp.resolve("none.jar").toString()), "status");
     assertThat(missing.status()).isEqualTo(1);
     assertThat(missing.err()).contains("kubectl-pier: cannot find pier.jar");

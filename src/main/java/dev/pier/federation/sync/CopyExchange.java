@@ -12,6 +12,8 @@ import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.HashMap;
@@ -30,6 +32,7 @@ import org.slf4j.LoggerFactory;
 final class CopyExchange {
   private static final Logger log = LoggerFactory.getLogger(CopyExchange.class);
   static final Duration DEADLINE = Duration.ofSeconds(2);
+  private static final int TELL_ATTEMPTS = 3;
   private static final int NOT_OWNER = 503;
   private static final int UNKNOWN = 404;
 
@@ -103,15 +106,28 @@ final class CopyExchange {
   }
 
   /**
-   * Tells the host's owner that a copy of {@code hostKey} changed. Not retried: a lost message is
-   * made good when a replica takes the host's shard, since it runs every host key then.
+   * Tells the host's owner that a copy of {@code hostKey} changed, trying again a few times when
+   * the request times out (an owner busy or moving). With no owner at all it gives up: a replica
+   * that takes the host's shard runs every host key.
    */
   void tellChanged(ServiceKey hostKey) {
+    tellChanged(hostKey, 1);
+  }
+
+  private void tellChanged(ServiceKey hostKey, int attempt) {
     vertx
         .eventBus()
         .request(Addresses.FEDERATION_CHANGED, hostKey.toString(), deadline())
         .onFailure(
-            e -> log.debug("Telling the host's owner of {} failed: {}", hostKey, e.toString()));
+            e -> {
+              boolean timedOut =
+                  e instanceof ReplyException r && r.failureType() == ReplyFailure.TIMEOUT;
+              if (timedOut && attempt < TELL_ATTEMPTS) {
+                vertx.setTimer(1000L * attempt, t -> tellChanged(hostKey, attempt + 1));
+              } else {
+                log.debug("Telling the host's owner of {} failed: {}", hostKey, e.toString());
+              }
+            });
   }
 
   /** The copy as the member's owner sees it; fails when it cannot say now. */

@@ -116,6 +116,35 @@ class CopyExchangeTest {
     }
   }
 
+  /** A change told to a host's owner that does not answer in time is told again. */
+  @Test
+  void aChangeThatTimesOutIsToldAgain() throws Exception {
+    List<String> received = new CopyOnWriteArrayList<>();
+    io.vertx.core.eventbus.MessageConsumer<String> slow =
+        owner
+            .eventBus()
+            .<String>consumer(
+                dev.pier.model.Addresses.FEDERATION_CHANGED,
+                m -> {
+                  received.add(m.body());
+                  if (received.size() > 1) {
+                    m.reply("ok");
+                  }
+                });
+    slow.completion().await(30, TimeUnit.SECONDS);
+    try {
+      exchange(other, members(), true).tellChanged(new ServiceKey("host", "ns", "web"));
+
+      org.awaitility.Awaitility.await()
+          .atMost(java.time.Duration.ofSeconds(15))
+          .until(() -> received.size() >= 2);
+      Thread.sleep(CopyExchange.DEADLINE.toMillis() + 500);
+      assertThat(received).as("told once more, then answered").hasSize(2);
+    } finally {
+      slow.unregister().await(30, TimeUnit.SECONDS);
+    }
+  }
+
   @Test
   void noOwnerMeansAFailedReadNotAnEmptyOne() throws Exception {
     CopyExchange reading = exchange(other, members(), false);
