@@ -209,8 +209,8 @@ public final class Pier {
 
   /**
    * A replica sharing the work: it starts its workers with its first shard, queues each shard's
-   * keys as it takes it and drops them as it loses it; the cluster-wide shard carries the
-   * federation.
+   * keys as it takes it and drops them as it loses it; the federation hears of every shard too
+   * (shard 0 carries its host side, a member's shard that member's side).
    */
   private ShardLeases.Listener shardListener() {
     return new ShardLeases.Listener() {

@@ -42,7 +42,10 @@ import org.slf4j.LoggerFactory;
  * probes the members' health, lets members join and leave through Secrets, and runs one key per
  * federated Service and cluster through its own work queue (the host's key aggregates, a member's
  * key propagates). Its queue runs only while this process reconciles (see {@link
- * Addresses#FEDERATION_CONTROL}).
+ * Addresses#FEDERATION_CONTROL}). Under scale-out ({@link FederationShards}) it runs the host's
+ * keys while this replica holds shard 0, and a member's keys, caches and the answers to reads of
+ * its copies while it holds that member's shard; the host side reads other members' copies from
+ * their owners ({@link CopyExchange}).
  */
 public final class FederationVerticle extends VerticleBase {
   private static final Logger log = LoggerFactory.getLogger(FederationVerticle.class);
