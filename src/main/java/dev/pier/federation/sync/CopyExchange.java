@@ -172,17 +172,11 @@ final class CopyExchange {
       return;
     }
     if (!member.access().servicesSynced()) {
-      m.fail(NOT_OWNER, "the Services of member " + name + " are not read yet");
+      m.fail(NOT_OWNER, notRead(member));
       return;
     }
     if (count) {
-      int owned = 0;
-      for (Service s : member.access().services()) {
-        if (ownership.apply(s) == MemberServices.Ownership.OWNED) {
-          owned++;
-        }
-      }
-      m.reply(new JsonObject().put("owned", owned));
+      m.reply(new JsonObject().put("owned", CopyReader.owned(member, ownership)));
       return;
     }
     String namespace = m.body().getString("namespace");
@@ -192,6 +186,20 @@ final class CopyExchange {
       return;
     }
     m.reply(CopyReader.local(member, namespace, svc, ownership).toJson());
+  }
+
+  /**
+   * The copy of a member this replica owns, from its caches; fails while they are not filled (an
+   * empty cache is no proof of no copy).
+   */
+  Future<CopyState> readOwn(Member member, String namespace, String name) {
+    return member.access().servicesSynced()
+        ? Future.succeededFuture(CopyReader.local(member, namespace, name, ownership))
+        : Future.failedFuture(notRead(member));
+  }
+
+  private static String notRead(Member member) {
+    return "the Services of member " + member.name() + " are not read yet";
   }
 
   private static DeliveryOptions deadline() {

@@ -17,6 +17,17 @@ import java.util.function.Function;
 interface CopyReader {
   Future<CopyState> read(Member member, String namespace, String name);
 
+  /** How many copies Pier owns in the member, as its caches in this replica show them. */
+  static int owned(Member member, Function<Service, MemberServices.Ownership> ownership) {
+    int n = 0;
+    for (Service s : member.access().services()) {
+      if (ownership.apply(s) == MemberServices.Ownership.OWNED) {
+        n++;
+      }
+    }
+    return n;
+  }
+
   /** The copy's state from the member's caches, which this replica holds. */
   static CopyState local(
       Member member,

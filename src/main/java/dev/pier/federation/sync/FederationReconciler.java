@@ -174,13 +174,14 @@ final class FederationReconciler {
   private int ownedCopies() {
     int n = 0;
     for (Member m : members.all()) {
-      for (Service s : m.access().services()) {
-        if (ownership(s) == MemberServices.Ownership.OWNED) {
-          n++;
-        }
-      }
+      n += ownedCopies(m);
     }
     return n;
+  }
+
+  /** How many copies Pier owns in the member, as its caches in this replica show them. */
+  int ownedCopies(Member m) {
+    return CopyReader.owned(m, this::ownership);
   }
 
   /** The member's copy as its caches in this replica show it. */

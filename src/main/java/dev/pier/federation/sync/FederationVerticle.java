@@ -6,7 +6,6 @@ import dev.pier.events.ObjectRef;
 import dev.pier.federation.CopyState;
 import dev.pier.federation.Federated;
 import dev.pier.federation.FederationOptions;
-import dev.pier.federation.MemberServices;
 import dev.pier.federation.members.HealthProber;
 import dev.pier.federation.members.Member;
 import dev.pier.federation.members.MemberSecrets;
@@ -309,21 +308,18 @@ public final class FederationVerticle extends VerticleBase {
     }
     // It turned ready before this replica owned it: that change started nothing here, and a key
     // run before the member's Services are read does nothing.
-    startEndpoints(m);
-    m.cluster()
-        .startServices(context)
-        .onSuccess(
-            v -> {
-              if (members.get(m.name()) == m && shards.runsMember(m.name())) {
-                for (Service s : host.services()) {
-                  if (isOurs(s)) {
-                    add(new ServiceKey(m.name(), ns(s), name(s)));
-                  }
-                }
-                ownedCopies(m);
+    readReady(
+        m,
+        () -> {
+          if (members.get(m.name()) == m && shards.runsMember(m.name())) {
+            for (Service s : host.services()) {
+              if (isOurs(s)) {
+                add(new ServiceKey(m.name(), ns(s), name(s)));
               }
-            })
-        .onFailure(e -> log.warn("Cluster {}: cannot read Services: {}", m.name(), e.getMessage()));
+            }
+            ownedCopies(m);
+          }
+        });
   }
 
   /**
@@ -356,9 +352,7 @@ public final class FederationVerticle extends VerticleBase {
     if (m == null || !running || !shards.runsMember(name) || !attached.contains(m)) {
       return 0;
     }
-    return m.access().services().stream()
-        .filter(s -> reconciler.ownership(s) == MemberServices.Ownership.OWNED)
-        .count();
+    return reconciler.ownedCopies(m);
   }
 
   private boolean isHostKey(ServiceKey key) {
@@ -391,13 +385,9 @@ public final class FederationVerticle extends VerticleBase {
 
   /** Under scale-out: a member's copy, from this replica's caches where it owns the member. */
   private Future<CopyState> readCopy(Member m, String namespace, String name) {
-    if (!shards.runsMember(m.name()) || !attached.contains(m)) {
-      return exchange.read(m, namespace, name);
-    }
-    if (!m.access().servicesSynced()) {
-      return Future.failedFuture("the Services of member " + m.name() + " are not read yet");
-    }
-    return reconciler.localCopy(m, namespace, name);
+    return shards.runsMember(m.name()) && attached.contains(m)
+        ? exchange.readOwn(m, namespace, name)
+        : exchange.read(m, namespace, name);
   }
 
   /** A namespace opted in or out: its federated Services run again. */
@@ -483,10 +473,7 @@ public final class FederationVerticle extends VerticleBase {
     }
     // A member that joined just now to leave (a leave resumed after a restart) has an empty cache
     // until its first list: that is not proof of no copies.
-    return Future.succeededFuture(
-        !m.cluster().synced()
-            || m.cluster().services().stream()
-                .anyMatch(s -> reconciler.ownership(s) == MemberServices.Ownership.OWNED));
+    return Future.succeededFuture(!m.cluster().synced() || reconciler.ownedCopies(m) > 0);
   }
 
   private void drain(Member m, boolean owned) {
@@ -527,22 +514,26 @@ public final class FederationVerticle extends VerticleBase {
       // Another replica owns it: its caches, endpoints and copies are read there.
       return;
     }
-    startEndpoints(m);
-    m.cluster()
-        .startServices(context)
-        .onSuccess(
-            v -> {
-              everyKeyOfEveryFederatedService();
-              ownedCopies(m);
-            })
-        .onFailure(e -> log.warn("Cluster {}: cannot read Services: {}", m.name(), e.getMessage()));
+    readReady(
+        m,
+        () -> {
+          everyKeyOfEveryFederatedService();
+          ownedCopies(m);
+        });
   }
 
-  /** Starts reading a ready member's endpoints (once; it must be reachable to find the API). */
-  private void startEndpoints(Member m) {
+  /**
+   * Starts reading a ready member's endpoints and Services (each once; the member must be reachable
+   * to find its endpoints API), then runs {@code whenRead} once its Services are read.
+   */
+  private void readReady(Member m, Runnable whenRead) {
     m.startEndpoints(context, (ns, name) -> context.runOnContext(v -> endpointsChanged(ns, name)))
         .onFailure(
             e -> log.warn("Cluster {}: cannot read endpoints: {}", m.name(), e.getMessage()));
+    m.cluster()
+        .startServices(context)
+        .onSuccess(v -> whenRead.run())
+        .onFailure(e -> log.warn("Cluster {}: cannot read Services: {}", m.name(), e.getMessage()));
   }
 
   private void endpointsChanged(String namespace, String name) {
