@@ -120,7 +120,7 @@ public final class Pier {
     synchronized (waiting) {
       what = new ArrayList<>(waiting);
     }
-    for (Cluster c : clusters.all()) {
+    for (Cluster c : clusters.configured()) {
       List<String> unsynced = new ArrayList<>();
       if (!c.serviceInformer().hasSynced()) {
         unsynced.add("Services");
@@ -149,7 +149,7 @@ public final class Pier {
     // Clusters with load balancers and the federation's host need their identity to mark what
     // Pier makes; a member is probed and worked on only when it is reachable. Nothing reads an
     // identity before the workers start.
-    List<Cluster> identified = new ArrayList<>(clusters.all());
+    List<Cluster> identified = new ArrayList<>(clusters.configured());
     if (parts.host() != null && !identified.contains(parts.host())) {
       identified.add(parts.host());
     }
@@ -382,7 +382,8 @@ public final class Pier {
     boolean standby =
         (election != null && !leading) || (parts.scaleOut() != null && parts.scaleOut().joined());
     return (standby || reconciling)
-        && clusters.all().stream().allMatch(Cluster::synced)
+        // A member that joins through a Secret is not needed to be ready: it may be unreachable.
+        && clusters.configured().stream().allMatch(Cluster::synced)
         && (parts.host() == null || parts.host().serviceInformer().hasSynced());
   }
 

@@ -36,6 +36,7 @@ import dev.pier.policy.DeletionGuard;
 import dev.pier.policy.NodeEligibility;
 import dev.pier.policy.ServiceFilter;
 import dev.pier.reconcile.DeletedServices;
+import dev.pier.reconcile.LoadBalancerMembers;
 import dev.pier.reconcile.ReconcileOptions;
 import dev.pier.reconcile.ReconcileVerticle;
 import dev.pier.scaleout.ScaleOut;
@@ -202,21 +203,8 @@ public record Components(
     Cluster host = null;
     Duration resync = config.get(PierOptions.WATCH_SERVICE_RESYNC);
     RelistCounters relists = new RelistCounters(registry);
-    Members members =
-        new Members(
-            federationOptions,
-            spec ->
-                relists.track(
-                    cluster(
-                            vertx,
-                            spec,
-                            "the Secret of cluster " + spec.name(),
-                            resync,
-                            gate,
-                            federationOptions.namespaces(),
-                            true)
-                        .retryWhenForbidden()));
     List<Cluster> withLoadBalancers = new ArrayList<>();
+    List<ClusterSetup> configuredMembers = new ArrayList<>();
     try {
       for (ClusterSetup setup : setups) {
         Cluster c =
@@ -242,7 +230,7 @@ public record Components(
             if (!setup.spec().loadBalancers()) {
               c.retryWhenForbidden();
             }
-            members.addConfigured(setup.spec(), c);
+            configuredMembers.add(setup);
           }
           default -> {}
         }
@@ -259,12 +247,12 @@ public record Components(
               host.name(), svc -> Federated.isFederated(svc, federationOptions.namespaces()));
     }
     NodeEligibility eligibility = NodeEligibility.of(config.get(PierOptions.NODES_PREDICATES));
+    // With a federation, members that join through a Secret may bring a provider of their own.
+    ClusterRoutedProvider routed =
+        providers.size() == 1 && host == null ? null : new ClusterRoutedProvider(providers);
     LoadBalancerProvider provider =
         new MeteredProvider(
-            wrap.apply(
-                providers.size() == 1
-                    ? providers.values().iterator().next()
-                    : new ClusterRoutedProvider(providers)),
+            wrap.apply(routed == null ? providers.values().iterator().next() : routed),
             metrics,
             vertx,
             config.get(PierOptions.RECONCILE_PROVIDER_CALL_DEADLINE),
@@ -276,6 +264,18 @@ public record Components(
           }
         });
     Clusters clusters = new Clusters(withLoadBalancers);
+    LoadBalancerMembers loadBalancerMembers =
+        routed == null ? null : new LoadBalancerMembers(vertx, clusters, routed);
+    Members members =
+        new Members(
+            federationOptions,
+            memberConnector(
+                vertx, config, resync, gate, federationOptions, relists, loadBalancerMembers));
+    for (ClusterSetup setup : configuredMembers) {
+      members.addConfigured(
+          setup.spec(),
+          connected.stream().filter(c -> c.name().equals(setup.spec().name())).findFirst().get());
+    }
     DnsPublisher dns =
         DnsSetup.create(
             vertx,
@@ -376,6 +376,61 @@ public record Components(
         config.get(PierOptions.ADMIN_HOST),
         config.get(PierOptions.ADMIN_PORT),
         metricsAuth(config, connected));
+  }
+
+  /**
+   * Connects a member that joins through a Secret: its client and caches, and when the Secret names
+   * a provider, Pier's load balancers there with that provider.
+   */
+  private static Members.Connector memberConnector(
+      Vertx vertx,
+      ConfigValues config,
+      Duration resync,
+      WorkGate gate,
+      FederationOptions federationOptions,
+      RelistCounters relists,
+      LoadBalancerMembers loadBalancerMembers) {
+    return new Members.Connector() {
+      @Override
+      public void check(ClusterSpec spec) {
+        if (spec.provider() != null) {
+          MemberProviders.check(config, spec.provider());
+        }
+      }
+
+      @Override
+      public Cluster connect(ClusterSpec spec) {
+        Cluster c =
+            relists.track(
+                cluster(
+                        vertx,
+                        spec,
+                        "the Secret of cluster " + spec.name(),
+                        resync,
+                        gate,
+                        federationOptions.namespaces(),
+                        true)
+                    .retryWhenForbidden());
+        if (spec.provider() != null && loadBalancerMembers != null) {
+          try {
+            loadBalancerMembers.attach(
+                c, MemberProviders.create(vertx, config, spec.provider(), gate));
+          } catch (RuntimeException e) {
+            c.close();
+            throw e;
+          }
+        }
+        return c;
+      }
+
+      @Override
+      public void disconnect(Cluster cluster) {
+        if (loadBalancerMembers != null) {
+          loadBalancerMembers.detach(cluster);
+        }
+        cluster.close();
+      }
+    };
   }
 
   /**

@@ -25,7 +25,12 @@ public final class HetznerProviders {
 
   static HetznerLoadBalancerProvider create(
       Vertx vertx, ConfigValues config, Function<String, String> env, RequestFence fence) {
-    String token = token(config, env);
+    return withToken(vertx, config, token(config, env), fence);
+  }
+
+  /** The provider with {@code token}, not one from hetzner.tokenFile or hetzner.tokenEnv. */
+  static HetznerLoadBalancerProvider withToken(
+      Vertx vertx, ConfigValues config, String token, RequestFence fence) {
     ClearTextGuard.check(
         config, PierOptions.HETZNER_ENDPOINT, PierOptions.HETZNER_ALLOW_HTTP, "the API token");
     HetznerOptions options =

@@ -24,6 +24,12 @@ public final class WebhookProviders {
    */
   public static WebhookLoadBalancerProvider create(
       Vertx vertx, ConfigValues config, RequestFence fence) {
+    return withToken(vertx, config, token(config), fence);
+  }
+
+  /** The provider with {@code token} (or none when empty), not one from webhook.tokenFile. */
+  static WebhookLoadBalancerProvider withToken(
+      Vertx vertx, ConfigValues config, String token, RequestFence fence) {
     String url = config.get(PierOptions.WEBHOOK_URL);
     if (url.isEmpty()) {
       throw new ConfigException(
@@ -53,7 +59,6 @@ public final class WebhookProviders {
         throw new ConfigException(config.source() + ": " + o.path() + ": cannot read " + f);
       }
     }
-    String token = token(config);
     if (!token.isEmpty()) {
       ClearTextGuard.check(
           config,

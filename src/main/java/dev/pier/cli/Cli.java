@@ -59,7 +59,8 @@ public final class Cli {
               + "  --region R, --zones A,B, --labels k=v,...   topology and placement labels\n"
               + "  --token-duration D   the token's lifetime (default 8760h, at least 10m)\n"
               + "  --rotate-token   mint a new token (the old one stays valid until it expires)\n"
-              + "  --load-balancers   also apply k8s/rbac.yaml in the member\n"
+              + "  --load-balancers   also apply k8s/rbac.yaml in the member, bound to the federation"
+              + " identity\n"
               + "  --wait D   how long to wait for Pier to report the member ready (default 2m;"
               + " 0: do not wait)\n"
               + "  --dry-run   print every object it would create and write nothing\n";

@@ -3,12 +3,14 @@ package dev.pier.cli;
 import dev.pier.kube.RbacFiles;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.KubernetesList;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /** The manifests packaged in the jar (the same version as the code that applies them). */
 public final class PackagedManifests {
@@ -16,12 +18,32 @@ public final class PackagedManifests {
 
   private PackagedManifests() {}
 
-  /** What a member needs: the namespace, the federation identity and, optionally, the base role. */
+  /** The binding that gives the federation's identity in a member the base role. */
+  static final String LOAD_BALANCERS_BINDING = "pier-federation-load-balancers";
+
+  /**
+   * What a member needs: the namespace, the federation identity and, for a member that runs Pier's
+   * load balancers, the base role bound to that identity too (the token Pier holds there is the
+   * federation identity's).
+   */
   public static List<HasMetadata> member(boolean loadBalancers) {
     List<HasMetadata> out = new ArrayList<>(load(NAMESPACE));
     out.addAll(load(RbacFiles.FEDERATION_MEMBER));
     if (loadBalancers) {
       out.addAll(load(RbacFiles.BASE));
+      out.add(
+          new ClusterRoleBindingBuilder()
+              .withNewMetadata()
+              .withName(LOAD_BALANCERS_BINDING)
+              .withLabels(Map.of("app.kubernetes.io/name", "pier"))
+              .endMetadata()
+              .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", "pier")
+              .addNewSubject()
+              .withKind("ServiceAccount")
+              .withName("pier-federation")
+              .withNamespace("pier")
+              .endSubject()
+              .build());
     }
     return out;
   }

@@ -14,10 +14,12 @@ import java.util.Optional;
 /**
  * One provider per cluster behind the one SPI the reconciler calls: each cluster with load
  * balancers has its own provider section (its own {@code local.pools}, its own cloud project), and
- * every call goes to the provider of the cluster it names.
+ * every call goes to the provider of the cluster it names. A member that joins through a Secret
+ * with a provider of its own is {@link #attach attached} while it is a member.
  */
 public final class ClusterRoutedProvider implements LoadBalancerProvider {
-  private final Map<String, LoadBalancerProvider> byCluster;
+  // Replaced whole on attach and detach: calls read it without a lock.
+  private volatile Map<String, LoadBalancerProvider> byCluster;
 
   /**
    * @param byCluster the provider of each cluster with load balancers; may be empty (a federation
@@ -25,6 +27,28 @@ public final class ClusterRoutedProvider implements LoadBalancerProvider {
    */
   public ClusterRoutedProvider(Map<String, LoadBalancerProvider> byCluster) {
     this.byCluster = new LinkedHashMap<>(byCluster);
+  }
+
+  /**
+   * Routes a cluster's calls to {@code provider} from now on.
+   *
+   * @throws IllegalStateException when the cluster has a provider already
+   */
+  public synchronized void attach(String cluster, LoadBalancerProvider provider) {
+    if (byCluster.containsKey(cluster)) {
+      throw new IllegalStateException("cluster " + cluster + " has a load balancer provider");
+    }
+    Map<String, LoadBalancerProvider> next = new LinkedHashMap<>(byCluster);
+    next.put(cluster, provider);
+    byCluster = next;
+  }
+
+  /** Stops routing a cluster's calls; returns its provider, for the caller to close, or null. */
+  public synchronized LoadBalancerProvider detach(String cluster) {
+    Map<String, LoadBalancerProvider> next = new LinkedHashMap<>(byCluster);
+    LoadBalancerProvider removed = next.remove(cluster);
+    byCluster = next;
+    return removed;
   }
 
   private LoadBalancerProvider of(String cluster) {
@@ -80,7 +104,10 @@ public final class ClusterRoutedProvider implements LoadBalancerProvider {
     return of(clusterName).ensureLoadBalancerDeleted(clusterName, service);
   }
 
-  /** Offered when every cluster's provider can list what it owns. */
+  /**
+   * Offered when every cluster's provider can list what it owns. A cluster attached later whose
+   * provider cannot list fails the listing of that cluster, so nothing of it is swept.
+   */
   @Override
   public Optional<OwnedLoadBalancers> ownedLoadBalancers() {
     if (byCluster.isEmpty()) {
@@ -95,7 +122,17 @@ public final class ClusterRoutedProvider implements LoadBalancerProvider {
         new OwnedLoadBalancers() {
           @Override
           public Future<List<OwnedLoadBalancer>> list(String clusterName) {
-            return of(clusterName).ownedLoadBalancers().orElseThrow().list(clusterName);
+            LoadBalancerProvider p = of(clusterName);
+            return p.ownedLoadBalancers()
+                .map(o -> o.list(clusterName))
+                .orElseGet(
+                    () ->
+                        Future.failedFuture(
+                            "cluster "
+                                + clusterName
+                                + ": provider "
+                                + p.name()
+                                + " cannot list its load balancers"));
           }
 
           @Override

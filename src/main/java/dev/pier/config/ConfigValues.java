@@ -28,6 +28,21 @@ public final class ConfigValues {
   }
 
   /**
+   * These values with {@code options} back at their defaults, and {@code source} naming where the
+   * values that a part lays over them come from (see {@link ConfigLoader#loadPart}).
+   */
+  public ConfigValues withDefaults(java.util.Collection<Option<?>> options, String source) {
+    Map<Option<?>, Object> v = new HashMap<>(values);
+    Map<Option<?>, String> o = new HashMap<>(origins);
+    options.forEach(
+        option -> {
+          v.remove(option);
+          o.remove(option);
+        });
+    return new ConfigValues(v, o, source);
+  }
+
+  /**
    * Where an option's value came from, for messages about it: "environment variable X (path)",
    * "file: path", or "embedded defaults: path".
    */

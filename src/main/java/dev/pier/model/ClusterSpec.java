@@ -18,6 +18,9 @@ import java.util.Map;
  * @param loadBalancers run Pier's load-balancer controller there
  * @param federation the cluster's role in the federation
  * @param labels free-form labels that placement selects on
+ * @param provider the provider of a member joined through a Secret that runs Pier's load balancers
+ *     ({@code loadBalancers} is then true), else null: configured clusters take theirs from the
+ *     configuration
  */
 public record ClusterSpec(
     String name,
@@ -29,11 +32,37 @@ public record ClusterSpec(
     List<String> zones,
     boolean loadBalancers,
     FederationRole federation,
-    Map<String, String> labels) {
+    Map<String, String> labels,
+    MemberProvider provider) {
 
   public ClusterSpec {
     zones = List.copyOf(zones);
     labels = Map.copyOf(labels);
+  }
+
+  public ClusterSpec(
+      String name,
+      String kubeconfig,
+      KubeCredentials credentials,
+      String context,
+      boolean inCluster,
+      String region,
+      List<String> zones,
+      boolean loadBalancers,
+      FederationRole federation,
+      Map<String, String> labels) {
+    this(
+        name,
+        kubeconfig,
+        credentials,
+        context,
+        inCluster,
+        region,
+        zones,
+        loadBalancers,
+        federation,
+        labels,
+        null);
   }
 
   /** The single {@code cluster:} section: load balancers on, no federation. */

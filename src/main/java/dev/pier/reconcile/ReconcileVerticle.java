@@ -31,6 +31,7 @@ import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -51,6 +52,7 @@ public final class ReconcileVerticle extends VerticleBase {
   private static final Logger log = LoggerFactory.getLogger(ReconcileVerticle.class);
   private static final ServiceLog serviceLog = ServiceLog.of(ReconcileVerticle.class);
   private static final String NOT_LEADING = "not_leading";
+  private static final Duration MEMBER_RETRY = Duration.ofSeconds(5);
 
   private final Clusters clusters;
   private final LoadBalancerProvider provider;
@@ -66,6 +68,10 @@ public final class ReconcileVerticle extends VerticleBase {
   private WorkQueue<ServiceKey> queue;
   private DriftVerifier verifier;
   private boolean initialized;
+  // Between "start" and "stop": this process reconciles.
+  private boolean running;
+  // Members that joined at runtime whose provider has not been initialized: their keys wait.
+  private final Set<String> waitingForProvider = new HashSet<>();
   // Requests (rather than one-way sends) are answered when the run that covers them ends.
   private final Map<ServiceKey, Message<String>> waitingForRun = new HashMap<>();
   private final Map<ServiceKey, Message<String>> waitingForEnd = new HashMap<>();
@@ -182,6 +188,8 @@ public final class ReconcileVerticle extends VerticleBase {
     verifier =
         new DriftVerifier(
             vertx, options.getVerifyPeriod(), this::served, key -> queue.add(key, WorkKind.VERIFY));
+    clusters.onAdded(c -> context.runOnContext(v -> added(c)));
+    clusters.onRemoved(c -> context.runOnContext(v -> removed(c)));
     vertx.eventBus().<String>localConsumer(Addresses.RECONCILE, this::onKey);
     vertx.eventBus().<String>localConsumer(Addresses.RECONCILE_CONTROL, this::onControl);
     return Future.succeededFuture();
@@ -222,8 +230,9 @@ public final class ReconcileVerticle extends VerticleBase {
       log.warn("Ignoring malformed work message '{}': {}", msg.body(), e.getMessage());
       return;
     }
-    if (!gate.owns(key)) {
-      // Another replica owns the key's shard and runs it.
+    if (!gate.owns(key) || waitingForProvider.contains(key.cluster())) {
+      // Another replica owns the key's shard and runs it; or the key's cluster just joined, and
+      // every key of it is queued once its provider is initialized.
       if (msg.replyAddress() != null) {
         msg.reply(Addresses.NOT_OWNED);
       }
@@ -249,8 +258,10 @@ public final class ReconcileVerticle extends VerticleBase {
           initialize()
               .onSuccess(
                   v -> {
+                    running = true;
                     queue.resume();
                     verifier.start();
+                    List.copyOf(waitingForProvider).forEach(this::initializeMember);
                     log.info(
                         "Reconciling with provider {} ({} keys in flight at most, and {}"
                             + " node-sync host updates)",
@@ -261,6 +272,7 @@ public final class ReconcileVerticle extends VerticleBase {
                   })
               .onFailure(e -> msg.fail(500, "provider initialization failed: " + e.getMessage()));
       case "stop" -> {
+        running = false;
         queue.pause();
         verifier.stop();
         msg.reply("stopped");
@@ -331,24 +343,103 @@ public final class ReconcileVerticle extends VerticleBase {
     return keys;
   }
 
+  /** Gives the provider every Service of the cluster that has or wants a load balancer. */
+  private Future<Void> initializeProvider(Cluster c) {
+    List<LbService> services = new ArrayList<>();
+    for (Service s : c.services()) {
+      if (filter.forCluster(c.name()).wantsLoadBalancer(s) || ServiceFilter.hasFinalizer(s)) {
+        services.add(Views.service(c.name(), s));
+      }
+    }
+    try {
+      return provider.initialize(c.identity(), services);
+    } catch (RuntimeException e) {
+      return Future.failedFuture(e);
+    }
+  }
+
+  /** A member joined at runtime: its keys wait until its provider is initialized. */
+  private void added(Cluster c) {
+    waitingForProvider.add(c.name());
+    if (running) {
+      initializeMember(c);
+    }
+  }
+
+  /**
+   * Initializes a joined member's provider once its informers have synced, then queues every key of
+   * it; tries again while the member stays and this process reconciles.
+   */
+  private void initializeMember(String name) {
+    Cluster c = clusters.get(name);
+    if (c != null) {
+      initializeMember(c);
+    }
+  }
+
+  private void initializeMember(Cluster c) {
+    if (!running || clusters.get(c.name()) != c || !waitingForProvider.contains(c.name())) {
+      return;
+    }
+    if (!c.synced()) {
+      vertx.setTimer(MEMBER_RETRY.toMillis() / 10, id -> initializeMember(c));
+      return;
+    }
+    initializeProvider(c)
+        .onComplete(
+            ar -> {
+              if (clusters.get(c.name()) != c || !waitingForProvider.contains(c.name())) {
+                return;
+              }
+              if (ar.failed()) {
+                log.warn(
+                    "Cluster {}: provider initialization failed, retrying in {}: {}",
+                    c.name(),
+                    MEMBER_RETRY,
+                    ar.cause().getMessage());
+                vertx.setTimer(MEMBER_RETRY.toMillis(), id -> initializeMember(c));
+                return;
+              }
+              waitingForProvider.remove(c.name());
+              int queued = 0;
+              for (Service s : c.services()) {
+                ServiceKey key = Views.key(c.name(), s);
+                if (gate.owns(key)) {
+                  queue.add(key, WorkKind.RECONCILE);
+                  queued++;
+                }
+              }
+              log.info("Cluster {}: reconciling its {} Services", c.name(), queued);
+            });
+  }
+
+  /** A member left: its keys stop; what Pier made there stays as it is. */
+  private void removed(Cluster c) {
+    String name = c.name();
+    waitingForProvider.remove(name);
+    queue.drop(key -> key.cluster().equals(name));
+    reconciler.forget(key -> key.cluster().equals(name));
+    waitingForRun
+        .entrySet()
+        .removeIf(
+            e -> {
+              if (e.getKey().cluster().equals(name)) {
+                e.getValue().reply(Addresses.NOT_OWNED);
+                return true;
+              }
+              return false;
+            });
+    waitingRequestsSeen = waitingForRun.size();
+  }
+
   /** Gives the provider every Service that has or wants a load balancer, once. */
   private Future<Void> initialize() {
     if (initialized) {
       return Future.succeededFuture();
     }
     List<Future<Void>> all = new ArrayList<>();
-    for (Cluster c : clusters.all()) {
-      List<LbService> services = new ArrayList<>();
-      for (Service s : c.services()) {
-        if (filter.forCluster(c.name()).wantsLoadBalancer(s) || ServiceFilter.hasFinalizer(s)) {
-          services.add(Views.service(c.name(), s));
-        }
-      }
-      try {
-        all.add(provider.initialize(c.identity(), services));
-      } catch (RuntimeException e) {
-        all.add(Future.failedFuture(e));
-      }
+    for (Cluster c : clusters.configured()) {
+      all.add(initializeProvider(c));
     }
     return Future.all(all)
         .compose(v -> dns == null ? Future.succeededFuture() : dns.start(this::dnsHolders))

@@ -57,11 +57,20 @@ public final class WatchVerticle extends VerticleBase {
   public Future<?> start() {
     List<Future<Void>> started = new ArrayList<>();
     for (Cluster cluster : clusters.all()) {
-      cluster.addServiceHandler(new ServiceHandler(cluster.name(), context));
-      cluster.nodeInformer().addEventHandler(new NodeHandler(cluster.name(), context));
-      started.add(cluster.startServices(context));
-      started.add(cluster.startNodes(context));
+      started.add(watch(cluster));
     }
+    // A member that joins at runtime with a provider of its own is watched from then on; the
+    // informers of one that leaves stop with its client.
+    clusters.onAdded(
+        c ->
+            watch(c)
+                .onSuccess(
+                    v ->
+                        log.info(
+                            "Cluster {}: watching {} Services and {} Nodes",
+                            c.name(),
+                            c.services().size(),
+                            c.nodes().size())));
     long waiting =
         vertx.setPeriodic(
             10_000,
@@ -88,6 +97,12 @@ public final class WatchVerticle extends VerticleBase {
                                 c.name(),
                                 c.services().size(),
                                 c.nodes().size())));
+  }
+
+  private Future<Void> watch(Cluster cluster) {
+    cluster.addServiceHandler(new ServiceHandler(cluster.name(), context));
+    cluster.nodeInformer().addEventHandler(new NodeHandler(cluster.name(), context));
+    return Future.all(cluster.startServices(context), cluster.startNodes(context)).mapEmpty();
   }
 
   @Override

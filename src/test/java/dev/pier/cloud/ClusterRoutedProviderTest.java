@@ -69,6 +69,22 @@ class ClusterRoutedProviderTest {
   }
 
   @Test
+  void aMemberAttachedAtRuntimeIsRoutedToUntilItIsDetached() throws Exception {
+    BenchmarkLoadBalancerProvider south = provider();
+    routed.attach("south", south);
+    await(routed.ensureLoadBalancer("south", service("south"), List.of()));
+    assertThat(south.calls(Operation.ENSURE)).isEqualTo(1);
+    assertThatThrownBy(() -> routed.attach("south", provider()))
+        .hasMessage("cluster south has a load balancer provider");
+
+    assertThat(routed.detach("south")).isSameAs(south);
+    assertThatThrownBy(() -> routed.ensureLoadBalancer("south", service("south"), List.of()))
+        .hasMessage("cluster south has no load balancer provider");
+    assertThat(routed.detach("south")).isNull();
+    assertThat(routed.name()).doesNotContain("south");
+  }
+
+  @Test
   void aClusterWithoutAProviderIsAnErrorNamingIt() {
     assertThatThrownBy(() -> routed.ensureLoadBalancer("host", service("host"), List.of()))
         .hasMessage("cluster host has no load balancer provider");

@@ -16,12 +16,14 @@ import dev.pier.model.ClusterSpec;
 import dev.pier.model.FederationKeys;
 import dev.pier.model.FederationRole;
 import dev.pier.model.KubeCredentials;
+import dev.pier.model.MemberProvider;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -31,6 +33,7 @@ import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -53,6 +56,17 @@ public final class MemberSecrets {
   public static final String REGION_ANNOTATION = "pier.dev/region";
   public static final String ZONES_ANNOTATION = "pier.dev/zones";
   public static final String CONTEXT_ANNOTATION = "pier.dev/context";
+
+  /**
+   * The provider a member runs Pier's load balancers with: a JSON object of option paths to values
+   * ({@code {"provider": "hetzner", "hetzner.location": "fsn1"}}); absent: the member's load
+   * balancers are not Pier's.
+   */
+  public static final String LOAD_BALANCER_PROVIDER_ANNOTATION = "pier.dev/load-balancer-provider";
+
+  /** The key of that provider's API token in the member Secret. */
+  public static final String PROVIDER_TOKEN_KEY = "provider-token";
+
   static final String INVALID_MEMBER_SECRET = "InvalidMemberSecret";
   private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
 
@@ -484,6 +498,7 @@ public final class MemberSecrets {
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("data." + KUBECONFIG_KEY + ": " + e.getMessage());
     }
+    MemberProvider provider = provider(secret, annotations);
     return new ClusterSpec(
         name,
         "",
@@ -494,9 +509,49 @@ public final class MemberSecrets {
         zones.isBlank()
             ? List.of()
             : Arrays.stream(zones.split(",")).map(String::trim).filter(z -> !z.isEmpty()).toList(),
-        false,
+        provider != null,
         FederationRole.MEMBER,
-        placementLabels);
+        placementLabels,
+        provider);
+  }
+
+  /** The load-balancer provider the Secret names, or null; which settings it may hold is boot's. */
+  private static MemberProvider provider(Secret secret, Map<String, String> annotations) {
+    String raw = annotations.get(LOAD_BALANCER_PROVIDER_ANNOTATION);
+    String token = data(secret, PROVIDER_TOKEN_KEY);
+    if (raw == null) {
+      if (token != null) {
+        throw new IllegalArgumentException(
+            "data."
+                + PROVIDER_TOKEN_KEY
+                + ": set without the annotation "
+                + LOAD_BALANCER_PROVIDER_ANNOTATION
+                + " that names its provider");
+      }
+      return null;
+    }
+    String where = "annotation " + LOAD_BALANCER_PROVIDER_ANNOTATION;
+    JsonObject json;
+    try {
+      json = new JsonObject(raw);
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(
+          where
+              + ": not a JSON object of option paths to values, such as {\"provider\": \"hetzner\"}");
+    }
+    Map<String, String> settings = new TreeMap<>();
+    for (String key : json.fieldNames()) {
+      Object value = json.getValue(key);
+      if (!(value instanceof String || value instanceof Number || value instanceof Boolean)) {
+        throw new IllegalArgumentException(
+            where + ": the value of '" + key + "' must be a string, a number or a boolean");
+      }
+      settings.put(key, value.toString());
+    }
+    if (!settings.containsKey("provider")) {
+      throw new IllegalArgumentException(where + ": names no provider (the key 'provider')");
+    }
+    return new MemberProvider(settings, token == null ? "" : token.trim());
   }
 
   private static String data(Secret secret, String key) {

@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,8 +42,26 @@ public final class Members implements AutoCloseable {
     void probed(Member member, boolean ok, String failure);
   }
 
+  /** Connects a member that joins through a Secret, and disconnects it when it goes. */
+  @FunctionalInterface
+  public interface Connector {
+    /** Builds the member's client and caches; throws naming what is wrong. */
+    Cluster connect(ClusterSpec spec);
+
+    /**
+     * Checks what {@link #connect} would refuse, before a member already connected is touched: a
+     * bad edit of its Secret leaves it connected as it was.
+     */
+    default void check(ClusterSpec spec) {}
+
+    /** Undoes {@link #connect}: the member left, or its Secret changed how to reach it. */
+    default void disconnect(Cluster cluster) {
+      cluster.close();
+    }
+  }
+
   private final FederationOptions options;
-  private final Function<ClusterSpec, Cluster> connect;
+  private final Connector connect;
   private final Map<String, Member> byName = new ConcurrentHashMap<>();
   // Members from the configuration: a Secret never replaces or removes them.
   private final Map<String, Boolean> configured = new ConcurrentHashMap<>();
@@ -54,7 +71,7 @@ public final class Members implements AutoCloseable {
   /**
    * @param connect builds the client and caches of a member that joins at runtime
    */
-  public Members(FederationOptions options, Function<ClusterSpec, Cluster> connect) {
+  public Members(FederationOptions options, Connector connect) {
     this.options = options;
     this.connect = connect;
   }
@@ -81,10 +98,15 @@ public final class Members implements AutoCloseable {
       return "cluster " + spec.name() + " is configured in the config file; the Secret is ignored";
     }
     Member old = byName.get(spec.name());
+    if (old != null && old.spec().equals(spec) && !old.leaving()) {
+      return null;
+    }
+    try {
+      connect.check(spec);
+    } catch (RuntimeException e) {
+      return "cluster " + spec.name() + ": " + e.getMessage();
+    }
     if (old != null) {
-      if (old.spec().equals(spec) && !old.leaving()) {
-        return null;
-      }
       String problem = serverChange(old.spec(), spec);
       if (problem != null) {
         return problem;
@@ -103,11 +125,11 @@ public final class Members implements AutoCloseable {
         listener.replaced(old);
       }
       old.endpoints().stop();
-      old.cluster().close();
+      connect.disconnect(old.cluster());
     }
     Cluster cluster;
     try {
-      cluster = connect.apply(spec);
+      cluster = connect.connect(spec);
     } catch (RuntimeException e) {
       return "cluster " + spec.name() + ": cannot build a client: " + e.getMessage();
     }
@@ -128,6 +150,7 @@ public final class Members implements AutoCloseable {
         && a.kubeconfig().equals(b.kubeconfig())
         && a.inCluster() == b.inCluster()
         && a.loadBalancers() == b.loadBalancers()
+        && Objects.equals(a.provider(), b.provider())
         && a.federation() == b.federation();
   }
 
@@ -177,7 +200,7 @@ public final class Members implements AutoCloseable {
     if (byName.remove(m.name(), m)) {
       log.info("Cluster {}: left the federation", m.name());
       m.endpoints().stop();
-      m.cluster().close();
+      connect.disconnect(m.cluster());
     }
   }
 
@@ -224,7 +247,7 @@ public final class Members implements AutoCloseable {
     for (Member m : byName.values()) {
       m.endpoints().stop();
       if (!configured.containsKey(m.name())) {
-        m.cluster().close();
+        connect.disconnect(m.cluster());
       }
     }
   }

@@ -51,9 +51,11 @@ class MemberSecretsTest {
             .endMetadata();
     if (kubeconfig != null) {
       b.withData(
-          Map.of(
-              "kubeconfig",
-              Base64.getEncoder().encodeToString(kubeconfig.getBytes(StandardCharsets.UTF_8))));
+          new java.util.HashMap<>(
+              Map.of(
+                  "kubeconfig",
+                  Base64.getEncoder()
+                      .encodeToString(kubeconfig.getBytes(StandardCharsets.UTF_8)))));
     }
     return b.build();
   }
@@ -88,6 +90,66 @@ class MemberSecretsTest {
     assertThatThrownBy(
             () -> MemberSecrets.spec(secret(Map.of("pier.dev/cluster", "west"), Map.of(), null)))
         .hasMessage("data.kubeconfig: missing; it must hold a self-contained kubeconfig");
+  }
+
+  @Test
+  void aSecretNamesTheProviderOfPiersLoadBalancersInTheMemberAndItsTokenStaysUnprinted() {
+    Secret withProvider =
+        secret(
+            Map.of("pier.dev/cluster", "west"),
+            Map.of(
+                MemberSecrets.LOAD_BALANCER_PROVIDER_ANNOTATION,
+                "{\"provider\": \"hetzner\", \"hetzner.location\": \"fsn1\","
+                    + " \"hetzner.healthCheck.retries\": 3, \"hetzner.usePrivateIp\": true}"),
+            KUBECONFIG);
+    withProvider.getData().put(MemberSecrets.PROVIDER_TOKEN_KEY, base64("s3cret-token\n"));
+    ClusterSpec spec = MemberSecrets.spec(withProvider);
+    assertThat(spec.loadBalancers()).isTrue();
+    assertThat(spec.provider().name()).isEqualTo("hetzner");
+    assertThat(spec.provider().settings())
+        .containsEntry("hetzner.location", "fsn1")
+        .containsEntry("hetzner.healthCheck.retries", "3")
+        .containsEntry("hetzner.usePrivateIp", "true");
+    assertThat(spec.provider().token()).isEqualTo("s3cret-token");
+    assertThat(spec.toString()).doesNotContain("s3cret-token");
+  }
+
+  @Test
+  void aBadProviderAnnotationOrALoneTokenIsRefusedNamingTheField() {
+    Map<String, String> labels = Map.of("pier.dev/cluster", "west");
+    String annotation = MemberSecrets.LOAD_BALANCER_PROVIDER_ANNOTATION;
+    assertThatThrownBy(
+            () -> MemberSecrets.spec(secret(labels, Map.of(annotation, "hetzner"), KUBECONFIG)))
+        .hasMessageStartingWith("annotation " + annotation + ": not a JSON object");
+    assertThatThrownBy(
+            () ->
+                MemberSecrets.spec(
+                    secret(
+                        labels,
+                        Map.of(annotation, "{\"hetzner.location\": \"fsn1\"}"),
+                        KUBECONFIG)))
+        .hasMessage("annotation " + annotation + ": names no provider (the key 'provider')");
+    assertThatThrownBy(
+            () ->
+                MemberSecrets.spec(
+                    secret(
+                        labels,
+                        Map.of(
+                            annotation, "{\"provider\": \"webhook\", \"webhook\": {\"url\": 1}}"),
+                        KUBECONFIG)))
+        .hasMessage(
+            "annotation "
+                + annotation
+                + ": the value of 'webhook' must be a string, a number or a boolean");
+    Secret loneToken = secret(labels, Map.of(), KUBECONFIG);
+    loneToken.getData().put(MemberSecrets.PROVIDER_TOKEN_KEY, base64("s3cret-token"));
+    assertThatThrownBy(() -> MemberSecrets.spec(loneToken))
+        .hasMessageStartingWith("data.provider-token: set without the annotation " + annotation)
+        .hasMessageNotContaining("s3cret-token");
+  }
+
+  private static String base64(String s) {
+    return Base64.getEncoder().encodeToString(s.getBytes(StandardCharsets.UTF_8));
   }
 
   /**

@@ -24,20 +24,37 @@ class MembersTest {
   private final Vertx vertx = Vertx.vertx();
   private final List<String> told = new ArrayList<>();
   private int connects;
+  private int disconnects;
   private final Members members =
       new Members(
           new FederationOptions(),
-          spec -> {
-            connects++;
-            KubernetesClient client = KubeClients.create(vertx, spec);
-            AsyncKubeApi api = new AsyncKubeApi(client);
-            return new Cluster(
-                spec.name(),
-                client,
-                Duration.ZERO,
-                new ServiceWriter(api),
-                (ref, type, reason, message) -> {},
-                api);
+          new Members.Connector() {
+            @Override
+            public void check(ClusterSpec spec) {
+              if (spec.labels().containsKey("refused")) {
+                throw new IllegalArgumentException("annotation x: refused");
+              }
+            }
+
+            @Override
+            public Cluster connect(ClusterSpec spec) {
+              connects++;
+              KubernetesClient client = KubeClients.create(vertx, spec);
+              AsyncKubeApi api = new AsyncKubeApi(client);
+              return new Cluster(
+                  spec.name(),
+                  client,
+                  Duration.ZERO,
+                  new ServiceWriter(api),
+                  (ref, type, reason, message) -> {},
+                  api);
+            }
+
+            @Override
+            public void disconnect(Cluster cluster) {
+              disconnects++;
+              cluster.close();
+            }
           });
 
   MembersTest() {
@@ -86,6 +103,21 @@ class MembersTest {
         false,
         FederationRole.MEMBER,
         labels);
+  }
+
+  @Test
+  void aSecretEditTheConnectorRefusesLeavesTheMemberConnectedAsItWas() {
+    assertThat(members.join(west("https://127.0.0.1:1", "t1", Map.of()))).isNull();
+    Member first = members.get("west");
+
+    // Another token would reconnect; with a setting the connector refuses, nothing is touched.
+    assertThat(members.join(west("https://127.0.0.1:1", "t2", Map.of("refused", "yes"))))
+        .isEqualTo("cluster west: annotation x: refused");
+
+    assertThat(members.get("west")).isSameAs(first);
+    assertThat(connects).isEqualTo(1);
+    assertThat(disconnects).isZero();
+    assertThat(told).containsExactly("joined west");
   }
 
   @Test

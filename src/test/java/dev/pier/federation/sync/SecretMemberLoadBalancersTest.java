@@ -1,0 +1,243 @@
+package dev.pier.federation.sync;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.pier.cloud.webhook.ReferenceWebhook;
+import dev.pier.federation.members.MemberSecrets;
+import dev.pier.model.FederationKeys;
+import dev.pier.testkit.FederatedServices;
+import dev.pier.testkit.InProcessPier;
+import dev.pier.testkit.KubeApiServer;
+import dev.pier.testkit.RealKubeApiServer;
+import dev.pier.testkit.Services;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.api.model.Service;
+import io.vertx.core.json.JsonObject;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A member joined through a Secret runs Pier's own load balancers with the provider its Secret
+ * names: a host and a member on real API servers, the member's load balancers from the reference
+ * implementation of the webhook contract, reached with the token the Secret holds. The member's
+ * copies and its own LoadBalancer Services get load balancers, the host aggregates them; a bad
+ * provider setting is a Warning that leaves the member as it was; leaving stops Pier's load
+ * balancers there without deleting one, unless the Secret chose {@code delete-copies}.
+ */
+@RealKubeApiServer
+class SecretMemberLoadBalancersTest {
+  private static final Duration CONVERGE = InProcessPier.CONVERGE;
+  private static final String TOKEN = "member-provider-token-5f2c";
+
+  private static KubeApiServer host;
+  private static KubeApiServer west;
+  private static ReferenceWebhook cloud;
+
+  @BeforeAll
+  static void setUp(KubeApiServer server) {
+    host = server;
+    west = FederatedServices.memberWithNode(host, "west-1");
+    cloud = ReferenceWebhook.start(TOKEN);
+  }
+
+  @AfterAll
+  static void tearDown() {
+    if (west != null) {
+      west.close();
+    }
+    if (cloud != null) {
+      cloud.close();
+    }
+  }
+
+  private static String config() {
+    return "clusters:\n"
+        + "  - name: host\n"
+        + "    kubeconfig: \""
+        + host.kubeconfigPath()
+        + "\"\n"
+        + "    federation: host\n"
+        + "    loadBalancers: false\n"
+        + "federation:\n"
+        + "  leaveGrace: 2s\n"
+        + "  health:\n"
+        + "    period: 500ms\n"
+        + "    timeout: 400ms\n";
+  }
+
+  private static String providerSettings(String provider) {
+    return new JsonObject()
+        .put("provider", provider)
+        .put("webhook.url", cloud.url())
+        .put("webhook.timeout", "5s")
+        .encode();
+  }
+
+  private static Secret westSecret(String settings, Map<String, String> more) {
+    Map<String, String> annotations = new HashMap<>(more);
+    annotations.put(MemberSecrets.LOAD_BALANCER_PROVIDER_ANNOTATION, settings);
+    return new SecretBuilder()
+        .withNewMetadata()
+        .withNamespace("pier")
+        .withName("member-west")
+        .withLabels(Map.of(FederationKeys.CLUSTER_SECRET_LABEL, "west"))
+        .withAnnotations(annotations)
+        .endMetadata()
+        .withStringData(
+            Map.of(
+                MemberSecrets.KUBECONFIG_KEY,
+                west.selfContainedKubeconfig(),
+                MemberSecrets.PROVIDER_TOKEN_KEY,
+                TOKEN))
+        .build();
+  }
+
+  private static void annotateWest(String settings) {
+    host.client()
+        .secrets()
+        .inNamespace("pier")
+        .withName("member-west")
+        .edit(
+            s -> {
+              s.getMetadata()
+                  .getAnnotations()
+                  .put(MemberSecrets.LOAD_BALANCER_PROVIDER_ANNOTATION, settings);
+              return s;
+            });
+  }
+
+  private static List<Event> secretEvents() {
+    return Services.events(host.client(), "pier", "member-west");
+  }
+
+  private static boolean warned(String text) {
+    return secretEvents().stream()
+        .anyMatch(
+            e -> "InvalidMemberSecret".equals(e.getReason()) && e.getMessage().contains(text));
+  }
+
+  /** The reference cloud's load balancer of a Service, by its name, or null. */
+  private static JsonObject loadBalancer(String ns, String name) {
+    return cloud.loadBalancers().values().stream()
+        .filter(lb -> ns.equals(lb.getString("namespace")) && name.equals(lb.getString("service")))
+        .findFirst()
+        .orElse(null);
+  }
+
+  private static List<String> hostIngress(String ns, String name) {
+    Service s = host.client().services().inNamespace(ns).withName(name).get();
+    if (s == null || s.getStatus() == null || s.getStatus().getLoadBalancer() == null) {
+      return List.of();
+    }
+    var ingress = s.getStatus().getLoadBalancer().getIngress();
+    return ingress == null ? List.of() : ingress.stream().map(i -> i.getIp()).toList();
+  }
+
+  private static Service westService(String ns, String name) {
+    return west.client().services().inNamespace(ns).withName(name).get();
+  }
+
+  private static boolean secretGone() {
+    return host.client().secrets().inNamespace("pier").withName("member-west").get() == null;
+  }
+
+  private static boolean leaveRecordGone() {
+    return host.client().secrets().inNamespace("pier").withName("pier-leaving-west").get() == null;
+  }
+
+  private static boolean owned(Service copy) {
+    return copy != null
+        && copy.getMetadata().getLabels() != null
+        && copy.getMetadata().getLabels().containsKey(FederationKeys.FEDERATION_LABEL);
+  }
+
+  @Test
+  void aSecretJoinedMemberRunsPiersLoadBalancersWithItsOwnProviderAndLeavingDeletesNone()
+      throws InterruptedException {
+    String ns = host.createNamespace("lbm");
+    FederatedServices.optIn(host.client(), ns);
+    try (InProcessPier pier = InProcessPier.startWithConfig(config(), Map.of())) {
+      host.client().resource(westSecret(providerSettings("webhook"), Map.of())).create();
+      host.client().resource(FederatedServices.federated(ns, "web", Map.of())).create();
+
+      // The copy gets its load balancer from the member's provider, and the host shows it.
+      await().atMost(CONVERGE).until(() -> Services.ingressIp(west.client(), ns, "web") != null);
+      String copyIp = Services.ingressIp(west.client(), ns, "web");
+      assertThat(loadBalancer(ns, "web")).isNotNull();
+      assertThat(loadBalancer(ns, "web").getString("ip")).isEqualTo(copyIp);
+      FederatedServices.endpointSlice(west.client(), ns, "web", true);
+      await().atMost(CONVERGE).until(() -> hostIngress(ns, "web").contains(copyIp));
+
+      // A LoadBalancer Service of the member's own gets one too.
+      west.client().resource(Services.loadBalancer(ns, "own", 8081, west.freeNodePort())).create();
+      String ownIp = Services.awaitIngress(west.client(), ns, "own");
+      assertThat(loadBalancer(ns, "own").getString("ip")).isEqualTo(ownIp);
+
+      // local is refused for a member joined through a Secret, by name, and the member stays as
+      // it was: its load balancers still follow its Services.
+      annotateWest(providerSettings("local"));
+      await().atMost(CONVERGE).until(() -> warned("'local' is refused"));
+      Services.edit(
+          west.client(),
+          ns,
+          "own",
+          s -> {
+            s.getSpec().getPorts().get(0).setPort(8082);
+            return s;
+          });
+      await().atMost(CONVERGE).until(() -> loadBalancer(ns, "own").encode().contains("8082"));
+      // A setting that would read a file on Pier's machine is refused too.
+      annotateWest(
+          new JsonObject(providerSettings("webhook"))
+              .put("webhook.tokenFile", "/var/run/secrets/kubernetes.io/serviceaccount/token")
+              .encode());
+      await().atMost(CONVERGE).until(() -> warned("webhook.tokenFile: not allowed"));
+      assertThat(secretEvents()).noneMatch(e -> e.getMessage().contains(TOKEN));
+      annotateWest(providerSettings("webhook"));
+
+      // The Secret deleted: after the grace west leaves, orphaning its copy; Pier's load
+      // balancers there stay, none is deleted.
+      host.client().secrets().inNamespace("pier").withName("member-west").delete();
+      await().atMost(CONVERGE).until(() -> !owned(westService(ns, "web")));
+      assertThat(loadBalancer(ns, "web")).isNotNull();
+      assertThat(loadBalancer(ns, "own")).isNotNull();
+      assertThat(cloud.operations()).doesNotContain("delete");
+
+      // Deleted in the member while it is not joined, the orphaned copy waits for Pier's
+      // load-balancer finalizer: its load balancer is neither leaked nor deleted unseen.
+      // (The leave record goes once the member is forgotten.)
+      await().atMost(CONVERGE).until(() -> secretGone() && leaveRecordGone());
+      west.client().services().inNamespace(ns).withName("web").delete();
+      await()
+          .atMost(CONVERGE)
+          .until(() -> westService(ns, "web").getMetadata().getDeletionTimestamp() != null);
+      Thread.sleep(2000);
+      assertThat(westService(ns, "web")).isNotNull();
+      assertThat(loadBalancer(ns, "web")).isNotNull();
+
+      // Joined again, with pier.dev/leave-policy: delete-copies: the held deletion completes, the
+      // host Service gets a new copy, and the leave deletes that copy and its load balancer: a
+      // deletion the Secret chose. The member's own Service keeps its load balancer.
+      host.client()
+          .resource(
+              westSecret(
+                  providerSettings("webhook"),
+                  Map.of(FederationKeys.LEAVE_POLICY_ANNOTATION, "delete-copies")))
+          .create();
+      await().atMost(CONVERGE).until(() -> owned(westService(ns, "web")));
+      await().atMost(CONVERGE).until(() -> loadBalancer(ns, "web") != null);
+      host.client().secrets().inNamespace("pier").withName("member-west").delete();
+      await().atMost(CONVERGE).until(() -> westService(ns, "web") == null);
+      assertThat(loadBalancer(ns, "web")).isNull();
+      assertThat(loadBalancer(ns, "own")).isNotNull();
+    }
+  }
+}
