@@ -214,7 +214,8 @@ public record Components(
                             resync,
                             gate,
                             federationOptions.namespaces(),
-                            true)
+                            true,
+                            memberScope(federationOptions, spec))
                         .retryWhenForbidden()));
     List<Cluster> withLoadBalancers = new ArrayList<>();
     try {
@@ -227,7 +228,10 @@ public record Components(
                 resync,
                 gate,
                 federationOptions.namespaces(),
-                setup.spec().federation() == FederationRole.MEMBER);
+                setup.spec().federation() == FederationRole.MEMBER,
+                setup.spec().federation() == FederationRole.MEMBER
+                    ? memberScope(federationOptions, setup.spec())
+                    : Set.of());
         connected.add(c);
         if (setup.spec().loadBalancers()) {
           withLoadBalancers.add(c);
@@ -523,6 +527,15 @@ public record Components(
   }
 
   /** A cluster Pier runs against, with its writers and Event recorder. */
+  /**
+   * The namespaces Pier may read and write in a member: those of federation.namespaces with
+   * memberScope namespaces, unless the member runs Pier's load balancers (which read every
+   * namespace under k8s/rbac.yaml); empty: every namespace.
+   */
+  static Set<String> memberScope(FederationOptions options, ClusterSpec spec) {
+    return options.namespacedMembers() && !spec.loadBalancers() ? options.namespaces() : Set.of();
+  }
+
   static Cluster cluster(
       Vertx vertx,
       ClusterSpec spec,
@@ -530,7 +543,8 @@ public record Components(
       Duration serviceResync,
       RequestFence fence,
       Set<String> federatedNamespaces,
-      boolean member) {
+      boolean member,
+      Set<String> scope) {
     String kubeconfig = spec.kubeconfig();
     if (!kubeconfig.isEmpty() && !spec.inCluster() && !new File(kubeconfig).canRead()) {
       throw new ConfigException(kubeconfigOrigin + ": cannot read '" + kubeconfig + "'");
@@ -553,6 +567,7 @@ public record Components(
         new KubeEventRecorder(vertx, api, ManagementFactory.getRuntimeMXBean().getName()),
         api,
         federationApi,
-        federatedNamespaces);
+        federatedNamespaces,
+        scope);
   }
 }
