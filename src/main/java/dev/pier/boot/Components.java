@@ -215,7 +215,10 @@ public record Components(
                 resync,
                 gate,
                 federationOptions.namespaces(),
-                setup.spec().federation() == FederationRole.MEMBER);
+                setup.spec().federation() == FederationRole.MEMBER,
+                setup.spec().federation() == FederationRole.MEMBER
+                    ? memberScope(federationOptions, setup.spec())
+                    : Set.of());
         connected.add(c);
         if (setup.spec().loadBalancers()) {
           withLoadBalancers.add(c);
@@ -409,7 +412,8 @@ public record Components(
                         resync,
                         gate,
                         federationOptions.namespaces(),
-                        true)
+                        true,
+                        memberScope(federationOptions, spec))
                     .retryWhenForbidden());
         if (spec.provider() != null && loadBalancerMembers != null) {
           try {
@@ -578,6 +582,15 @@ public record Components(
   }
 
   /** A cluster Pier runs against, with its writers and Event recorder. */
+  /**
+   * The namespaces Pier may read and write in a member: those of federation.namespaces with
+   * memberScope namespaces, unless the member runs Pier's load balancers (which read every
+   * namespace under k8s/rbac.yaml); empty: every namespace.
+   */
+  static Set<String> memberScope(FederationOptions options, ClusterSpec spec) {
+    return options.namespacedMembers() && !spec.loadBalancers() ? options.namespaces() : Set.of();
+  }
+
   static Cluster cluster(
       Vertx vertx,
       ClusterSpec spec,
@@ -585,7 +598,8 @@ public record Components(
       Duration serviceResync,
       RequestFence fence,
       Set<String> federatedNamespaces,
-      boolean member) {
+      boolean member,
+      Set<String> scope) {
     String kubeconfig = spec.kubeconfig();
     if (!kubeconfig.isEmpty() && !spec.inCluster() && !new File(kubeconfig).canRead()) {
       throw new ConfigException(kubeconfigOrigin + ": cannot read '" + kubeconfig + "'");
@@ -608,6 +622,7 @@ public record Components(
         new KubeEventRecorder(vertx, api, ManagementFactory.getRuntimeMXBean().getName()),
         api,
         federationApi,
-        federatedNamespaces);
+        federatedNamespaces,
+        scope);
   }
 }

@@ -17,7 +17,9 @@ public final class FederationSettings {
    */
   public static FederationOptions federationOptions(ConfigValues config) {
     dnsFederation(config);
+    FederationOptions.MemberScope scope = memberScope(config);
     return new FederationOptions()
+        .setMemberScope(scope)
         .setName(config.get(PierOptions.FEDERATION_NAME))
         .setSecretNamespace(config.get(PierOptions.FEDERATION_SECRET_NAMESPACE))
         .setNamespaces(config.get(PierOptions.FEDERATION_NAMESPACES))
@@ -35,6 +37,42 @@ public final class FederationSettings {
         .setAggregateWait(config.get(PierOptions.FEDERATION_AGGREGATE_WAIT))
         .setLeaveGrace(config.get(PierOptions.FEDERATION_LEAVE_GRACE))
         .setCredentialExpiryWarning(config.get(PierOptions.FEDERATION_CREDENTIAL_EXPIRY_WARNING));
+  }
+
+  /**
+   * What Pier reads and writes in a member.
+   *
+   * @throws ConfigException naming the scope and the option it needs when {@code namespaces} comes
+   *     without federation.namespaces or with namespaceOptIn false: the members' Roles are per
+   *     listed namespace, so nothing else may reach them
+   */
+  static FederationOptions.MemberScope memberScope(ConfigValues config) {
+    FederationOptions.MemberScope scope =
+        FederationOptions.MemberScope.valueOf(
+            config.get(PierOptions.FEDERATION_MEMBER_SCOPE).toUpperCase(Locale.ROOT));
+    if (scope != FederationOptions.MemberScope.NAMESPACES) {
+      return scope;
+    }
+    String needs = null;
+    if (config.get(PierOptions.FEDERATION_NAMESPACES).isEmpty()) {
+      needs =
+          "'cluster' while federation.namespaces is empty ("
+              + config.describe(PierOptions.FEDERATION_NAMESPACES)
+              + "): with 'namespaces' Pier reads and writes a member only in the namespaces"
+              + " listed there";
+    } else if (!config.get(PierOptions.FEDERATION_NAMESPACE_OPT_IN)) {
+      needs =
+          "'cluster' while federation.namespaceOptIn is false ("
+              + config.describe(PierOptions.FEDERATION_NAMESPACE_OPT_IN)
+              + "): with 'namespaces' only the namespaces of federation.namespaces may reach the"
+              + " members";
+    }
+    if (needs != null) {
+      throw new ConfigException(
+          ConfigLoader.invalid(
+              config.describe(PierOptions.FEDERATION_MEMBER_SCOPE), "namespaces", needs));
+    }
+    return scope;
   }
 
   /**

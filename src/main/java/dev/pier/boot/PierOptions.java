@@ -98,6 +98,18 @@ public final class PierOptions {
           FederationOptions.DEFAULT_NAMESPACE_OPT_IN,
           "Federate Services only from host namespaces listed in federation.namespaces or labelled"
               + " pier.dev/federation=<federation.name>; false: from any namespace.");
+  public static final Option<String> FEDERATION_MEMBER_SCOPE =
+      Option.choice(
+          "federation.memberScope",
+          FederationOptions.DEFAULT_MEMBER_SCOPE.name().toLowerCase(Locale.ROOT),
+          Arrays.stream(FederationOptions.MemberScope.values())
+              .map(u -> u.name().toLowerCase(Locale.ROOT))
+              .toList(),
+          "What Pier reads and writes in a member without load balancers. cluster: every"
+              + " namespace (k8s/rbac-federation-member.yaml); namespaces: only those of"
+              + " federation.namespaces, which must exist there, and no Nodes"
+              + " (k8s/rbac-federation-member-namespaced.yaml; needs federation.namespaces and"
+              + " namespaceOptIn).");
   public static final Option<String> FEDERATION_UNREADY_CLUSTERS =
       Option.choice(
           "federation.unreadyClusters",
@@ -1007,6 +1019,7 @@ public final class PierOptions {
           FEDERATION_SECRET_NAMESPACE,
           FEDERATION_NAMESPACES,
           FEDERATION_NAMESPACE_OPT_IN,
+          FEDERATION_MEMBER_SCOPE,
           FEDERATION_UNREADY_CLUSTERS,
           FEDERATION_HEALTH_PERIOD,
           FEDERATION_HEALTH_TIMEOUT,

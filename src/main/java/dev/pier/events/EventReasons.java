@@ -47,5 +47,6 @@ public final class EventReasons {
   public static final String DELETION_TIMED_OUT = "FederatedDeletionTimedOut";
   public static final String DELETED_ORPHANED_COPY = "DeletedOrphanedCopy";
   public static final String FEDERATION_NOT_ALLOWED = "FederationNotAllowed";
+  public static final String MEMBER_NAMESPACE_UNREADABLE = "MemberNamespaceUnreadable";
   public static final String MEMBER_CREDENTIAL_EXPIRING = "MemberCredentialExpiring";
 }

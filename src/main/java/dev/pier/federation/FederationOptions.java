@@ -21,6 +21,18 @@ public final class FederationOptions {
   public static final Duration DEFAULT_LEAVE_GRACE = Duration.ofMinutes(10);
   public static final boolean DEFAULT_NAMESPACE_OPT_IN = true;
   public static final Duration DEFAULT_CREDENTIAL_EXPIRY_WARNING = Duration.ofDays(30);
+  public static final MemberScope DEFAULT_MEMBER_SCOPE = MemberScope.CLUSTER;
+
+  /** What Pier reads and writes in a member without load balancers of its own. */
+  public enum MemberScope {
+    /** Services, endpoints and Nodes in every namespace; namespaces created for the copies. */
+    CLUSTER,
+    /**
+     * Only the namespaces of {@link #namespaces()}, each of which must exist in the member, with no
+     * Node read: what a Role per namespace allows (k8s/rbac-federation-member-namespaced.yaml).
+     */
+    NAMESPACES
+  }
 
   /** What the aggregated status keeps of a member that is not ready. */
   public enum UnreadyClusters {
@@ -45,6 +57,7 @@ public final class FederationOptions {
   private Duration leaveGrace = DEFAULT_LEAVE_GRACE;
   private boolean namespaceOptIn = DEFAULT_NAMESPACE_OPT_IN;
   private Duration credentialExpiryWarning = DEFAULT_CREDENTIAL_EXPIRY_WARNING;
+  private MemberScope memberScope = DEFAULT_MEMBER_SCOPE;
 
   public String name() {
     return name;
@@ -194,6 +207,21 @@ public final class FederationOptions {
   public FederationOptions setCredentialExpiryWarning(Duration credentialExpiryWarning) {
     this.credentialExpiryWarning = credentialExpiryWarning;
     return this;
+  }
+
+  /** What Pier reads and writes in a member: every namespace, or those of {@link #namespaces}. */
+  public MemberScope memberScope() {
+    return memberScope;
+  }
+
+  public FederationOptions setMemberScope(MemberScope memberScope) {
+    this.memberScope = memberScope;
+    return this;
+  }
+
+  /** Whether a member is read and written only in {@link #namespaces()}. */
+  public boolean namespacedMembers() {
+    return memberScope == MemberScope.NAMESPACES;
   }
 
   public Duration deleteTimeout() {

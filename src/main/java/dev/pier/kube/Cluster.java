@@ -44,9 +44,12 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
   private final KubernetesClient client;
   private final Duration serviceResync;
   // Replaced (list and watch again) when it is shown to have missed events; see relistServices.
-  private volatile SharedIndexInformer<Service> services;
+  private volatile ScopedInformer<Service> services;
+  // The store of the informer over every namespace (of the first namespace's when scoped).
   private volatile TrimmingItemStore<Service> serviceItems;
   private final Set<String> wholeNamespaces;
+  // Empty: every namespace; else only these, each by its own informer (a Role per namespace).
+  private final Set<String> scope;
   private final List<ResourceEventHandler<Service>> serviceHandlers = new CopyOnWriteArrayList<>();
   private long lastRelistNanos;
   private boolean relisting;
@@ -60,7 +63,7 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
   private volatile ClusterIdentity identity;
   private volatile boolean forbiddenIsFatal = true;
   // Only DNS publishing needs Endpoints: created on first use, started by its watcher.
-  private volatile SharedIndexInformer<Endpoints> endpoints;
+  private volatile ScopedInformer<Endpoints> endpoints;
   // The load-balancer watchers and the federation may both need an informer: started once.
   private java.util.concurrent.CompletionStage<Void> servicesStarted;
   private java.util.concurrent.CompletionStage<Void> nodesStarted;
@@ -105,14 +108,34 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
       AsyncKubeApi api,
       AsyncKubeApi federationApi,
       Set<String> wholeNamespaces) {
+    this(
+        name, client, serviceResync, writer, events, api, federationApi, wholeNamespaces, Set.of());
+  }
+
+  /**
+   * @param scope the only namespaces Pier may read and write in this cluster, each read by its own
+   *     informer (a federation member with a Role per namespace); empty: every namespace
+   */
+  public Cluster(
+      String name,
+      KubernetesClient client,
+      Duration serviceResync,
+      ServiceWrites writer,
+      EventSink events,
+      AsyncKubeApi api,
+      AsyncKubeApi federationApi,
+      Set<String> wholeNamespaces,
+      Set<String> scope) {
     this.name = name;
+    this.scope = Set.copyOf(scope);
     this.federationApi = federationApi;
     this.wholeNamespaces = Set.copyOf(wholeNamespaces);
     this.api = api;
     this.client = client;
     this.serviceResync = serviceResync;
-    this.serviceItems = new TrimmingItemStore<>(this.wholeNamespaces);
-    this.services = newServiceInformer(serviceItems);
+    List<TrimmingItemStore<Service>> stores = new java.util.ArrayList<>();
+    this.services = newServiceInformer(stores);
+    this.serviceItems = stores.get(0);
     this.nodes = client.nodes().runnableInformer(0).itemStore(new TrimmingItemStore<>());
     this.writer = writer;
     this.federationWrites =
@@ -203,13 +226,25 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
     return forbiddenIsFatal;
   }
 
-  /** Starts the Service informer once; completes on {@code ctx} after its first list. */
+  /** The only namespaces Pier reads and writes here, each on its own; empty: every namespace. */
+  public Set<String> scope() {
+    return scope;
+  }
+
+  /** The manifest that grants what the informers of this cluster list and watch. */
+  private String rbac() {
+    return scope.isEmpty() ? RbacFiles.BASE : RbacFiles.FEDERATION_MEMBER_NAMESPACED;
+  }
+
+  /**
+   * Starts the Service informer once; completes on {@code ctx} after its first list (scoped to
+   * namespaces and retrying on a 403: after each namespace's first list, or its first failure).
+   */
   public Future<Void> startServices(Context ctx) {
     java.util.concurrent.CompletionStage<Void> started;
     synchronized (this) {
       if (servicesStarted == null) {
-        servicesStarted =
-            Informers.start(services, name, "Service", RbacFiles.BASE, forbiddenIsFatal);
+        servicesStarted = services.start(name, "Service", rbac(), forbiddenIsFatal);
       }
       started = servicesStarted;
     }
@@ -243,17 +278,26 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
     return federationApi;
   }
 
-  public SharedIndexInformer<Service> serviceInformer() {
+  public ScopedInformer<Service> serviceInformer() {
     return services;
   }
 
-  private SharedIndexInformer<Service> newServiceInformer(TrimmingItemStore<Service> items) {
-    return client
-        .services()
-        .inAnyNamespace()
-        .withLimit(SERVICE_LIST_PAGE)
-        .runnableInformer(serviceResync.toMillis())
-        .itemStore(items);
+  /**
+   * A Service informer (one per namespace when scoped); its caches' stores go to {@code stores}.
+   */
+  private ScopedInformer<Service> newServiceInformer(List<TrimmingItemStore<Service>> stores) {
+    return ScopedInformer.of(
+        scope,
+        ns -> {
+          TrimmingItemStore<Service> items = new TrimmingItemStore<>(wholeNamespaces);
+          stores.add(items);
+          return (ns == null
+                  ? client.services().inAnyNamespace()
+                  : client.services().inNamespace(ns))
+              .withLimit(SERVICE_LIST_PAGE)
+              .runnableInformer(serviceResync.toMillis())
+              .itemStore(items);
+        });
   }
 
   /** The Service cache's own store: tests plant in it what a silent watch leaves behind. */
@@ -307,8 +351,8 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
    * @return whether a relist started
    */
   boolean relistServices(String why, Duration minInterval) {
-    SharedIndexInformer<Service> fresh;
-    TrimmingItemStore<Service> freshItems = new TrimmingItemStore<>(wholeNamespaces);
+    ScopedInformer<Service> fresh;
+    List<TrimmingItemStore<Service>> freshItems = new java.util.ArrayList<>();
     synchronized (this) {
       long now = System.nanoTime();
       if (servicesStarted == null
@@ -322,10 +366,11 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
     }
     relists.incrementAndGet();
     log.warn("Cluster {}: the Service cache missed events ({}): listing Services again", name, why);
-    Informers.start(fresh, name, "Service", RbacFiles.BASE, false)
+    fresh
+        .start(name, "Service", rbac(), false)
         .whenComplete(
             (v, t) -> {
-              SharedIndexInformer<Service> old;
+              ScopedInformer<Service> old;
               synchronized (this) {
                 relisting = false;
                 if (t != null) {
@@ -335,11 +380,11 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
                 }
                 old = services;
                 services = fresh;
-                serviceItems = freshItems;
+                serviceItems = freshItems.get(0);
               }
               old.stop();
-              Map<String, Service> before = byKey(old.getStore().list());
-              Map<String, Service> listed = byKey(fresh.getStore().list());
+              Map<String, Service> before = byKey(old.list());
+              Map<String, Service> listed = byKey(fresh.list());
               for (ResourceEventHandler<Service> h : serviceHandlers) {
                 RelistedHandler<Service> moved = new RelistedHandler<>(h, before);
                 fresh.addEventHandler(moved);
@@ -356,12 +401,12 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
 
   @Override
   public Service service(String namespace, String name) {
-    return services.getStore().getByKey(namespace + "/" + name);
+    return services.get(namespace, name);
   }
 
   @Override
   public List<Service> services() {
-    return services.getStore().list();
+    return services.list();
   }
 
   @Override
@@ -370,22 +415,39 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
   }
 
   @Override
+  public boolean servicesSynced(String namespace) {
+    return services.hasSynced(namespace);
+  }
+
+  @Override
+  public String servicesUnreadable(String namespace) {
+    return services.unreadable(namespace);
+  }
+
+  @Override
   public List<Node> nodes() {
     return nodes.getStore().list();
   }
 
   /** The Endpoints informer, created on first call (not started). */
-  public synchronized SharedIndexInformer<Endpoints> endpointsInformer() {
+  public synchronized ScopedInformer<Endpoints> endpointsInformer() {
     if (endpoints == null) {
-      endpoints = client.endpoints().inAnyNamespace().runnableInformer(0);
+      endpoints =
+          ScopedInformer.of(
+              scope,
+              ns ->
+                  (ns == null
+                          ? client.endpoints().inAnyNamespace()
+                          : client.endpoints().inNamespace(ns))
+                      .runnableInformer(0));
     }
     return endpoints;
   }
 
   @Override
   public Endpoints endpoints(String namespace, String name) {
-    SharedIndexInformer<Endpoints> e = endpoints;
-    return e == null ? null : e.getStore().getByKey(namespace + "/" + name);
+    ScopedInformer<Endpoints> e = endpoints;
+    return e == null ? null : e.get(namespace, name);
   }
 
   @Override

@@ -28,6 +28,22 @@ public interface ClusterAccess {
    */
   boolean servicesSynced();
 
+  /**
+   * Whether the Services of one namespace have had their first list: the same as {@link
+   * #servicesSynced()} but where each namespace is read on its own.
+   */
+  default boolean servicesSynced(String namespace) {
+    return servicesSynced();
+  }
+
+  /**
+   * Why the Services of a namespace read on its own could not be listed so far (missing there, or
+   * no Role in it), or null.
+   */
+  default String servicesUnreadable(String namespace) {
+    return null;
+  }
+
   List<Node> nodes();
 
   /** The cached Endpoints of a Service, or null (also when no Endpoints informer runs). */

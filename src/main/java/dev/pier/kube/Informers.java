@@ -42,12 +42,27 @@ public final class Informers {
       String what,
       String rbac,
       boolean forbiddenIsFatal) {
+    return start(informer, cluster, what, rbac, forbiddenIsFatal, t -> {});
+  }
+
+  /**
+   * As {@link #start(SharedIndexInformer, String, String, String, boolean)}; {@code failed} is told
+   * each error the informer retries after.
+   */
+  public static java.util.concurrent.CompletionStage<Void> start(
+      SharedIndexInformer<?> informer,
+      String cluster,
+      String what,
+      String rbac,
+      boolean forbiddenIsFatal,
+      java.util.function.Consumer<Throwable> failed) {
     WatchLifetime.bound(informer);
     informer.exceptionHandler(
         (isStarted, t) -> {
           if (forbiddenIsFatal && !isStarted && forbidden(t)) {
             return false;
           }
+          failed.accept(t);
           log.warn("Cluster {}: {} informer error, retrying: {}", cluster, what, t.toString());
           return true;
         });

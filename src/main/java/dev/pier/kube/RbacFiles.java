@@ -18,5 +18,9 @@ public final class RbacFiles {
   /** Everything Pier calls in a federation member. */
   public static final String FEDERATION_MEMBER = "k8s/rbac-federation-member.yaml";
 
+  /** A federation member read and written only in the listed namespaces, a Role in each. */
+  public static final String FEDERATION_MEMBER_NAMESPACED =
+      "k8s/rbac-federation-member-namespaced.yaml";
+
   private RbacFiles() {}
 }

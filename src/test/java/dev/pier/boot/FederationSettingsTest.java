@@ -134,4 +134,58 @@ class FederationSettingsTest {
     assertThatThrownBy(() -> FederationSettings.federationOptions(c))
         .isInstanceOf(ConfigException.class);
   }
+
+  @Test
+  void theMemberScopeIsClusterByDefaultAndNamespacesWithListedOptedInNamespaces()
+      throws IOException {
+    assertThat(FederationSettings.federationOptions(config(null, Map.of())).memberScope())
+        .isEqualTo(FederationOptions.MemberScope.CLUSTER);
+    Path f = dir.resolve("pier.yaml");
+    Files.writeString(f, "federation:\n  memberScope: namespaces\n  namespaces: [shop]\n");
+    FederationOptions o = FederationSettings.federationOptions(config(f, Map.of()));
+    assertThat(o.memberScope()).isEqualTo(FederationOptions.MemberScope.NAMESPACES);
+    assertThat(o.namespacedMembers()).isTrue();
+    assertThat(o.namespaces()).containsExactly("shop");
+  }
+
+  @Test
+  void namespacesScopeWithoutListedNamespacesFailsNamingBothOptions() throws IOException {
+    Path f = dir.resolve("pier.yaml");
+    Files.writeString(f, "federation:\n  memberScope: namespaces\n");
+    ConfigValues c = config(f, Map.of());
+    assertThatThrownBy(() -> FederationSettings.federationOptions(c))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith(
+            f
+                + ": federation.memberScope: invalid value 'namespaces': must be 'cluster' while"
+                + " federation.namespaces is empty (")
+        .hasMessageContaining("federation.namespaces)");
+  }
+
+  @Test
+  void namespacesScopeWithoutOptInFailsNamingTheEnvironmentVariables() {
+    ConfigValues c =
+        config(
+            null,
+            Map.of(
+                "PIER_FEDERATION_MEMBER_SCOPE", "namespaces",
+                "PIER_FEDERATION_NAMESPACES", "shop",
+                "PIER_FEDERATION_NAMESPACE_OPT_IN", "false"));
+    assertThatThrownBy(() -> FederationSettings.federationOptions(c))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "environment variable PIER_FEDERATION_MEMBER_SCOPE (federation.memberScope): invalid"
+                + " value 'namespaces': must be 'cluster' while federation.namespaceOptIn is false"
+                + " (environment variable PIER_FEDERATION_NAMESPACE_OPT_IN"
+                + " (federation.namespaceOptIn)): with 'namespaces' only the namespaces of"
+                + " federation.namespaces may reach the members");
+  }
+
+  @Test
+  void anUnknownMemberScopeNamesTheChoices() {
+    assertThatThrownBy(() -> config(null, Map.of("PIER_FEDERATION_MEMBER_SCOPE", "namespace")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("federation.memberScope")
+        .hasMessageContaining("one of [cluster, namespaces]");
+  }
 }

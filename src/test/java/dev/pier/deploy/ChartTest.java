@@ -97,6 +97,7 @@ class ChartTest {
             "dns",
             "federation-host",
             "federation-member",
+            "federation-member-namespaced",
             "replicas2",
             "monitoring",
             "scale-out");
@@ -128,6 +129,7 @@ class ChartTest {
         Map.of(
             "rbac-federation-host.yaml", "federation-host",
             "rbac-federation-member.yaml", "federation-member",
+            "rbac-federation-member-namespaced.yaml", "federation-member-namespaced",
             "rbac-dns.yaml", "dns",
             "rbac-metrics-auth.yaml", "metrics-auth");
     Map<String, Object> base = rawObjects("rbac.yaml");
@@ -263,13 +265,41 @@ class ChartTest {
             "ServiceAccount pier/pier-federation",
             "ClusterRole pier-federation-member",
             "ClusterRoleBinding pier-federation-member");
+    // Scoped to namespaces: a Role in each listed one, and cluster-wide only the health probe.
+    String namespaced =
+        Chart.template(Chart.KUBE_1_20)
+            .withValuesFile(Chart.preset("federation-member-namespaced"))
+            .set("federation.memberNamespaces[0]", "shop")
+            .set("federation.memberNamespaces[1]", "api")
+            .call();
+    assertThat(keys(namespaced))
+        .containsExactlyInAnyOrder(
+            "ServiceAccount pier/pier-federation",
+            "ClusterRole pier-federation-member-probe",
+            "ClusterRoleBinding pier-federation-member-probe",
+            "Role shop/pier-federation-member",
+            "RoleBinding shop/pier-federation-member",
+            "Role api/pier-federation-member",
+            "RoleBinding api/pier-federation-member");
+  }
+
+  @Test
+  void aNamespacedMemberWithoutNamespacesFailsToRenderNamingTheValue() {
+    assertThatThrownBy(
+            () ->
+                Chart.template(Chart.KUBE_1_20)
+                    .set("federation.role", "member")
+                    .set("federation.memberScope", "namespaces")
+                    .call())
+        .hasMessageContaining(
+            "federation.memberScope namespaces needs federation.memberNamespaces");
   }
 
   @Test
   void everyRenderedConfigIsValidForPier(@TempDir Path dir) throws IOException {
     for (String preset : Chart.presets().keySet()) {
       String rendering = Chart.render(preset, Chart.KUBE_1_20);
-      if (preset.equals("federation-member")) {
+      if (preset.startsWith("federation-member")) {
         assertThat(keys(rendering)).noneMatch(k -> k.startsWith("ConfigMap"));
         continue;
       }
@@ -505,7 +535,7 @@ class ChartTest {
   @Test
   void withoutScaleOutNoPresetRendersAnyOfIt() {
     for (String preset : Chart.presets().keySet()) {
-      if (preset.equals("scale-out") || preset.equals("federation-member")) {
+      if (preset.equals("scale-out") || preset.startsWith("federation-member")) {
         continue;
       }
       String rendering = Chart.render(preset, Chart.KUBE_1_20);

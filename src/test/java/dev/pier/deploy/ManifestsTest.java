@@ -55,6 +55,7 @@ class ManifestsTest {
             "rbac-metrics-auth.yaml",
             "rbac-federation-host.yaml",
             "rbac-federation-member.yaml",
+            "rbac-federation-member-namespaced.yaml",
             "configmap.yaml",
             "deployment.yaml",
             "service.yaml",

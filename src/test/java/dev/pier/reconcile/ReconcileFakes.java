@@ -59,6 +59,8 @@ public final class ReconcileFakes {
     public final Events events = new Events();
     public FederationWrites federationWrites;
     public boolean servicesSynced = true;
+    // Namespaces read on their own that could not be listed, with why.
+    public final Map<String, String> unreadable = new HashMap<>();
 
     private final String name;
     ClusterIdentity identity;
@@ -94,7 +96,17 @@ public final class ReconcileFakes {
 
     @Override
     public boolean servicesSynced() {
-      return servicesSynced;
+      return servicesSynced && unreadable.isEmpty();
+    }
+
+    @Override
+    public boolean servicesSynced(String namespace) {
+      return servicesSynced && !unreadable.containsKey(namespace);
+    }
+
+    @Override
+    public String servicesUnreadable(String namespace) {
+      return unreadable.get(namespace);
     }
 
     @Override

@@ -2,7 +2,6 @@ package dev.pier.dns.publish;
 
 import dev.pier.kube.Cluster;
 import dev.pier.kube.Clusters;
-import dev.pier.kube.Informers;
 import dev.pier.kube.RbacFiles;
 import dev.pier.model.Addresses;
 import dev.pier.model.ServiceKey;
@@ -42,7 +41,9 @@ public final class EndpointsWatchVerticle extends VerticleBase {
     for (Cluster cluster : clusters.all()) {
       var informer = cluster.endpointsInformer();
       informer.addEventHandler(new Handler(cluster, context));
-      started.add(Informers.start(informer, cluster.name(), "Endpoints", RbacFiles.DNS, context));
+      started.add(
+          Future.fromCompletionStage(
+              informer.start(cluster.name(), "Endpoints", RbacFiles.DNS, true), context));
     }
     return Future.all(started);
   }

@@ -109,11 +109,6 @@ public final class Member {
     return unreadySince;
   }
 
-  /** Ready, and its Service cache filled: work for it can run. */
-  public boolean workable() {
-    return ready && access.servicesSynced();
-  }
-
   /** Whether the member's copy of namespace/name has ready endpoints (false until known). */
   public boolean hasReadyEndpoints(String namespace, String name) {
     return endpoints.ready(namespace, name);

@@ -1,9 +1,9 @@
 package dev.pier.federation.members;
 
 import dev.pier.kube.Cluster;
-import dev.pier.kube.Informers;
 import dev.pier.kube.KubeApiException;
 import dev.pier.kube.RbacFiles;
+import dev.pier.kube.ScopedInformer;
 import dev.pier.policy.EndpointReadiness;
 import io.fabric8.kubernetes.api.model.Endpoints;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -34,15 +34,15 @@ final class ReadyEndpoints {
     ENDPOINTS
   }
 
-  private volatile SharedIndexInformer<HasMetadata> informer;
+  private volatile ScopedInformer<HasMetadata> informer;
   private volatile Predicate<List<HasMetadata>> anyReady;
 
   boolean ready(String namespace, String name) {
-    SharedIndexInformer<HasMetadata> i = informer;
+    ScopedInformer<HasMetadata> i = informer;
     if (i == null) {
       return false;
     }
-    return anyReady.test(i.getIndexer().byIndex(BY_SERVICE, namespace + "/" + name));
+    return anyReady.test(i.byIndex(namespace, BY_SERVICE, namespace + "/" + name));
   }
 
   /**
@@ -62,18 +62,20 @@ final class ReadyEndpoints {
                 if (informer != null) {
                   return Future.succeededFuture();
                 }
-                SharedIndexInformer<HasMetadata> i = informer(cluster, found);
+                ScopedInformer<HasMetadata> i =
+                    ScopedInformer.of(cluster.scope(), ns -> informer(cluster, found, ns));
                 Function<HasMetadata, List<String>> keys = serviceKeys(found);
                 i.addIndexers(Map.of(BY_SERVICE, keys::apply));
                 i.addEventHandler(new Handler(keys, changed));
                 this.anyReady = readiness(found);
                 this.informer = i;
                 return Future.fromCompletionStage(
-                    Informers.start(
-                        i,
+                    i.start(
                         cluster.name(),
                         "endpoints (" + found + ")",
-                        RbacFiles.FEDERATION_MEMBER,
+                        cluster.scope().isEmpty()
+                            ? RbacFiles.FEDERATION_MEMBER
+                            : RbacFiles.FEDERATION_MEMBER_NAMESPACED,
                         cluster.forbiddenIsFatal()),
                     ctx);
               }
@@ -108,30 +110,28 @@ final class ReadyEndpoints {
                     : Future.failedFuture(e));
   }
 
+  /** The informer of {@code api} in namespace {@code ns}, or in every namespace for null. */
   @SuppressWarnings("unchecked")
-  private static SharedIndexInformer<HasMetadata> informer(Cluster cluster, Api api) {
-    SharedIndexInformer<?> informer;
-    switch (api) {
-      case SLICES_V1 ->
-          informer =
-              cluster
-                  .client()
-                  .discovery()
-                  .v1()
-                  .endpointSlices()
-                  .inAnyNamespace()
+  private static SharedIndexInformer<HasMetadata> informer(Cluster cluster, Api api, String ns) {
+    var client = cluster.client();
+    SharedIndexInformer<?> informer =
+        switch (api) {
+          case SLICES_V1 -> {
+            var slices = client.discovery().v1().endpointSlices();
+            yield (ns == null ? slices.inAnyNamespace() : slices.inNamespace(ns))
+                .runnableInformer(0);
+          }
+          case SLICES_V1BETA1 -> {
+            var slices = client.discovery().v1beta1().endpointSlices();
+            yield (ns == null ? slices.inAnyNamespace() : slices.inNamespace(ns))
+                .runnableInformer(0);
+          }
+          case ENDPOINTS ->
+              (ns == null
+                      ? client.endpoints().inAnyNamespace()
+                      : client.endpoints().inNamespace(ns))
                   .runnableInformer(0);
-      case SLICES_V1BETA1 ->
-          informer =
-              cluster
-                  .client()
-                  .discovery()
-                  .v1beta1()
-                  .endpointSlices()
-                  .inAnyNamespace()
-                  .runnableInformer(0);
-      default -> informer = cluster.client().endpoints().inAnyNamespace().runnableInformer(0);
-    }
+        };
     return (SharedIndexInformer<HasMetadata>) informer;
   }
 

@@ -171,11 +171,11 @@ final class CopyExchange {
       }
       return;
     }
-    if (!member.access().servicesSynced()) {
-      m.fail(NOT_OWNER, notRead(member));
-      return;
-    }
     if (count) {
+      if (!member.access().servicesSynced()) {
+        m.fail(NOT_OWNER, notRead(member));
+        return;
+      }
       m.reply(new JsonObject().put("owned", CopyReader.owned(member, ownership)));
       return;
     }
@@ -183,6 +183,10 @@ final class CopyExchange {
     String svc = m.body().getString("name");
     if (namespace == null || svc == null) {
       m.fail(400, "a copy read needs namespace and name");
+      return;
+    }
+    if (!member.access().servicesSynced(namespace)) {
+      m.fail(NOT_OWNER, notRead(member));
       return;
     }
     m.reply(CopyReader.local(member, namespace, svc, ownership).toJson());
@@ -193,7 +197,7 @@ final class CopyExchange {
    * empty cache is no proof of no copy).
    */
   Future<CopyState> readOwn(Member member, String namespace, String name) {
-    return member.access().servicesSynced()
+    return member.access().servicesSynced(namespace)
         ? Future.succeededFuture(CopyReader.local(member, namespace, name, ownership))
         : Future.failedFuture(notRead(member));
   }

@@ -35,7 +35,8 @@ interface CopyReader {
       String name,
       Function<Service, MemberServices.Ownership> ownership) {
     Service copy = member.access().service(namespace, name);
-    boolean synced = member.access().servicesSynced();
+    // A namespace read on its own counts alone: another one missing in the member holds up nothing.
+    boolean synced = member.access().servicesSynced(namespace);
     if (ownership.apply(copy) != MemberServices.Ownership.OWNED) {
       return CopyState.none(synced, member.topology());
     }

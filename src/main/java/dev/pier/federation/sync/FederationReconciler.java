@@ -69,6 +69,13 @@ final class FederationReconciler {
   private static final Duration CONFLICT_RETRY = Duration.ofSeconds(1);
   // A member's copy that could not be read (its owner moving) is asked again this soon.
   private static final Duration UNKNOWN_RETRY = Duration.ofSeconds(2);
+
+  /**
+   * With memberScope namespaces: how soon a copy waits again for a namespace the member lacks (or
+   * has no Role in), which only someone else can make.
+   */
+  static final Duration MISSING_NAMESPACE_RETRY = Duration.ofSeconds(10);
+
   private static final Set<WorkKind> RUN = Set.of(WorkKind.RECONCILE);
   private static final HeldMembers.Decision NOT_HOLDING =
       HeldMembers.decide(List.of(), 0, Duration.ZERO, 0);
@@ -119,7 +126,9 @@ final class FederationReconciler {
     this.ctx = ctx;
     this.copies = copies == null ? this::localCopy : copies;
     this.guard = guard;
-    this.labelledNamespace = labelledNamespace;
+    // With memberScope namespaces the members' Roles are per listed namespace: a label is not
+    // enough to reach them.
+    this.labelledNamespace = options.namespacedMembers() ? ns -> false : labelledNamespace;
     this.dns = dns;
     this.heldNames = heldNames;
     this.host = host;
@@ -134,9 +143,16 @@ final class FederationReconciler {
       return aggregate(key);
     }
     Member member = members.get(key.cluster());
-    if (member == null || !member.workable()) {
+    if (member == null || !member.ready()) {
       // A member that left has nothing to do; one that turns ready gets every key again.
       return Future.succeededFuture(WorkResult.success());
+    }
+    if (!member.access().servicesSynced(key.namespace())) {
+      // Its Services turning read runs every key again; a namespace read on its own that the
+      // member does not let Pier read is waited for here.
+      return options.namespacedMembers()
+          ? unreadNamespace(member, key)
+          : Future.succeededFuture(WorkResult.success());
     }
     return propagate(member, key);
   }
@@ -236,6 +252,35 @@ final class FederationReconciler {
   }
 
   // ---- member side ----
+
+  /**
+   * With memberScope namespaces, the key's namespace cannot be read in the member (yet): a Service
+   * placed there gets no copy, and, once a list of the namespace failed, a Warning that names the
+   * member, the namespace and why. Pier never creates the namespace; it looks again later.
+   */
+  private Future<WorkResult> unreadNamespace(Member member, ServiceKey key) {
+    Service hostSvc = host.service(key.namespace(), key.name());
+    String why = member.access().servicesUnreadable(key.namespace());
+    if (why != null && !refused(hostSvc) && wanted(hostSvc, member)) {
+      event(
+          hostSvc,
+          EventSink.WARNING,
+          EventReasons.MEMBER_NAMESPACE_UNREADABLE,
+          member,
+          missingNamespace(key.namespace(), why));
+    }
+    return Future.succeededFuture(WorkResult.retryAfter(MISSING_NAMESPACE_RETRY, RUN));
+  }
+
+  private static String missingNamespace(String namespace, String why) {
+    return "not copied: Pier cannot read or write namespace "
+        + namespace
+        + " there ("
+        + why
+        + "). With federation.memberScope namespaces Pier creates no namespace in a member: create"
+        + " it there and bind the Role of k8s/rbac-federation-member-namespaced.yaml in it; the"
+        + " copy follows";
+  }
 
   private Future<WorkResult> propagate(Member member, ServiceKey key) {
     Service hostSvc = host.service(key.namespace(), key.name());
@@ -379,7 +424,7 @@ final class FederationReconciler {
             .transform(ar -> writes.create(ctx, config))
             .recover(
                 e ->
-                    KubeApiException.notFound(e)
+                    KubeApiException.notFound(e) && !options.namespacedMembers()
                         ? createNamespace(member, ns).compose(v -> writes.create(ctx, config))
                         : Future.failedFuture(e))
             .map(
@@ -392,7 +437,20 @@ final class FederationReconciler {
                       "created");
                   return WorkResult.success();
                 })
-            .recover(e -> failed(hostSvc, member, "create", e));
+            .recover(
+                e -> {
+                  if (KubeApiException.notFound(e) && options.namespacedMembers()) {
+                    event(
+                        hostSvc,
+                        EventSink.WARNING,
+                        EventReasons.MEMBER_NAMESPACE_UNREADABLE,
+                        member,
+                        missingNamespace(ns, "it does not exist there"));
+                    return Future.succeededFuture(
+                        WorkResult.retryAfter(MISSING_NAMESPACE_RETRY, RUN));
+                  }
+                  return failed(hostSvc, member, "create", e);
+                });
       }
       default -> {
         String written = copyWrites.get(copyKey(member, copy));
@@ -547,7 +605,11 @@ final class FederationReconciler {
                   + "="
                   + options.name()
                   + ", or list it in federation.namespaces); nothing is created, changed or"
-                  + " deleted in the members for it");
+                  + " deleted in the members for it"
+                  + (options.namespacedMembers()
+                      ? ". With federation.memberScope namespaces only federation.namespaces"
+                          + " counts: list it there, and bind the members' Role in it"
+                      : ""));
       return done();
     }
     String read = svc.getMetadata().getResourceVersion();

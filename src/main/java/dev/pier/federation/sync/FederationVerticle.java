@@ -194,7 +194,7 @@ public final class FederationVerticle extends VerticleBase {
     return host.startServices(context)
         .compose(
             v ->
-                options.namespaceOptIn()
+                options.namespaceOptIn() && !options.namespacedMembers()
                     ? optedIn.start(host, options.name(), context, this::namespaceChanged)
                     : Future.<Void>succeededFuture())
         .compose(v -> secrets.start(context))
@@ -445,7 +445,16 @@ public final class FederationVerticle extends VerticleBase {
     }
     m.cluster().addServiceHandler(new MemberHandler(m));
     m.cluster().startServices(context);
-    m.cluster().startNodes(context);
+    if (m.cluster().scope().isEmpty()) {
+      m.cluster().startNodes(context);
+    } else if (m.spec().region() == null || m.spec().region().isBlank()) {
+      // A Role per namespace reads no Nodes: the topology is what was configured, or nothing.
+      log.warn(
+          "Cluster {}: no region configured; with federation.memberScope namespaces Pier reads no"
+              + " Nodes there, so its names carry no region or zones (set region and zones in its"
+              + " cluster entry, or pier join --region --zones)",
+          m.name());
+    }
   }
 
   /**
@@ -473,7 +482,7 @@ public final class FederationVerticle extends VerticleBase {
     }
     // A member that joined just now to leave (a leave resumed after a restart) has an empty cache
     // until its first list: that is not proof of no copies.
-    return Future.succeededFuture(!m.cluster().synced() || reconciler.ownedCopies(m) > 0);
+    return Future.succeededFuture(!m.access().servicesSynced() || reconciler.ownedCopies(m) > 0);
   }
 
   private void drain(Member m, boolean owned) {

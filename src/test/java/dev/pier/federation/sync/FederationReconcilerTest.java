@@ -205,6 +205,69 @@ class FederationReconcilerTest {
         .containsExactly("create ns/web", "ensureNamespace ns/ns", "create ns/web");
   }
 
+  /** With memberScope namespaces, a Role per namespace: Pier never creates one, and says so. */
+  @Test
+  void withNamespacedMembersAMissingNamespaceIsNeverCreated() {
+    options.setMemberScope(FederationOptions.MemberScope.NAMESPACES).setNamespaces(List.of("ns"));
+    host.put(hostService());
+    eastWrites.failOnce.put("create", new KubeApiException(404, "namespaces \"ns\" not found"));
+
+    WorkResult result = run(EAST_KEY);
+
+    assertThat(eastWrites.calls).containsExactly("create ns/web");
+    assertThat(host.events.recorded)
+        .containsExactly("Warning " + EventReasons.MEMBER_NAMESPACE_UNREADABLE);
+    assertThat(result.outcome()).isEqualTo(Outcome.RETRY_AFTER);
+    assertThat(result.delay()).isEqualTo(FederationReconciler.MISSING_NAMESPACE_RETRY);
+  }
+
+  /**
+   * With memberScope namespaces, a namespace the member does not let Pier list holds up only its
+   * own Services: no write, a Warning, a later look; the other namespaces run.
+   */
+  @Test
+  void withNamespacedMembersAnUnreadableNamespaceWaitsWithAWarningAndHoldsUpNoOther() {
+    options
+        .setMemberScope(FederationOptions.MemberScope.NAMESPACES)
+        .setNamespaces(List.of("ns", "api"));
+    east.unreadable.put("ns", "services is forbidden");
+    host.put(hostService());
+    Service api =
+        new ServiceBuilder(Services.loadBalancer("api", "web", 80, 30080))
+            .editMetadata()
+            .withUid("api-uid")
+            .endMetadata()
+            .build();
+    host.put(api);
+
+    WorkResult result = run(EAST_KEY);
+
+    assertThat(eastWrites.calls).isEmpty();
+    assertThat(host.events.recorded)
+        .containsExactly("Warning " + EventReasons.MEMBER_NAMESPACE_UNREADABLE);
+    assertThat(result.outcome()).isEqualTo(Outcome.RETRY_AFTER);
+    assertThat(run(new ServiceKey("east", "api", "web")).outcome()).isEqualTo(Outcome.SUCCESS);
+    assertThat(eastWrites.calls).containsExactly("create api/web");
+  }
+
+  /** With memberScope namespaces only federation.namespaces counts, not the host's label. */
+  @Test
+  void withNamespacedMembersALabelledNamespaceThatIsNotListedReachesNoMember() {
+    options
+        .setMemberScope(FederationOptions.MemberScope.NAMESPACES)
+        .setNamespaces(List.of("other"));
+    optedIn = true;
+    host.put(hostService());
+
+    run(EAST_KEY);
+    run(HOST_KEY);
+
+    assertThat(eastWrites.calls).isEmpty();
+    assertThat(hostWrites.calls).isEmpty();
+    assertThat(host.events.recorded)
+        .containsExactly("Warning " + EventReasons.FEDERATION_NOT_ALLOWED);
+  }
+
   /**
    * A cold start: many copies of one missing namespace at once. The namespace is created once;
    * copies that come while it is being created wait for it instead of answering 404 and trying to

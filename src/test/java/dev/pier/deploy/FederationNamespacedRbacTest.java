@@ -1,0 +1,366 @@
+package dev.pier.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.pier.boot.PierOptions;
+import dev.pier.events.EventReasons;
+import dev.pier.model.FederationKeys;
+import dev.pier.testkit.FederatedServices;
+import dev.pier.testkit.InProcessPier;
+import dev.pier.testkit.KubeApiServer;
+import dev.pier.testkit.Kubectl;
+import dev.pier.testkit.RealKubeApiServer;
+import dev.pier.testkit.Services;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Federation with {@code federation.memberScope: namespaces}: in the member, the ServiceAccount
+ * {@code pier-federation} has only what {@code rbac-federation-member-namespaced.yaml} grants (its
+ * Role bound in each federated namespace, as the file says to repeat it, and the probe's
+ * ClusterRole), and the member has no Node. A whole federated life cycle, with the member
+ * configured and then joined through a Secret, plus a federated namespace that is missing in the
+ * member until an operator makes it and binds the Role there; the member's audit log then shows
+ * that nothing but that namespace's reads was denied, that Pier used nothing beyond the file's
+ * grants, and that every verb it grants was used (exceptions listed below, with the reason).
+ */
+@RealKubeApiServer(
+    auditLog = true,
+    users =
+        @RealKubeApiServer.User(
+            token = FederationNamespacedRbacTest.HOST_TOKEN,
+            name = FederationNamespacedRbacTest.HOST_USER,
+            groups = {"system:serviceaccounts", "system:serviceaccounts:pier"}))
+class FederationNamespacedRbacTest {
+  static final String HOST_TOKEN = "pier-host-token";
+  static final String HOST_USER = "system:serviceaccount:pier:pier";
+  private static final String MEMBER_TOKEN = "pier-member-token";
+  private static final String MEMBER_USER = "system:serviceaccount:pier:pier-federation";
+  private static final String INGRESS_IP = "192.0.2.10";
+  private static final Path MANIFEST =
+      Manifests.DIR.resolve("rbac-federation-member-namespaced.yaml");
+
+  /** The list and watch retries of a namespace read on its own back off up to half a minute. */
+  private static final Duration NAMESPACE_ARRIVES = Duration.ofSeconds(90);
+
+  /**
+   * Granted and not used on this 1.20 API server, as in {@link FederationRbacTest}: core Endpoints
+   * are read only where discovery.k8s.io is not served; an Event is patched only when the same
+   * Event repeats; /healthz is probed only where /readyz is missing.
+   */
+  private static final Set<String> MEMBER_UNUSED =
+      Set.of("/endpoints:list", "/endpoints:watch", "/events:patch", "nonResource:/healthz:get");
+
+  private static KubeApiServer host;
+  private static KubeApiServer member;
+  private static Kubectl memberctl;
+  @TempDir static Path dir;
+
+  @BeforeAll
+  static void setUp(KubeApiServer server) {
+    host = server;
+    member =
+        KubeApiServer.builder()
+            .withAuditLog()
+            .withUser(
+                MEMBER_TOKEN, MEMBER_USER, "system:serviceaccounts", "system:serviceaccounts:pier")
+            .start();
+    Kubectl hostctl = new Kubectl(host);
+    hostctl.check("apply", "-f", Manifests.DIR.resolve("namespace.yaml").toString());
+    hostctl.check("apply", "-f", Manifests.DIR.resolve("rbac.yaml").toString());
+    hostctl.check("apply", "-f", Manifests.DIR.resolve("rbac-federation-host.yaml").toString());
+    memberctl = new Kubectl(member);
+    memberctl.check("apply", "-f", Manifests.DIR.resolve("namespace.yaml").toString());
+    // As shipped: its Role in the example namespace, default.
+    memberctl.check("apply", "-f", MANIFEST.toString());
+  }
+
+  @AfterAll
+  static void tearDown() {
+    if (member != null) {
+      member.close();
+    }
+  }
+
+  /** The member's namespace and the file's Role and RoleBinding in it, as the file says. */
+  private static void memberNamespace(String ns) throws IOException {
+    member
+        .client()
+        .namespaces()
+        .resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
+        .create();
+    String manifest = Files.readString(MANIFEST);
+    assertThat(manifest).contains("namespace: default\n");
+    Path file = dir.resolve("member-" + ns + ".yaml");
+    Files.writeString(file, manifest.replace("namespace: default\n", "namespace: " + ns + "\n"));
+    memberctl.check("apply", "-f", file.toString());
+  }
+
+  @Test
+  void namespacedMemberRbacIsEnoughForTheWholeLifecycleAndGrantsNothingUnused() throws IOException {
+    KubernetesClient admin = host.client();
+    String ns = host.createNamespace("fedns");
+    // Listed on the host, missing in the member until later in the test.
+    String later = host.createNamespace("fedlater");
+    memberNamespace(ns);
+
+    try (InProcessPier pier = startPier(ns, later, true)) {
+      // Created on the host: copied to the member.
+      admin.resource(FederatedServices.federated(ns, "web", Map.of())).create();
+      awaitCopy(ns, "web");
+      // The member's cloud controller serves the copy, and its endpoints turn ready.
+      member
+          .client()
+          .services()
+          .inNamespace(ns)
+          .withName("web")
+          .editStatus(
+              s ->
+                  new ServiceBuilder(s)
+                      .editOrNewStatus()
+                      .editOrNewLoadBalancer()
+                      .addNewIngress()
+                      .withIp(INGRESS_IP)
+                      .endIngress()
+                      .endLoadBalancer()
+                      .endStatus()
+                      .build());
+      FederatedServices.endpointSlice(member.client(), ns, "web", true);
+      String annotation =
+          "{\"items\":[{\"cluster\":\"east\",\"items\":[{\"ip\":\"" + INGRESS_IP + "\"}]}]}";
+      await().atMost(InProcessPier.CONVERGE).until(() -> annotation.equals(annotation(ns, "web")));
+      await()
+          .atMost(InProcessPier.CONVERGE)
+          .until(() -> INGRESS_IP.equals(Services.ingressIp(admin, ns, "web")));
+      assertThat(hostService(ns, "web").getMetadata().getFinalizers())
+          .contains(FederationKeys.FINALIZER);
+
+      // A change on the host follows to the copy.
+      Services.edit(
+          admin,
+          ns,
+          "web",
+          s ->
+              new ServiceBuilder(s)
+                  .editMetadata()
+                  .addToLabels("version", "2")
+                  .endMetadata()
+                  .build());
+      await()
+          .atMost(InProcessPier.CONVERGE)
+          .until(() -> "2".equals(copy(ns, "web").getMetadata().getLabels().get("version")));
+
+      // Placed elsewhere: the copy goes.
+      Services.edit(
+          admin,
+          ns,
+          "web",
+          s ->
+              new ServiceBuilder(s)
+                  .editMetadata()
+                  .addToAnnotations(FederationKeys.CLUSTERS_ANNOTATION, "west")
+                  .endMetadata()
+                  .build());
+      await().atMost(InProcessPier.CONVERGE).until(() -> copy(ns, "web") == null);
+
+      // Deleted: the finalizer goes, and the Service with it.
+      admin.services().inNamespace(ns).withName("web").delete();
+      await().atMost(InProcessPier.CONVERGE).until(() -> hostService(ns, "web") == null);
+
+      // Deleted with the orphan policy: the copy stays without Pier's marks.
+      admin
+          .resource(
+              FederatedServices.federated(
+                  ns, "kept", Map.of(FederationKeys.DELETE_POLICY_ANNOTATION, "orphan")))
+          .create();
+      awaitCopy(ns, "kept");
+      admin.services().inNamespace(ns).withName("kept").delete();
+      await()
+          .atMost(InProcessPier.CONVERGE)
+          .until(
+              () ->
+                  copy(ns, "kept") != null
+                      && !copy(ns, "kept")
+                          .getMetadata()
+                          .getLabels()
+                          .containsKey(FederationKeys.FEDERATION_LABEL));
+
+      // In a federated namespace the member lacks: no copy, no namespace made there, a Warning
+      // naming the member and the namespace; the copy follows once the namespace and its Role are.
+      admin.resource(FederatedServices.federated(later, "late", Map.of())).create();
+      await()
+          .atMost(InProcessPier.CONVERGE)
+          .until(
+              () ->
+                  Services.events(admin, later, "late").stream()
+                      .filter(e -> EventReasons.MEMBER_NAMESPACE_UNREADABLE.equals(e.getReason()))
+                      .anyMatch(
+                          e ->
+                              "Warning".equals(e.getType())
+                                  && e.getMessage().startsWith("Cluster east: not copied")
+                                  && e.getMessage().contains("namespace " + later + " there")));
+      assertThat(member.client().namespaces().withName(later).get()).isNull();
+      memberNamespace(later);
+      await().atMost(NAMESPACE_ARRIVES).until(() -> copy(later, "late") != null);
+
+      // A second one, copied, then left behind while Pier is down.
+      admin.resource(FederatedServices.federated(ns, "left", Map.of())).create();
+      awaitCopy(ns, "left");
+    }
+    Services.edit(
+        admin,
+        ns,
+        "left",
+        s -> new ServiceBuilder(s).editMetadata().withFinalizers(List.of()).endMetadata().build());
+    admin.services().inNamespace(ns).withName("left").delete();
+    await().atMost(InProcessPier.CONVERGE).until(() -> hostService(ns, "left") == null);
+
+    // Pier back with only the host configured; the member joins through its Secret (its region
+    // and zones on it) and the copy of the Service that no longer exists is deleted there, with an
+    // Event in the member.
+    try (InProcessPier pier = startPier(ns, later, false)) {
+      admin
+          .resource(
+              new SecretBuilder()
+                  .withNewMetadata()
+                  .withNamespace("pier")
+                  .withName("member-east")
+                  .withLabels(Map.of(FederationKeys.CLUSTER_SECRET_LABEL, "east"))
+                  .withAnnotations(Map.of("pier.dev/region", "eu", "pier.dev/zones", "eu-a"))
+                  .endMetadata()
+                  .withStringData(
+                      Map.of(
+                          "kubeconfig",
+                          member
+                              .selfContainedKubeconfig()
+                              .replace(member.adminToken(), MEMBER_TOKEN)))
+                  .build())
+          .create();
+      await().atMost(InProcessPier.CONVERGE).until(() -> copy(ns, "left") == null);
+      await()
+          .atMost(InProcessPier.CONVERGE)
+          .until(
+              () ->
+                  Services.events(member.client(), ns, "left").stream()
+                      .map(Event::getReason)
+                      .anyMatch("DeletedOrphanedCopy"::equals));
+
+      // The Secret deleted: the member leaves after the grace, and the leave record goes.
+      admin.secrets().inNamespace("pier").withName("member-east").delete();
+      await()
+          .atMost(InProcessPier.CONVERGE)
+          .until(
+              () ->
+                  admin.secrets().inNamespace("pier").withName("member-east").get() == null
+                      && admin.secrets().inNamespace("pier").withName("pier-leaving-east").get()
+                          == null);
+    }
+
+    assertThat(RbacAudit.denied(host, HOST_USER))
+        .as("requests RBAC denied to Pier in the host")
+        .isEmpty();
+    List<String> denied = RbacAudit.denied(member, MEMBER_USER);
+    assertThat(denied)
+        .as("requests RBAC denied to Pier in the member: only reads of the missing namespace")
+        .isNotEmpty()
+        .allMatch(r -> r.matches("(list|watch) /api[s]?/[^ ]*/namespaces/" + later + "/.*"));
+    Set<String> hostGranted =
+        RbacAudit.granted(
+            Manifests.DIR.resolve("rbac.yaml"), Manifests.DIR.resolve("rbac-federation-host.yaml"));
+    assertThat(hostGranted)
+        .as("what the host's RBAC grants")
+        .containsAll(RbacAudit.used(host, HOST_USER));
+
+    Set<String> memberGranted = RbacAudit.granted(MANIFEST);
+    Set<String> memberUsed = RbacAudit.used(member, MEMBER_USER);
+    assertThat(memberGranted).as("what the member's RBAC grants").containsAll(memberUsed);
+    assertThat(memberGranted)
+        .as("nothing on Nodes or namespaces")
+        .noneMatch(g -> g.startsWith("/nodes:") || g.startsWith("/namespaces:"));
+    Set<String> expected = new TreeSet<>(memberGranted);
+    expected.removeAll(MEMBER_UNUSED);
+    assertThat(memberUsed).as("what Pier did in the member").containsAll(expected);
+    assertThat(memberUsed)
+        .as("granted but unused in the member")
+        .doesNotContainAnyElementsOf(MEMBER_UNUSED);
+  }
+
+  private static InProcessPier startPier(String ns, String later, boolean withMember) {
+    StringBuilder yaml =
+        new StringBuilder()
+            .append("clusters:\n")
+            .append("  - name: host\n")
+            .append("    kubeconfig: \"")
+            .append(host.kubeconfigFor(HOST_TOKEN))
+            .append("\"\n")
+            .append("    federation: host\n")
+            // Pier needs one cluster with load balancers; the base rbac.yaml is bound here anyway.
+            .append("    local:\n")
+            .append("      pools: [\"127.248.0.0/28\"]\n");
+    if (withMember) {
+      yaml.append("  - name: east\n")
+          .append("    kubeconfig: \"")
+          .append(member.kubeconfigFor(MEMBER_TOKEN))
+          .append("\"\n")
+          .append("    federation: member\n")
+          .append("    loadBalancers: false\n")
+          .append("    region: eu\n")
+          .append("    zones: [eu-a]\n");
+    }
+    yaml.append("federation:\n")
+        .append("  memberScope: namespaces\n")
+        .append("  namespaces: [")
+        .append(ns)
+        .append(", ")
+        .append(later)
+        .append("]\n")
+        .append("  leaveGrace: 1s\n")
+        .append("  health:\n")
+        .append("    period: 500ms\n")
+        .append("    timeout: 400ms\n");
+    Map<String, String> env = new HashMap<>();
+    env.put(PierOptions.LEADER_ELECTION_ENABLED.envName(), "true");
+    env.put(PierOptions.LEADER_ELECTION_NAMESPACE.envName(), "pier");
+    env.put(PierOptions.LEADER_ELECTION_LEASE_DURATION.envName(), "4s");
+    env.put(PierOptions.LEADER_ELECTION_RENEW_DEADLINE.envName(), "3s");
+    env.put(PierOptions.LEADER_ELECTION_RETRY_PERIOD.envName(), "500ms");
+    return InProcessPier.startWithConfig(yaml.toString(), env);
+  }
+
+  private static Service copy(String ns, String name) {
+    return member.client().services().inNamespace(ns).withName(name).get();
+  }
+
+  private static void awaitCopy(String ns, String name) {
+    await().atMost(InProcessPier.CONVERGE).until(() -> copy(ns, name) != null);
+  }
+
+  private static Service hostService(String ns, String name) {
+    return host.client().services().inNamespace(ns).withName(name).get();
+  }
+
+  private static String annotation(String ns, String name) {
+    Service s = hostService(ns, name);
+    return s == null || s.getMetadata().getAnnotations() == null
+        ? null
+        : s.getMetadata().getAnnotations().get(FederationKeys.INGRESSES_ANNOTATION);
+  }
+}
