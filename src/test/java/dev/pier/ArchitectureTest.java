@@ -83,8 +83,10 @@ class ArchitectureTest {
         .mayNotBeAccessedByAnyLayer()
         .whereLayer("Commands")
         .mayOnlyBeAccessedByLayers("Main")
+        // The commands check what they write as Pier would (a member's provider settings against
+        // the option table), through boot, the floor below theirs.
         .whereLayer("Boot")
-        .mayOnlyBeAccessedByLayers("Main")
+        .mayOnlyBeAccessedByLayers("Main", "Commands")
         .whereLayer("Controllers")
         .mayOnlyBeAccessedByLayers("Main", "Commands", "Boot")
         .whereLayer("Adapters")

@@ -22,7 +22,7 @@ import java.util.Map;
  * a file or a variable on Pier's own machine or allows a credential in clear text, and not the
  * {@code local} provider, which would bind addresses on Pier's own machine.
  */
-final class MemberProviders {
+public final class MemberProviders {
   static final String WHERE = "annotation " + MemberSecrets.LOAD_BALANCER_PROVIDER_ANNOTATION;
 
   // Settings that read Pier's own files or environment, or let a token cross in clear text.
@@ -38,6 +38,11 @@ final class MemberProviders {
           PierOptions.WEBHOOK_TLS_KEY_FILE);
 
   private MemberProviders() {}
+
+  /** {@link #check} over the defaults: what a tool that does not run Pier can check. */
+  public static void check(MemberProvider provider) {
+    check(new ConfigLoader(PierOptions.ALL, variable -> null).load(null), provider);
+  }
 
   /**
    * @param config Pier's configuration: what is not a provider setting (pool sizes, orphan cleanup)
@@ -59,7 +64,7 @@ final class MemberProviders {
    * The provider options the member runs with, its settings and token checked: what {@link #create}
    * needs, without building anything.
    */
-  static ConfigValues check(ConfigValues config, MemberProvider provider) {
+  public static ConfigValues check(ConfigValues config, MemberProvider provider) {
     ConfigValues values = values(config, provider);
     if (provider.name().equals("hetzner") && provider.token().isEmpty()) {
       throw new ConfigException(

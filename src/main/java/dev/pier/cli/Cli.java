@@ -61,6 +61,10 @@ public final class Cli {
               + "  --rotate-token   mint a new token (the old one stays valid until it expires)\n"
               + "  --load-balancers   also apply k8s/rbac.yaml in the member, bound to the federation"
               + " identity\n"
+              + "  --load-balancer-provider JSON   run Pier's load balancers in the member with this"
+              + " provider ({\"provider\": \"hetzner\", \"hetzner.location\": \"fsn1\"}; implies"
+              + " --load-balancers)\n"
+              + "  --provider-token-file FILE   that provider's API token\n"
               + "  --wait D   how long to wait for Pier to report the member ready (default 2m;"
               + " 0: do not wait)\n"
               + "  --dry-run   print every object it would create and write nothing\n";

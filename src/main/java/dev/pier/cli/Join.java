@@ -1,9 +1,12 @@
 package dev.pier.cli;
 
+import dev.pier.boot.MemberProviders;
 import dev.pier.config.Durations;
 import dev.pier.federation.CredentialExpiry;
+import dev.pier.federation.members.MemberSecrets;
 import dev.pier.model.FederationKeys;
 import dev.pier.model.KubeCredentials;
+import dev.pier.model.MemberProvider;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
@@ -15,8 +18,11 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.vertx.core.json.JsonObject;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
@@ -43,7 +49,14 @@ final class Join {
       KubeTarget.flags(
           KubeTarget.HOST_FLAGS,
           KubeTarget.MEMBER_FLAGS,
-          Set.of("--region", "--zones", "--labels", "--token-duration", "--wait"));
+          Set.of(
+              "--region",
+              "--zones",
+              "--labels",
+              "--token-duration",
+              "--wait",
+              "--load-balancer-provider",
+              "--provider-token-file"));
   static final Set<String> SWITCHES = Set.of("--dry-run", "--rotate-token", "--load-balancers");
 
   record Options(
@@ -60,7 +73,13 @@ final class Join {
       Duration waitFor,
       boolean dryRun,
       boolean rotateToken,
-      boolean loadBalancers) {
+      boolean loadBalancers,
+      MemberProvider provider) {
+
+    /** Whether the member runs Pier's load balancers: the base role goes there too. */
+    boolean withLoadBalancers() {
+      return loadBalancers || provider != null;
+    }
 
     static Options parse(List<String> args) {
       Flags f = Flags.parse(args, VALUED, SWITCHES);
@@ -100,7 +119,37 @@ final class Join {
           f.duration("--wait", DEFAULT_WAIT),
           f.on("--dry-run"),
           f.on("--rotate-token"),
-          f.on("--load-balancers"));
+          f.on("--load-balancers"),
+          provider(f));
+    }
+
+    /** The member's load-balancer provider from its two flags, checked as Pier checks it. */
+    private static MemberProvider provider(Flags f) {
+      String settings = f.string("--load-balancer-provider", "");
+      String tokenFile = f.string("--provider-token-file", "");
+      if (settings.isEmpty()) {
+        if (!tokenFile.isEmpty()) {
+          throw CliException.usage(
+              "flag --provider-token-file: given without --load-balancer-provider");
+        }
+        return null;
+      }
+      String token = "";
+      if (!tokenFile.isEmpty()) {
+        try {
+          token = Files.readString(Path.of(tokenFile), StandardCharsets.UTF_8).trim();
+        } catch (IOException | RuntimeException e) {
+          throw CliException.usage(
+              "flag --provider-token-file: cannot read '" + tokenFile + "': " + e.getMessage());
+        }
+      }
+      try {
+        MemberProvider provider = MemberSecrets.provider(settings, token);
+        MemberProviders.check(provider);
+        return provider;
+      } catch (RuntimeException e) {
+        throw CliException.usage("flag --load-balancer-provider: " + e.getMessage());
+      }
     }
   }
 
@@ -130,7 +179,7 @@ final class Join {
               + "' is not https; Pier reaches members only over https");
     }
     String ca = member.caData();
-    List<HasMetadata> manifests = PackagedManifests.member(o.loadBalancers());
+    List<HasMetadata> manifests = PackagedManifests.member(o.withLoadBalancers());
     if (o.dryRun()) {
       dryRun(manifests, member, ca);
       return 0;
@@ -239,7 +288,11 @@ final class Join {
     Map<String, String> stringData = new TreeMap<>();
     data.forEach(
         (k, v) ->
-            stringData.put(k, new String(Base64.getDecoder().decode(v), StandardCharsets.UTF_8)));
+            stringData.put(
+                k,
+                k.equals(MemberSecrets.PROVIDER_TOKEN_KEY)
+                    ? "<the token of --provider-token-file>"
+                    : new String(Base64.getDecoder().decode(v), StandardCharsets.UTF_8)));
     secret.setStringData(stringData);
     out.print(Serialization.asYaml(secret));
   }
@@ -334,6 +387,21 @@ final class Join {
     if (!o.zones().isEmpty()) {
       annotations.put("pier.dev/zones", String.join(",", o.zones()));
     }
+    Map<String, String> data = new TreeMap<>();
+    data.put(
+        MemberSecrets.KUBECONFIG_KEY,
+        Base64.getEncoder().encodeToString(kubeconfig.getBytes(StandardCharsets.UTF_8)));
+    if (o.provider() != null) {
+      annotations.put(
+          MemberSecrets.LOAD_BALANCER_PROVIDER_ANNOTATION,
+          new JsonObject(new TreeMap<String, Object>(o.provider().settings())).encode());
+      if (!o.provider().token().isEmpty()) {
+        data.put(
+            MemberSecrets.PROVIDER_TOKEN_KEY,
+            Base64.getEncoder()
+                .encodeToString(o.provider().token().getBytes(StandardCharsets.UTF_8)));
+      }
+    }
     return new SecretBuilder()
         .withNewMetadata()
         .withNamespace(o.secretNamespace())
@@ -342,10 +410,7 @@ final class Join {
         .withAnnotations(annotations.isEmpty() ? null : annotations)
         .endMetadata()
         .withType("Opaque")
-        .withData(
-            Map.of(
-                "kubeconfig",
-                Base64.getEncoder().encodeToString(kubeconfig.getBytes(StandardCharsets.UTF_8))))
+        .withData(data)
         .build();
   }
 
@@ -377,7 +442,11 @@ final class Join {
       JsonObject annotations = new JsonObject();
       Map<String, String> hadA = orEmpty(existing.getMetadata().getAnnotations());
       Map<String, String> wantA = orEmpty(desired.getMetadata().getAnnotations());
-      for (String k : List.of("pier.dev/region", "pier.dev/zones")) {
+      for (String k :
+          List.of(
+              "pier.dev/region",
+              "pier.dev/zones",
+              MemberSecrets.LOAD_BALANCER_PROVIDER_ANNOTATION)) {
         if (!Objects.equals(hadA.get(k), wantA.get(k))) {
           annotations.put(k, wantA.get(k));
         }
@@ -392,10 +461,14 @@ final class Join {
       if (!metadata.isEmpty()) {
         patch.put("metadata", metadata);
       }
-      String kubeconfig = desired.getData().get("kubeconfig");
-      if (!Objects.equals(
-          Status.data(existing, "kubeconfig"), Status.data(desired, "kubeconfig"))) {
-        patch.put("data", new JsonObject().put("kubeconfig", kubeconfig));
+      JsonObject data = new JsonObject();
+      for (String k : List.of(MemberSecrets.KUBECONFIG_KEY, MemberSecrets.PROVIDER_TOKEN_KEY)) {
+        if (!Objects.equals(Status.data(existing, k), Status.data(desired, k))) {
+          data.put(k, desired.getData().get(k));
+        }
+      }
+      if (!data.isEmpty()) {
+        patch.put("data", data);
       }
       if (patch.isEmpty()) {
         out.println(what + " unchanged");

@@ -13,8 +13,11 @@ import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
 import io.vertx.core.json.JsonObject;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -24,6 +27,7 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code pier join}, {@code status} and {@code unjoin} as an operator runs them, against a real
@@ -341,5 +345,95 @@ class FederationCommandsTest {
     Run notJoined = pier("unjoin", "west", "--host-kubeconfig", host.kubeconfigPath().toString());
     assertThat(notJoined.status()).isEqualTo(1);
     assertThat(notJoined.err()).contains("cluster west is not a member joined by pier join");
+  }
+
+  /**
+   * {@code --load-balancer-provider} and {@code --provider-token-file}: checked as Pier checks a
+   * member Secret, written into the join Secret, never printed; the base role is bound to the
+   * federation identity. A member of its own, so that the other test's member stays untouched.
+   */
+  @Test
+  void joinWritesTheMembersLoadBalancerProviderAndNeverPrintsItsToken(@TempDir Path dir)
+      throws IOException {
+    String token = "hcloud-token-7f3e9a";
+    Path tokenFile = dir.resolve("token");
+    Files.writeString(tokenFile, token + "\n");
+    String settings = "{\"provider\": \"hetzner\", \"hetzner.location\": \"fsn1\"}";
+    try (KubeApiServer south = KubeApiServer.start()) {
+      List<String> base =
+          List.of(
+              "join",
+              "south",
+              "--host-kubeconfig",
+              host.kubeconfigPath().toString(),
+              "--member-kubeconfig",
+              south.kubeconfigPath().toString(),
+              "--wait",
+              "0");
+      java.util.function.Function<List<String>, Run> joinSouth =
+          extra -> {
+            List<String> all = new ArrayList<>(base);
+            all.addAll(extra);
+            return pier(all.toArray(String[]::new));
+          };
+
+      Run refused =
+          joinSouth.apply(List.of("--load-balancer-provider", "{\"provider\": \"local\"}"));
+      assertThat(refused.status()).isEqualTo(2);
+      assertThat(refused.err())
+          .contains("flag --load-balancer-provider: annotation pier.dev/load-balancer-provider:")
+          .contains("'local' is refused");
+      Run tokenAlone = joinSouth.apply(List.of("--provider-token-file", tokenFile.toString()));
+      assertThat(tokenAlone.status()).isEqualTo(2);
+      assertThat(tokenAlone.err())
+          .contains("flag --provider-token-file: given without --load-balancer-provider");
+
+      List<String> withProvider =
+          List.of(
+              "--load-balancer-provider", settings, "--provider-token-file", tokenFile.toString());
+      List<String> dryArgs = new ArrayList<>(withProvider);
+      dryArgs.add("--dry-run");
+      Run dry = joinSouth.apply(dryArgs);
+      assertThat(dry.status()).as(dry.err()).isZero();
+      assertThat(dry.out())
+          .contains("name: \"pier-federation-load-balancers\"")
+          .contains("pier.dev/load-balancer-provider")
+          .contains("<the token of --provider-token-file>")
+          .doesNotContain(token);
+
+      Run first = joinSouth.apply(withProvider);
+      assertThat(first.status()).as(first.out() + first.err()).isZero();
+      assertThat(first.out() + first.err()).doesNotContain(token);
+      assertThat(
+              south
+                  .client()
+                  .rbac()
+                  .clusterRoleBindings()
+                  .withName("pier-federation-load-balancers")
+                  .get())
+          .isNotNull();
+      Secret joined = host.client().secrets().inNamespace("pier").withName("member-south").get();
+      // What pier join wrote is what Pier reads from a member Secret.
+      var provider =
+          dev.pier.federation.members.MemberSecrets.provider(
+              joined.getMetadata().getAnnotations().get("pier.dev/load-balancer-provider"),
+              Status.data(joined, "provider-token"));
+      assertThat(provider.settings())
+          .containsEntry("provider", "hetzner")
+          .containsEntry("hetzner.location", "fsn1");
+      assertThat(provider.token()).isEqualTo(token);
+
+      Run again = joinSouth.apply(withProvider);
+      assertThat(again.out()).contains("host: secret/member-south (namespace pier) unchanged");
+
+      // Left out of a later run, the provider and its token leave the Secret too.
+      Run without = joinSouth.apply(List.of());
+      assertThat(without.out()).contains("host: secret/member-south (namespace pier) configured");
+      Secret plain = host.client().secrets().inNamespace("pier").withName("member-south").get();
+      assertThat(plain.getMetadata().getAnnotations())
+          .doesNotContainKey("pier.dev/load-balancer-provider");
+      assertThat(plain.getData()).doesNotContainKey("provider-token").containsKey("kubeconfig");
+      host.client().secrets().inNamespace("pier").withName("member-south").delete();
+    }
   }
 }

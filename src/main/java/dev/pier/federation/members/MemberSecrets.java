@@ -530,28 +530,41 @@ public final class MemberSecrets {
       }
       return null;
     }
-    String where = "annotation " + LOAD_BALANCER_PROVIDER_ANNOTATION;
+    try {
+      return provider(raw, token == null ? "" : token);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          "annotation " + LOAD_BALANCER_PROVIDER_ANNOTATION + ": " + e.getMessage());
+    }
+  }
+
+  /**
+   * A provider from the value of {@code pier.dev/load-balancer-provider} and a token (what {@code
+   * pier join} writes is checked by the same rule).
+   *
+   * @throws IllegalArgumentException naming what is wrong, never quoting the token
+   */
+  public static MemberProvider provider(String settingsJson, String token) {
     JsonObject json;
     try {
-      json = new JsonObject(raw);
+      json = new JsonObject(settingsJson);
     } catch (RuntimeException e) {
       throw new IllegalArgumentException(
-          where
-              + ": not a JSON object of option paths to values, such as {\"provider\": \"hetzner\"}");
+          "not a JSON object of option paths to values, such as {\"provider\": \"hetzner\"}");
     }
     Map<String, String> settings = new TreeMap<>();
     for (String key : json.fieldNames()) {
       Object value = json.getValue(key);
       if (!(value instanceof String || value instanceof Number || value instanceof Boolean)) {
         throw new IllegalArgumentException(
-            where + ": the value of '" + key + "' must be a string, a number or a boolean");
+            "the value of '" + key + "' must be a string, a number or a boolean");
       }
       settings.put(key, value.toString());
     }
     if (!settings.containsKey("provider")) {
-      throw new IllegalArgumentException(where + ": names no provider (the key 'provider')");
+      throw new IllegalArgumentException("names no provider (the key 'provider')");
     }
-    return new MemberProvider(settings, token == null ? "" : token.trim());
+    return new MemberProvider(settings, token.trim());
   }
 
   private static String data(Secret secret, String key) {
