@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.pier.model.FederationKeys;
+import dev.pier.testkit.CapturedLog;
 import dev.pier.testkit.FederatedServices;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
@@ -313,14 +314,17 @@ class FederationTest {
   @Test
   void placementFollowsTheAnnotationsAndOrphaningKeepsTheCopies() {
     String ns = namespace("fed-place");
-    try (InProcessPier pier = startPier(true, "")) {
+    try (InProcessPier pier = startPier(true, "");
+        CapturedLog runs = CapturedLog.of(FederationReconciler.class)) {
+      PierSaw.LogMark started = PierSaw.LogMark.now(runs::text);
       host.client()
           .resource(
               FederatedServices.federated(
                   ns, "web", Map.of(FederationKeys.CLUSTERS_ANNOTATION, "east")))
           .create();
       awaitCopy(east, ns, "web");
-      // Only east is placed: west never gets a copy.
+      // Only east is placed: west never gets a copy. West's run saw the Service and wanted none.
+      PierSaw.logged(started, ns, "web", "no copy wanted in west", CONVERGE);
       await()
           .during(Duration.ofSeconds(2))
           .atMost(Duration.ofSeconds(5))
