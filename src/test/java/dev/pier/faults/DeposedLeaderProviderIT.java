@@ -9,6 +9,7 @@ import dev.pier.boot.PierOptions;
 import dev.pier.cloud.webhook.ReferenceWebhook;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.PierProcess;
+import dev.pier.testkit.PierSaw;
 import dev.pier.testkit.RealKubeApiServer;
 import dev.pier.testkit.Services;
 import java.time.Duration;
@@ -64,6 +65,7 @@ class DeposedLeaderProviderIT {
       long left = FROZEN.toMillis() - Duration.between(frozenAt, Instant.now()).toMillis();
       Thread.sleep(Math.max(0, left));
       Instant thawed = Instant.now();
+      PierSaw.LogMark thawedMark = PierSaw.LogMark.now(leader);
       leader.thaw();
 
       // The new leader serves everything; the old one, alive, sends the cloud nothing more.
@@ -73,6 +75,8 @@ class DeposedLeaderProviderIT {
       Thread.sleep(Duration.ofSeconds(5).toMillis());
       assertThat(leader.alive()).as("the old leader is still running").isTrue();
       assertThat(sentBeforeTheFreeze).isLessThan(SERVICES);
+      // It sent nothing because it went on with its waiting Services and the gate stopped them.
+      PierSaw.logged(thawedMark, ns, null, LeaderFreezeIT.STOPPED_AT_THE_GATE, CONVERGE);
       List<FaultProxy.Call> late =
           leaderCloud.calls().stream().filter(c -> c.at().isAfter(thawed)).toList();
       assertThat(late).as("requests of the old leader after the thaw").isEmpty();

@@ -8,6 +8,7 @@ import dev.pier.model.FederationKeys;
 import dev.pier.testkit.FederatedServices;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.PierProcess;
+import dev.pier.testkit.PierSaw;
 import dev.pier.testkit.RealKubeApiServer;
 import dev.pier.testkit.Services;
 import io.fabric8.kubernetes.api.model.Service;
@@ -21,6 +22,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -92,6 +94,7 @@ class FederationLeaderFreezeIT {
         await().atMost(FROZEN).until(() -> leads(standby));
         long left = FROZEN.toMillis() - Duration.between(frozenAt, Instant.now()).toMillis();
         Thread.sleep(Math.max(0, left));
+        PierSaw.LogMark thawed = PierSaw.LogMark.now(leader);
         leader.thaw();
 
         await()
@@ -111,6 +114,15 @@ class FederationLeaderFreezeIT {
             AuditWrites.first(writes, newUser)
                 .orElseThrow(() -> new AssertionError("the standby never wrote"));
         assertThat(leader.alive()).as("the old leader is still running").isTrue();
+        // After the thaw the old leader handled the loss of its Lease and stopped its runs: "it
+        // wrote nothing" is that decision, not a process that never went on. (It had no federated
+        // Service's run in flight to find the gate closed: nothing of a Service's is logged.)
+        PierSaw.logged(
+            thawed,
+            "the loss of Lease " + leaseNs + "/pier",
+            Pattern.compile(
+                "Lost the Lease " + Pattern.quote(leaseNs + "/pier") + " as \\S+: stopped"),
+            CONVERGE);
         assertThat(AuditWrites.after(writes, oldUser, takeover))
             .as("writes of the old leader, in host and member, after " + takeover)
             .isEmpty();

@@ -31,8 +31,8 @@ import org.awaitility.core.ConditionTimeoutException;
  *   <li>no stuck finalizer: no Service is left being deleted, and every Service the scenario
  *       deleted is gone;
  *   <li>no lost update: each load balancer serves exactly the ports of its Service's final spec;
- *   <li>every bad input answered: each malformed Service has a Warning Event naming what is wrong,
- *       and no load balancer;
+ *   <li>every bad input answered: each malformed Service has a Warning Event about it (its uid)
+ *       naming what is wrong, and no load balancer;
  *   <li>no foreign DNS record touched (where the scenario has DNS): the zone's records without
  *       Pier's ownership comment are as they were before Pier started;
  *   <li>no lost Service: every Service seen in the namespace (and every bad input) is still there
@@ -41,6 +41,15 @@ import org.awaitility.core.ConditionTimeoutException;
  *
  * <p>{@link #awaitSettled} checks that they keep holding over {@link #WINDOW} once they first hold,
  * so that a stale write landing after a clean poll is seen.
+ *
+ * <p>A "nothing happened" check (no load balancer, no record touched, no write or cloud call by a
+ * deposed leader, no copy deleted) also holds when Pier never got to the object, so a scenario
+ * proves first that Pier saw it, with {@link dev.pier.testkit.PierSaw}. Here a bad input's "no load
+ * balancer" counts only with its Warning, which is Pier's answer to that very object; the foreign
+ * DNS records are untouched only once Pier tried the name a foreign record holds (the scenario
+ * waits for the {@code DNSRecordConflict} Event on that Service first). The other invariants need
+ * no such proof: each wanted Service's load balancer and ingress is Pier's work on it, and a load
+ * balancer left over is something Pier did, not failed to see.
  */
 final class Invariants {
   private final KubernetesClient client;

@@ -9,6 +9,7 @@ import dev.pier.boot.PierOptions;
 import dev.pier.cloud.webhook.ReferenceWebhook;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.PierProcess;
+import dev.pier.testkit.PierSaw;
 import dev.pier.testkit.RealKubeApiServer;
 import dev.pier.testkit.Services;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -42,6 +43,9 @@ import org.junit.jupiter.api.Test;
     })
 class LeaderFreezeIT {
   private static final Duration FROZEN = Duration.ofSeconds(20);
+
+  /** What a run that the leadership gate stopped logs about its Service. */
+  static final String STOPPED_AT_THE_GATE = "stopped: not the leader";
 
   @Test
   void theStandbyTakesOverAndTheFrozenLeaderWritesNothingAfterTheNewLeadersFirstWrite(
@@ -95,6 +99,7 @@ class LeaderFreezeIT {
       await().atMost(FROZEN).until(() -> leads(standby));
       long left = FROZEN.toMillis() - Duration.between(frozenAt.get(), Instant.now()).toMillis();
       Thread.sleep(Math.max(0, left));
+      PierSaw.LogMark thawed = PierSaw.LogMark.now(leader);
       leader.thaw();
 
       invariants.awaitHeld(CONVERGE);
@@ -105,8 +110,10 @@ class LeaderFreezeIT {
           AuditWrites.first(writes, newUser)
               .orElseThrow(() -> new AssertionError("the standby never wrote"));
       List<String> late = AuditWrites.after(writes, oldUser, takeover);
-      // "Wrote nothing" means something only while the old leader still runs.
+      // "Wrote nothing" means something only while the old leader still runs, and once it went on
+      // with a Service after the thaw and stopped at the gate: it decided not to write.
       assertThat(leader.alive()).as("the old leader is still running").isTrue();
+      PierSaw.logged(thawed, ns, null, STOPPED_AT_THE_GATE, CONVERGE);
       assertThat(late)
           .as("writes of the old leader after the new leader's first write at " + takeover)
           .isEmpty();

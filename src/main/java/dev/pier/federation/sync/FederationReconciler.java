@@ -293,6 +293,16 @@ final class FederationReconciler {
       return ensureCopy(member, hostSvc, copy, ownership);
     }
     if (ownership != MemberServices.Ownership.OWNED) {
+      if (hostSvc != null) {
+        // Answers "why is there no copy in this member?" when debugging placement.
+        log.debug(
+            ref(hostSvc),
+            "no copy wanted in {} ({}), nothing to write",
+            member.name(),
+            ownership == MemberServices.Ownership.ABSENT
+                ? "none there"
+                : "a Service there that is not the federation's");
+      }
       return done();
     }
     boolean orphanedByLeave = member.leaving() && member.leavePolicy() == LeavePolicy.ORPHAN;

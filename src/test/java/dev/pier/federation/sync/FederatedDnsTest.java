@@ -7,10 +7,11 @@ import dev.pier.boot.PierOptions;
 import dev.pier.testkit.FederatedServices;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
+import dev.pier.testkit.PierSaw;
 import dev.pier.testkit.PowerDnsServer;
 import dev.pier.testkit.RealKubeApiServer;
 import dev.pier.testkit.Services;
-import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.Service;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -335,20 +336,16 @@ class FederatedDnsTest {
     }
     pdns.putForeign(ZONE + ".", region(ns, "api", "us"), "A", "192.0.2.9");
     try (InProcessPier pier = startPier()) {
-      host.client().resource(FederatedServices.federated(ns, "api", Map.of())).create();
+      Service api =
+          host.client().resource(FederatedServices.federated(ns, "api", Map.of())).create();
       String eastIp = Services.awaitIngress(east.client(), ns, "api");
       String westIp = Services.awaitIngress(west.client(), ns, "api");
       FederatedServices.endpointSlice(east.client(), ns, "api", true);
       FederatedServices.endpointSlice(west.client(), ns, "api", true);
       awaitA(global(ns, "api"), eastIp, westIp);
       awaitA(region(ns, "api", "eu"), eastIp);
-      await()
-          .atMost(CONVERGE)
-          .until(
-              () ->
-                  Services.events(host.client(), ns, "api").stream()
-                      .map(Event::getReason)
-                      .anyMatch("DNSRecordConflict"::equals));
+      // Left alone because Pier tried that name and found it taken.
+      PierSaw.event(host.client(), api, CONVERGE, "DNSRecordConflict");
       assertThat(pdns.dig(region(ns, "api", "us"), "A")).containsExactly("192.0.2.9");
 
       host.client().services().inNamespace(ns).withName("api").delete();

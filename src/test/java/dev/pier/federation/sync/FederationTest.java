@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.pier.model.FederationKeys;
+import dev.pier.testkit.CapturedLog;
 import dev.pier.testkit.FederatedServices;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
+import dev.pier.testkit.PierSaw;
 import dev.pier.testkit.RealKubeApiServer;
 import dev.pier.testkit.Services;
 import dev.pier.testkit.TestBackend;
@@ -285,16 +287,20 @@ class FederationTest {
                     .build())
             .create();
     try (InProcessPier pier = startPier(true, "")) {
-      host.client().resource(FederatedServices.federated(ns, "web", Map.of())).create();
+      Service web =
+          host.client().resource(FederatedServices.federated(ns, "web", Map.of())).create();
       awaitCopy(east, ns, "web");
-      await()
-          .atMost(CONVERGE)
-          .until(() -> hasEvent(ns, "web", "FederatedServiceConflict", "Cluster west"));
+      // Untouched, because Pier found it and would not take it: not because it never looked.
+      assertThat(
+              PierSaw.event(host.client(), web, CONVERGE, "FederatedServiceConflict").getMessage())
+          .contains("Cluster west");
       Service after = copy(west, ns, "web");
       assertThat(after.getMetadata().getResourceVersion())
           .isEqualTo(foreign.getMetadata().getResourceVersion());
 
-      // Deleting the federated Service deletes east's copy; west's own Service stays.
+      // Deleting the federated Service deletes east's copy; west's own Service stays. The host
+      // Service goes only after the run that read every member's copy, west's included, released
+      // it: that run saw west's Service and left it.
       host.client().services().inNamespace(ns).withName("web").delete();
       await().atMost(CONVERGE).until(() -> copy(east, ns, "web") == null);
       await()
@@ -308,14 +314,17 @@ class FederationTest {
   @Test
   void placementFollowsTheAnnotationsAndOrphaningKeepsTheCopies() {
     String ns = namespace("fed-place");
-    try (InProcessPier pier = startPier(true, "")) {
+    try (InProcessPier pier = startPier(true, "");
+        CapturedLog runs = CapturedLog.of(FederationReconciler.class)) {
+      PierSaw.LogMark started = PierSaw.LogMark.now(runs::text);
       host.client()
           .resource(
               FederatedServices.federated(
                   ns, "web", Map.of(FederationKeys.CLUSTERS_ANNOTATION, "east")))
           .create();
       awaitCopy(east, ns, "web");
-      // Only east is placed: west never gets a copy.
+      // Only east is placed: west never gets a copy. West's run saw the Service and wanted none.
+      PierSaw.logged(started, ns, "web", "no copy wanted in west", CONVERGE);
       await()
           .during(Duration.ofSeconds(2))
           .atMost(Duration.ofSeconds(5))
@@ -407,10 +416,10 @@ class FederationTest {
   void aNamespaceNotOptedInReachesNoMemberUntilItIsLabelled() throws InterruptedException {
     String ns = host.createNamespace("fed-not-opted");
     try (InProcessPier pier = startPier(true, "")) {
-      host.client().resource(FederatedServices.federated(ns, "web", Map.of())).create();
-      await()
-          .atMost(CONVERGE)
-          .until(() -> hasEvent(ns, "web", "FederationNotAllowed", "is not opted in"));
+      Service web =
+          host.client().resource(FederatedServices.federated(ns, "web", Map.of())).create();
+      assertThat(PierSaw.event(host.client(), web, CONVERGE, "FederationNotAllowed").getMessage())
+          .contains("is not opted in");
       Thread.sleep(1_000);
       assertThat(copy(east, ns, "web")).isNull();
       assertThat(east.client().namespaces().withName(ns).get()).as("member namespace").isNull();
@@ -709,7 +718,9 @@ class FederationTest {
       await()
           .atMost(CONVERGE)
           .until(() -> hostIngress(ns, "web").equals(List.of(eastIp, "203.0.113.7")));
-      // The federated Service never got a load balancer of the host's own.
+      // The federated Service never got a load balancer of the host's own. The host's load-balancer
+      // controller saw it: its watch delivers web's creation before plain's, created after it,
+      // which that controller served above; and the aggregate's status write on web since.
       Service web = host.client().services().inNamespace(ns).withName("web").get();
       assertThat(web.getMetadata().getFinalizers())
           .doesNotContain("service.kubernetes.io/load-balancer-cleanup");
@@ -891,8 +902,12 @@ class FederationTest {
       Thread.sleep(2_000);
       long before = Services.eventCount(host.client(), ns, "web", "UpdatedInCluster");
 
+      double memberRuns = 0;
       for (int i = 0; i < 10; i++) {
         int n = i;
+        if (n == 9) {
+          memberRuns = runs(pier, "member");
+        }
         Services.edit(
             west.client(),
             ns,
@@ -906,6 +921,8 @@ class FederationTest {
                     .build());
         Thread.sleep(200);
       }
+      // "No write" is Pier's decision only once a member run looked at the last foreign patch.
+      sawMemberRun(pier, ns, "web", memberRuns);
       Thread.sleep(3_000);
       Service copy = copy(west, ns, "web");
       assertThat(copy.getMetadata().getLabels()).containsEntry("policy.example.com/round", "r9");
@@ -952,6 +969,7 @@ class FederationTest {
       Thread.sleep(1_000);
       long before = Services.eventCount(host.client(), ns, "web", "UpdatedInCluster");
 
+      double memberRuns = runs(pier, "member");
       patchAs(
           west,
           "policy-engine",
@@ -959,6 +977,7 @@ class FederationTest {
           "web",
           "{\"spec\":{\"externalTrafficPolicy\":\"Local\","
               + "\"loadBalancerSourceRanges\":[\"10.0.0.0/8\"]}}");
+      sawMemberRun(pier, ns, "web", memberRuns);
       Thread.sleep(3_000);
       Service theirs = copy(west, ns, "web");
       assertThat(theirs.getSpec().getExternalTrafficPolicy()).isEqualTo("Local");
@@ -1051,6 +1070,7 @@ class FederationTest {
 
     try (InProcessPier pier = startPier(true, "")) {
       Services.awaitIngress(east.client(), ns, "web");
+      sawMemberRun(pier, ns, "web", 0);
       Thread.sleep(2_000);
       assertThat(Services.eventCount(host.client(), ns, "web", "UpdatedInCluster"))
           .as("writes to a copy that matches")
@@ -1118,6 +1138,22 @@ class FederationTest {
       host.client().services().inNamespace(ns).withName("web").delete();
       await().atMost(CONVERGE).until(() -> copy(west, ns, "web") == null);
     }
+  }
+
+  /**
+   * Waits until a member run ended after the member runs counted {@code before}, so that "Pier
+   * wrote nothing to the copy" is a decision Pier took, not a run that never came. Only the count
+   * of all member runs tells a run that wrote nothing (no Event, log line or per-Service metric
+   * does); here they are {@code ns/name}'s: each test deletes its own Services, and a member run is
+   * only for a copy Pier labelled or a federated host Service.
+   */
+  private static void sawMemberRun(InProcessPier pier, String ns, String name, double before) {
+    PierSaw.counted(
+        ns + "/" + name + " in a member",
+        "pier_federation_runs_total{side=\"member\"}",
+        before,
+        () -> runs(pier, "member"),
+        CONVERGE);
   }
 
   private static double runs(InProcessPier pier, String side) {

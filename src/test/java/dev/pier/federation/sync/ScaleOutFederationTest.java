@@ -94,6 +94,8 @@ class ScaleOutFederationTest {
               + "  leaseDuration: 3s\n";
       try (InProcessPier pier = InProcessPier.startWithConfig(config, Map.of())) {
         await().atMost(InProcessPier.CONVERGE).until(() -> ready(pier, "east"));
+        // Pier has web: it was created before Pier started, whose start waits for its caches'
+        // first lists. Without a shard it runs none of it.
         assertThat(east.client().services().inNamespace(ns).withName("web").get())
             .as("no copy while the replica holds no shard")
             .isNull();
