@@ -61,16 +61,7 @@ public final class WatchVerticle extends VerticleBase {
     }
     // A member that joins at runtime with a provider of its own is watched from then on; the
     // informers of one that leaves stop with its client.
-    clusters.onAdded(
-        c ->
-            watch(c)
-                .onSuccess(
-                    v ->
-                        log.info(
-                            "Cluster {}: watching {} Services and {} Nodes",
-                            c.name(),
-                            c.services().size(),
-                            c.nodes().size())));
+    clusters.onAdded(c -> watch(c).onSuccess(v -> logWatching(c)));
     long waiting =
         vertx.setPeriodic(
             10_000,
@@ -86,17 +77,15 @@ public final class WatchVerticle extends VerticleBase {
                                 c.client().getConfiguration().getMasterUrl())));
     return Future.all(started)
         .onComplete(ar -> vertx.cancelTimer(waiting))
-        .onSuccess(
-            v ->
-                clusters
-                    .all()
-                    .forEach(
-                        c ->
-                            log.info(
-                                "Cluster {}: watching {} Services and {} Nodes",
-                                c.name(),
-                                c.services().size(),
-                                c.nodes().size())));
+        .onSuccess(v -> clusters.all().forEach(WatchVerticle::logWatching));
+  }
+
+  private static void logWatching(Cluster c) {
+    log.info(
+        "Cluster {}: watching {} Services and {} Nodes",
+        c.name(),
+        c.services().size(),
+        c.nodes().size());
   }
 
   private Future<Void> watch(Cluster cluster) {

@@ -5,18 +5,13 @@ import static org.awaitility.Awaitility.await;
 
 import dev.pier.boot.PierOptions;
 import dev.pier.events.EventReasons;
-import dev.pier.model.FederationKeys;
 import dev.pier.testkit.FederatedServices;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.Kubectl;
 import dev.pier.testkit.RealKubeApiServer;
 import dev.pier.testkit.Services;
-import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.SecretBuilder;
-import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -54,7 +49,6 @@ class FederationNamespacedRbacTest {
   static final String HOST_USER = "system:serviceaccount:pier:pier";
   private static final String MEMBER_TOKEN = "pier-member-token";
   private static final String MEMBER_USER = "system:serviceaccount:pier:pier-federation";
-  private static final String INGRESS_IP = "192.0.2.10";
   private static final Path MANIFEST =
       Manifests.DIR.resolve("rbac-federation-member-namespaced.yaml");
 
@@ -122,86 +116,9 @@ class FederationNamespacedRbacTest {
     String later = host.createNamespace("fedlater");
     memberNamespace(ns);
 
+    FederatedLifeCycle life = new FederatedLifeCycle(host, member, MEMBER_TOKEN);
     try (InProcessPier pier = startPier(ns, later, true)) {
-      // Created on the host: copied to the member.
-      admin.resource(FederatedServices.federated(ns, "web", Map.of())).create();
-      awaitCopy(ns, "web");
-      // The member's cloud controller serves the copy, and its endpoints turn ready.
-      member
-          .client()
-          .services()
-          .inNamespace(ns)
-          .withName("web")
-          .editStatus(
-              s ->
-                  new ServiceBuilder(s)
-                      .editOrNewStatus()
-                      .editOrNewLoadBalancer()
-                      .addNewIngress()
-                      .withIp(INGRESS_IP)
-                      .endIngress()
-                      .endLoadBalancer()
-                      .endStatus()
-                      .build());
-      FederatedServices.endpointSlice(member.client(), ns, "web", true);
-      String annotation =
-          "{\"items\":[{\"cluster\":\"east\",\"items\":[{\"ip\":\"" + INGRESS_IP + "\"}]}]}";
-      await().atMost(InProcessPier.CONVERGE).until(() -> annotation.equals(annotation(ns, "web")));
-      await()
-          .atMost(InProcessPier.CONVERGE)
-          .until(() -> INGRESS_IP.equals(Services.ingressIp(admin, ns, "web")));
-      assertThat(hostService(ns, "web").getMetadata().getFinalizers())
-          .contains(FederationKeys.FINALIZER);
-
-      // A change on the host follows to the copy.
-      Services.edit(
-          admin,
-          ns,
-          "web",
-          s ->
-              new ServiceBuilder(s)
-                  .editMetadata()
-                  .addToLabels("version", "2")
-                  .endMetadata()
-                  .build());
-      await()
-          .atMost(InProcessPier.CONVERGE)
-          .until(() -> "2".equals(copy(ns, "web").getMetadata().getLabels().get("version")));
-
-      // Placed elsewhere: the copy goes.
-      Services.edit(
-          admin,
-          ns,
-          "web",
-          s ->
-              new ServiceBuilder(s)
-                  .editMetadata()
-                  .addToAnnotations(FederationKeys.CLUSTERS_ANNOTATION, "west")
-                  .endMetadata()
-                  .build());
-      await().atMost(InProcessPier.CONVERGE).until(() -> copy(ns, "web") == null);
-
-      // Deleted: the finalizer goes, and the Service with it.
-      admin.services().inNamespace(ns).withName("web").delete();
-      await().atMost(InProcessPier.CONVERGE).until(() -> hostService(ns, "web") == null);
-
-      // Deleted with the orphan policy: the copy stays without Pier's marks.
-      admin
-          .resource(
-              FederatedServices.federated(
-                  ns, "kept", Map.of(FederationKeys.DELETE_POLICY_ANNOTATION, "orphan")))
-          .create();
-      awaitCopy(ns, "kept");
-      admin.services().inNamespace(ns).withName("kept").delete();
-      await()
-          .atMost(InProcessPier.CONVERGE)
-          .until(
-              () ->
-                  copy(ns, "kept") != null
-                      && !copy(ns, "kept")
-                          .getMetadata()
-                          .getLabels()
-                          .containsKey(FederationKeys.FEDERATION_LABEL));
+      life.copyServeFollowPlaceAndDelete(ns);
 
       // In a federated namespace the member lacks: no copy, no namespace made there, a Warning
       // naming the member and the namespace; the copy follows once the namespace and its Role are.
@@ -219,59 +136,17 @@ class FederationNamespacedRbacTest {
                                   && e.getMessage().contains("namespace " + later + " there")));
       assertThat(member.client().namespaces().withName(later).get()).isNull();
       memberNamespace(later);
-      await().atMost(NAMESPACE_ARRIVES).until(() -> copy(later, "late") != null);
+      await().atMost(NAMESPACE_ARRIVES).until(() -> life.copy(later, "late") != null);
 
-      // A second one, copied, then left behind while Pier is down.
-      admin.resource(FederatedServices.federated(ns, "left", Map.of())).create();
-      awaitCopy(ns, "left");
+      life.copyOneToLeaveBehind(ns);
     }
-    Services.edit(
-        admin,
-        ns,
-        "left",
-        s -> new ServiceBuilder(s).editMetadata().withFinalizers(List.of()).endMetadata().build());
-    admin.services().inNamespace(ns).withName("left").delete();
-    await().atMost(InProcessPier.CONVERGE).until(() -> hostService(ns, "left") == null);
+    life.deleteTheOneLeftBehind(ns);
 
     // Pier back with only the host configured; the member joins through its Secret (its region
-    // and zones on it) and the copy of the Service that no longer exists is deleted there, with an
-    // Event in the member.
+    // and zones on it).
     try (InProcessPier pier = startPier(ns, later, false)) {
-      admin
-          .resource(
-              new SecretBuilder()
-                  .withNewMetadata()
-                  .withNamespace("pier")
-                  .withName("member-east")
-                  .withLabels(Map.of(FederationKeys.CLUSTER_SECRET_LABEL, "east"))
-                  .withAnnotations(Map.of("pier.dev/region", "eu", "pier.dev/zones", "eu-a"))
-                  .endMetadata()
-                  .withStringData(
-                      Map.of(
-                          "kubeconfig",
-                          member
-                              .selfContainedKubeconfig()
-                              .replace(member.adminToken(), MEMBER_TOKEN)))
-                  .build())
-          .create();
-      await().atMost(InProcessPier.CONVERGE).until(() -> copy(ns, "left") == null);
-      await()
-          .atMost(InProcessPier.CONVERGE)
-          .until(
-              () ->
-                  Services.events(member.client(), ns, "left").stream()
-                      .map(Event::getReason)
-                      .anyMatch("DeletedOrphanedCopy"::equals));
-
-      // The Secret deleted: the member leaves after the grace, and the leave record goes.
-      admin.secrets().inNamespace("pier").withName("member-east").delete();
-      await()
-          .atMost(InProcessPier.CONVERGE)
-          .until(
-              () ->
-                  admin.secrets().inNamespace("pier").withName("member-east").get() == null
-                      && admin.secrets().inNamespace("pier").withName("pier-leaving-east").get()
-                          == null);
+      life.joinBySecretDeleteTheOrphanedCopyAndLeave(
+          ns, Map.of("pier.dev/region", "eu", "pier.dev/zones", "eu-a"));
     }
 
     assertThat(RbacAudit.denied(host, HOST_USER))
@@ -343,24 +218,5 @@ class FederationNamespacedRbacTest {
     env.put(PierOptions.LEADER_ELECTION_RENEW_DEADLINE.envName(), "3s");
     env.put(PierOptions.LEADER_ELECTION_RETRY_PERIOD.envName(), "500ms");
     return InProcessPier.startWithConfig(yaml.toString(), env);
-  }
-
-  private static Service copy(String ns, String name) {
-    return member.client().services().inNamespace(ns).withName(name).get();
-  }
-
-  private static void awaitCopy(String ns, String name) {
-    await().atMost(InProcessPier.CONVERGE).until(() -> copy(ns, name) != null);
-  }
-
-  private static Service hostService(String ns, String name) {
-    return host.client().services().inNamespace(ns).withName(name).get();
-  }
-
-  private static String annotation(String ns, String name) {
-    Service s = hostService(ns, name);
-    return s == null || s.getMetadata().getAnnotations() == null
-        ? null
-        : s.getMetadata().getAnnotations().get(FederationKeys.INGRESSES_ANNOTATION);
   }
 }

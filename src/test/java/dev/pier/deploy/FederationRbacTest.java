@@ -1,24 +1,15 @@
 package dev.pier.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import dev.pier.boot.PierOptions;
-import dev.pier.model.FederationKeys;
 import dev.pier.testkit.FederatedServices;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.Kubectl;
 import dev.pier.testkit.RealKubeApiServer;
-import dev.pier.testkit.Services;
-import io.fabric8.kubernetes.api.model.Event;
-import io.fabric8.kubernetes.api.model.SecretBuilder;
-import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -47,7 +38,6 @@ class FederationRbacTest {
   static final String HOST_USER = "system:serviceaccount:pier:pier";
   private static final String MEMBER_TOKEN = "pier-member-token";
   private static final String MEMBER_USER = "system:serviceaccount:pier:pier-federation";
-  private static final String INGRESS_IP = "192.0.2.10";
 
   /**
    * Granted in the member and not used on this 1.20 API server, with the reason: core Endpoints are
@@ -98,141 +88,19 @@ class FederationRbacTest {
   @Test
   void shippedFederationRbacIsEnoughForTheWholeLifecycleAndGrantsNothingUnused()
       throws IOException {
-    KubernetesClient admin = host.client();
     String ns = host.createNamespace("fedrbac");
     FederatedServices.optIn(host.client(), ns);
+    FederatedLifeCycle life = new FederatedLifeCycle(host, member, MEMBER_TOKEN);
 
     try (InProcessPier pier = startPier(true)) {
-      // Created on the host: copied to the member (its namespace created there).
-      admin.resource(FederatedServices.federated(ns, "web", Map.of())).create();
-      awaitCopy(ns, "web");
-      // The member's cloud controller serves the copy, and its endpoints turn ready.
-      member
-          .client()
-          .services()
-          .inNamespace(ns)
-          .withName("web")
-          .editStatus(
-              s ->
-                  new ServiceBuilder(s)
-                      .editOrNewStatus()
-                      .editOrNewLoadBalancer()
-                      .addNewIngress()
-                      .withIp(INGRESS_IP)
-                      .endIngress()
-                      .endLoadBalancer()
-                      .endStatus()
-                      .build());
-      FederatedServices.endpointSlice(member.client(), ns, "web", true);
-      String annotation =
-          "{\"items\":[{\"cluster\":\"east\",\"items\":[{\"ip\":\"" + INGRESS_IP + "\"}]}]}";
-      await().atMost(InProcessPier.CONVERGE).until(() -> annotation.equals(annotation(ns, "web")));
-      await()
-          .atMost(InProcessPier.CONVERGE)
-          .until(() -> INGRESS_IP.equals(Services.ingressIp(admin, ns, "web")));
-      assertThat(hostService(ns, "web").getMetadata().getFinalizers())
-          .contains(FederationKeys.FINALIZER);
-
-      // A change on the host follows to the copy.
-      Services.edit(
-          admin,
-          ns,
-          "web",
-          s ->
-              new ServiceBuilder(s)
-                  .editMetadata()
-                  .addToLabels("version", "2")
-                  .endMetadata()
-                  .build());
-      await()
-          .atMost(InProcessPier.CONVERGE)
-          .until(() -> "2".equals(copy(ns, "web").getMetadata().getLabels().get("version")));
-
-      // Placed elsewhere: the copy goes.
-      Services.edit(
-          admin,
-          ns,
-          "web",
-          s ->
-              new ServiceBuilder(s)
-                  .editMetadata()
-                  .addToAnnotations(FederationKeys.CLUSTERS_ANNOTATION, "west")
-                  .endMetadata()
-                  .build());
-      await().atMost(InProcessPier.CONVERGE).until(() -> copy(ns, "web") == null);
-
-      // Deleted: the finalizer goes, and the Service with it.
-      admin.services().inNamespace(ns).withName("web").delete();
-      await().atMost(InProcessPier.CONVERGE).until(() -> hostService(ns, "web") == null);
-
-      // Deleted with the orphan policy: the copy stays without Pier's marks.
-      admin
-          .resource(
-              FederatedServices.federated(
-                  ns, "kept", Map.of(FederationKeys.DELETE_POLICY_ANNOTATION, "orphan")))
-          .create();
-      awaitCopy(ns, "kept");
-      admin.services().inNamespace(ns).withName("kept").delete();
-      await()
-          .atMost(InProcessPier.CONVERGE)
-          .until(
-              () ->
-                  copy(ns, "kept") != null
-                      && !copy(ns, "kept")
-                          .getMetadata()
-                          .getLabels()
-                          .containsKey(FederationKeys.FEDERATION_LABEL));
-
-      // A second one, copied, then left behind while Pier is down.
-      admin.resource(FederatedServices.federated(ns, "left", Map.of())).create();
-      awaitCopy(ns, "left");
+      life.copyServeFollowPlaceAndDelete(ns);
+      life.copyOneToLeaveBehind(ns);
     }
-    Services.edit(
-        admin,
-        ns,
-        "left",
-        s -> new ServiceBuilder(s).editMetadata().withFinalizers(List.of()).endMetadata().build());
-    admin.services().inNamespace(ns).withName("left").delete();
-    await().atMost(InProcessPier.CONVERGE).until(() -> hostService(ns, "left") == null);
+    life.deleteTheOneLeftBehind(ns);
 
-    // Pier back with only the host configured; the member joins through its Secret and the copy of
-    // the Service that no longer exists is deleted there, with an Event in the member.
+    // Pier back with only the host configured; the member joins through its Secret.
     try (InProcessPier pier = startPier(false)) {
-      admin
-          .resource(
-              new SecretBuilder()
-                  .withNewMetadata()
-                  .withNamespace("pier")
-                  .withName("member-east")
-                  .withLabels(Map.of(FederationKeys.CLUSTER_SECRET_LABEL, "east"))
-                  .endMetadata()
-                  .withStringData(
-                      Map.of(
-                          "kubeconfig",
-                          member
-                              .selfContainedKubeconfig()
-                              .replace(member.adminToken(), MEMBER_TOKEN)))
-                  .build())
-          .create();
-      await().atMost(InProcessPier.CONVERGE).until(() -> copy(ns, "left") == null);
-      await()
-          .atMost(InProcessPier.CONVERGE)
-          .until(
-              () ->
-                  Services.events(member.client(), ns, "left").stream()
-                      .map(Event::getReason)
-                      .anyMatch("DeletedOrphanedCopy"::equals));
-
-      // The Secret deleted: held by Pier's finalizer until the leave is recorded, the member
-      // leaves after the grace, and the record goes.
-      admin.secrets().inNamespace("pier").withName("member-east").delete();
-      await()
-          .atMost(InProcessPier.CONVERGE)
-          .until(
-              () ->
-                  admin.secrets().inNamespace("pier").withName("member-east").get() == null
-                      && admin.secrets().inNamespace("pier").withName("pier-leaving-east").get()
-                          == null);
+      life.joinBySecretDeleteTheOrphanedCopyAndLeave(ns, Map.of());
     }
 
     assertThat(RbacAudit.denied(host, HOST_USER))
@@ -297,24 +165,5 @@ class FederationRbacTest {
     env.put(PierOptions.LEADER_ELECTION_RENEW_DEADLINE.envName(), "3s");
     env.put(PierOptions.LEADER_ELECTION_RETRY_PERIOD.envName(), "500ms");
     return InProcessPier.startWithConfig(yaml.toString(), env);
-  }
-
-  private static Service copy(String ns, String name) {
-    return member.client().services().inNamespace(ns).withName(name).get();
-  }
-
-  private static void awaitCopy(String ns, String name) {
-    await().atMost(InProcessPier.CONVERGE).until(() -> copy(ns, name) != null);
-  }
-
-  private static Service hostService(String ns, String name) {
-    return host.client().services().inNamespace(ns).withName(name).get();
-  }
-
-  private static String annotation(String ns, String name) {
-    Service s = hostService(ns, name);
-    return s == null || s.getMetadata().getAnnotations() == null
-        ? null
-        : s.getMetadata().getAnnotations().get(FederationKeys.INGRESSES_ANNOTATION);
   }
 }
