@@ -1,4 +1,4 @@
-# Pier's image: the fat jar built by Maven, run by a JRE as a non-root user.
+# Pier's image: the fat jar built by Maven, run by a JRE as a non-root user, with no shell.
 #   docker build -t pier:0.9.0 --build-arg REVISION="$(git rev-parse --short HEAD)" .
 # Base images are pinned to exact versions (DockerfileTest checks it); bump them deliberately.
 FROM maven:3.9.9-eclipse-temurin-17 AS build
@@ -31,6 +31,11 @@ COPY src/main/cds/pier.classlist /opt/pier/pier.classlist
 RUN java -Xshare:dump -XX:SharedClassListFile=/opt/pier/pier.classlist \
       -XX:SharedArchiveFile=/opt/pier/pier.jsa -cp /opt/pier/pier.jar > /dev/null \
     && java -Xshare:on -XX:SharedArchiveFile=/opt/pier/pier.jsa -jar /opt/pier/pier.jar --version
+# No shell and no interpreter: a kubeconfig exec plugin runs through sh -c, and any command Pier
+# were made to run would need one. Member Secrets already refuse exec plugins (docs/federation.md);
+# this is the wall behind that one. Debug with an ephemeral container (kubectl debug). Exec form:
+# this RUN needs no shell itself, and nothing after it needs one.
+RUN ["/usr/bin/find", "/usr/bin", "/bin", "-maxdepth", "1", "(", "-name", "sh", "-o", "-name", "dash", "-o", "-name", "bash", "-o", "-name", "rbash", "-o", "-name", "perl*", ")", "-delete"]
 USER 10001:10001
 EXPOSE 9080
 ENTRYPOINT ["java", "@/opt/pier/jvm.options", "-XX:SharedArchiveFile=/opt/pier/pier.jsa", "-jar", "/opt/pier/pier.jar"]

@@ -63,6 +63,39 @@ class DockerfileTest {
     }
   }
 
+  /**
+   * A kubeconfig exec plugin runs through {@code sh -c}, and any command Pier were made to run
+   * would need a shell or an interpreter: the image has neither. Its last RUN (exec form, so it
+   * needs no shell itself) deletes them; what follows it needs none either.
+   */
+  @Test
+  void theImageHasNoShellOrInterpreterLeft() throws IOException {
+    List<String> stage = finalStage(instructions());
+    int lastRun = -1;
+    for (int i = 0; i < stage.size(); i++) {
+      if (stage.get(i).startsWith("RUN ")) {
+        lastRun = i;
+      }
+    }
+    assertThat(lastRun).as("a RUN in the final stage").isNotNegative();
+    String removal = stage.get(lastRun);
+    assertThat(removal).as("the last RUN, in exec form").startsWith("RUN [\"/usr/bin/find\"");
+    for (String name : List.of("sh", "dash", "bash", "rbash", "perl*")) {
+      assertThat(removal)
+          .as("the last RUN removes " + name)
+          .contains("\"-name\", \"" + name + "\"");
+    }
+    assertThat(removal).contains("\"-delete\"");
+    for (String after : stage.subList(lastRun + 1, stage.size())) {
+      if (after.startsWith("ENTRYPOINT ") || after.startsWith("CMD ")) {
+        assertThat(after.substring(after.indexOf(' ') + 1))
+            .as(after + ": exec form")
+            .startsWith("[");
+      }
+      assertThat(after).as("after the shells are gone").doesNotStartWith("RUN ");
+    }
+  }
+
   @Test
   void theImageRunsAsANonRootUser() throws IOException {
     List<String> users =
