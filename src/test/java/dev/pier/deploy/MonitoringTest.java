@@ -11,6 +11,7 @@ import dev.pier.cloud.ProviderException;
 import dev.pier.model.FederationKeys;
 import dev.pier.model.LbNode;
 import dev.pier.model.LbService;
+import dev.pier.testkit.FreePorts;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.Prometheus;
@@ -68,10 +69,7 @@ class MonitoringTest {
     Path rules = Manifests.MONITORING_FILES.resolve("pier-rules.yaml");
     String members = kube.createNamespace("members");
     Instant expiry = Instant.now().plus(Duration.ofDays(3)).truncatedTo(ChronoUnit.SECONDS);
-    int scaleOutPort;
-    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
-      scaleOutPort = s.getLocalPort();
-    }
+    int scaleOutPort = FreePorts.take();
     String config =
         "clusters:\n"
             + "  - name: host\n"

@@ -9,6 +9,7 @@ import com.hazelcast.core.HazelcastInstance;
 import dev.pier.boot.PierOptions;
 import dev.pier.boot.ScaleOutHazelcast;
 import dev.pier.shards.ScaleOutOptions;
+import dev.pier.testkit.FreePorts;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.Kubectl;
@@ -16,8 +17,6 @@ import dev.pier.testkit.RealKubeApiServer;
 import io.fabric8.kubernetes.api.model.EndpointsBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -71,13 +70,14 @@ class ScaleOutRbacTest {
         .create();
     Set<String> granted = RbacAudit.granted(ADD_ON);
 
-    int port = freePort();
+    int port = FreePorts.take();
     try (InProcessPier pier = InProcessPier.start(kube, env(kube, port))) {
       await()
           .atMost(InProcessPier.CONVERGE)
           .until(() -> RbacAudit.used(kube, USER).contains("coordination.k8s.io/leases:update"));
     }
-    HazelcastInstance member = Hazelcast.newHazelcastInstance(member(kube, service, freePort()));
+    HazelcastInstance member =
+        Hazelcast.newHazelcastInstance(member(kube, service, FreePorts.take()));
     try {
       assertThat(member.getCluster().getMembers()).hasSize(1);
     } finally {
@@ -158,11 +158,5 @@ class ScaleOutRbacTest {
         .setProperty("api-token", TOKEN)
         .setProperty("ca-certificate", Files.readString(kube.caCertificate()));
     return config;
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
-    }
   }
 }

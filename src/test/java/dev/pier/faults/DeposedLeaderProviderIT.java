@@ -40,9 +40,7 @@ class DeposedLeaderProviderIT {
         FaultProxy toTwo = FaultProxy.start(webhook.url());
         PierProcess one = FaultSuite.startJar(kube, "one", env(kube, toOne, leaseNs));
         PierProcess two = FaultSuite.startJar(kube, "two", env(kube, toTwo, leaseNs))) {
-      await()
-          .atMost(PierProcess.STARTUP)
-          .until(() -> one.status("/readyz") == 200 && two.status("/readyz") == 200);
+      PierProcess.awaitReady(Map.of("one", one, "two", two), PierProcess.STARTUP);
       await().atMost(CONVERGE).until(() -> leads(one) ^ leads(two));
       PierProcess leader = leads(one) ? one : two;
       PierProcess standby = leader == one ? two : one;

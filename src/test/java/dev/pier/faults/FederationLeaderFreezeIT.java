@@ -65,9 +65,7 @@ class FederationLeaderFreezeIT {
         for (int i = 0; i < 3; i++) {
           create(host, ns, "svc-" + i);
         }
-        await()
-            .atMost(PierProcess.STARTUP)
-            .until(() -> one.status("/readyz") == 200 && two.status("/readyz") == 200);
+        PierProcess.awaitReady(Map.of("one", one, "two", two), PierProcess.STARTUP);
         await().atMost(CONVERGE).until(() -> leads(one) ^ leads(two));
         for (int i = 0; i < 3; i++) {
           awaitCopy(member, ns, "svc-" + i);

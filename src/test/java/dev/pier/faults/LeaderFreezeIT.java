@@ -64,9 +64,7 @@ class LeaderFreezeIT {
       for (int i = 0; i < 4; i++) {
         create(kube, ns, "svc-" + i);
       }
-      await()
-          .atMost(PierProcess.STARTUP)
-          .until(() -> one.status("/readyz") == 200 && two.status("/readyz") == 200);
+      PierProcess.awaitReady(Map.of("one", one, "two", two), PierProcess.STARTUP);
       invariants.awaitHeld(CONVERGE);
       await().atMost(CONVERGE).until(() -> leads(one) ^ leads(two));
       PierProcess leader = leads(one) ? one : two;

@@ -7,7 +7,6 @@ import static dev.pier.faults.FederationLeaderFreezeIT.create;
 import static dev.pier.faults.FederationLeaderFreezeIT.labels;
 import static dev.pier.faults.ScaleOutIT.NAMES;
 import static dev.pier.faults.ScaleOutIT.awaitAllShardsHeld;
-import static dev.pier.faults.ScaleOutIT.freePort;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -17,6 +16,7 @@ import dev.pier.federation.IngressAnnotation;
 import dev.pier.model.FederationKeys;
 import dev.pier.shards.ShardMap;
 import dev.pier.testkit.FederatedServices;
+import dev.pier.testkit.FreePorts;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.KubeApiServers;
 import dev.pier.testkit.PierProcess;
@@ -87,7 +87,7 @@ class ScaleOutFederationIT {
       String leaseNs = host.createNamespace("fed-scale-lease");
       String ns = host.createNamespace("fed-scale");
       FederatedServices.optIn(host.client(), ns);
-      List<Integer> ports = List.of(freePort(), freePort(), freePort());
+      List<Integer> ports = List.of(FreePorts.take(), FreePorts.take(), FreePorts.take());
       String peers = ports.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
       Map<String, PierProcess> replicas = new HashMap<>();
       try {
@@ -98,9 +98,7 @@ class ScaleOutFederationIT {
         for (int i = 0; i < 3; i++) {
           create(host, ns, "svc-" + i);
         }
-        await()
-            .atMost(PierProcess.STARTUP)
-            .until(() -> replicas.values().stream().allMatch(p -> p.status("/readyz") == 200));
+        PierProcess.awaitReady(replicas, PierProcess.STARTUP);
         Map<Integer, String> holders =
             awaitAllShardsHeld(host.client(), leaseNs, Set.copyOf(NAMES));
         for (KubeApiServer member : members.values()) {

@@ -9,6 +9,7 @@ import dev.pier.boot.PierOptions;
 import dev.pier.cloud.webhook.ReferenceWebhook;
 import dev.pier.model.ServiceKey;
 import dev.pier.shards.ShardMap;
+import dev.pier.testkit.FreePorts;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.PierProcess;
 import dev.pier.testkit.RealKubeApiServer;
@@ -16,8 +17,6 @@ import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -67,7 +66,7 @@ class ScaleOutIT {
     kube.createReadyNode(FaultSuite.NODE, "127.0.0.1", Map.of());
     String leaseNs = kube.createNamespace("scale-lease");
     String ns = kube.createNamespace("scale");
-    List<Integer> ports = List.of(freePort(), freePort(), freePort());
+    List<Integer> ports = List.of(FreePorts.take(), FreePorts.take(), FreePorts.take());
     String members = ports.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
     Map<String, FaultProxy> proxies = new HashMap<>();
     Map<String, PierProcess> replicas = new HashMap<>();
@@ -86,9 +85,7 @@ class ScaleOutIT {
         for (int i = 0; i < 12; i++) {
           create(kube, ns, "svc-" + i);
         }
-        await()
-            .atMost(PierProcess.STARTUP)
-            .until(() -> replicas.values().stream().allMatch(p -> p.status("/readyz") == 200));
+        PierProcess.awaitReady(replicas, PierProcess.STARTUP);
         invariants.awaitHeld(CONVERGE);
         Map<Integer, String> spread = awaitAllShardsHeld(client, leaseNs, Set.copyOf(NAMES));
         assertThat(new HashSet<>(spread.values()))
@@ -325,11 +322,5 @@ class ScaleOutIT {
         .inNamespace(ns)
         .resource(loadBalancer(ns, name, 80, kube.freeNodePort()))
         .create();
-  }
-
-  static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
-    }
   }
 }

@@ -6,11 +6,10 @@ import static dev.pier.faults.ScaleOutIT.SHARDS;
 import static dev.pier.faults.ScaleOutIT.awaitAllShardsHeld;
 import static dev.pier.faults.ScaleOutIT.create;
 import static dev.pier.faults.ScaleOutIT.env;
-import static dev.pier.faults.ScaleOutIT.freePort;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import dev.pier.cloud.webhook.ReferenceWebhook;
+import dev.pier.testkit.FreePorts;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.PierProcess;
 import dev.pier.testkit.RealKubeApiServer;
@@ -44,7 +43,7 @@ class ScaleOutScalingIT {
     }
     String leaseNs = kube.createNamespace("scaling-lease");
     String ns = kube.createNamespace("scaling");
-    List<Integer> ports = List.of(freePort(), freePort(), freePort());
+    List<Integer> ports = List.of(FreePorts.take(), FreePorts.take(), FreePorts.take());
     String members = ports.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
     Map<String, FaultProxy> proxies = new HashMap<>();
     Map<String, PierProcess> replicas = new HashMap<>();
@@ -61,7 +60,7 @@ class ScaleOutScalingIT {
         for (int i = 0; i < 8; i++) {
           create(kube, ns, "svc-" + i);
         }
-        await().atMost(PierProcess.STARTUP).until(() -> replicas.get("a").status("/readyz") == 200);
+        PierProcess.awaitReady(Map.of("a", replicas.get("a")), PierProcess.STARTUP);
         invariants.awaitHeld(CONVERGE);
         assertThat(awaitAllShardsHeld(client, leaseNs, Set.of("a"))).hasSize(SHARDS);
 
@@ -92,9 +91,7 @@ class ScaleOutScalingIT {
           }
           Thread.sleep(500);
         }
-        await()
-            .atMost(PierProcess.STARTUP)
-            .until(() -> replicas.values().stream().allMatch(p -> p.status("/readyz") == 200));
+        PierProcess.awaitReady(replicas, PierProcess.STARTUP);
         Map<Integer, String> three = awaitAllShardsHeld(client, leaseNs, Set.copyOf(NAMES));
         invariants.awaitHeld(CONVERGE);
         assertThat(new HashSet<>(three.values())).hasSizeGreaterThanOrEqualTo(2);

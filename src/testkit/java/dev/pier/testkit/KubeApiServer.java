@@ -535,15 +535,9 @@ public final class KubeApiServer implements AutoCloseable {
       Thread hook = new Thread(() -> stopAll(processes), "kube-apiserver-shutdown");
       Runtime.getRuntime().addShutdownHook(hook);
       try {
-        int etcdPort = freePort();
-        int peerPort = freePort();
-        int apiPort = freePort();
-        while (peerPort == etcdPort) {
-          peerPort = freePort();
-        }
-        while (apiPort == etcdPort || apiPort == peerPort) {
-          apiPort = freePort();
-        }
+        int etcdPort = FreePorts.take();
+        int peerPort = FreePorts.take();
+        int apiPort = FreePorts.take();
         Path certDir = Files.createDirectories(dir.resolve("certs"));
         writeServiceAccountKeys(dir);
         StringBuilder tokens = new StringBuilder(adminToken + ",admin,admin,system:masters\n");
@@ -803,12 +797,6 @@ public final class KubeApiServer implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     children.forEach(ProcessHandle::destroyForcibly);
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
-    }
   }
 
   private static void sleep(long millis) {

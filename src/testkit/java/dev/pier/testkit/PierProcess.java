@@ -2,8 +2,6 @@ package dev.pier.testkit;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -42,6 +40,7 @@ public final class PierProcess implements AutoCloseable {
   public static final Path JVM_OPTIONS = Path.of("conf", "jvm.options");
 
   private final Path log;
+  private static final int LOG_TAIL_LINES = 60;
   private volatile boolean frozen;
 
   private PierProcess(Process process, int adminPort, Path log) {
@@ -143,7 +142,7 @@ public final class PierProcess implements AutoCloseable {
    */
   private static PierProcess launch(
       KubeApiServer kube, String name, List<String> args, Map<String, String> overrides) {
-    int port = freePort();
+    int port = FreePorts.take();
     Path log = kube.directory().resolve("pier-" + name + ".log");
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -245,6 +244,53 @@ public final class PierProcess implements AutoCloseable {
     }
   }
 
+  /**
+   * Waits until every process answers {@code /readyz} with 200; fails at once, with the end of its
+   * log, when one of them exited (Pier that cannot start says why and exits, and would otherwise be
+   * waited for until {@code atMost}).
+   */
+  public static void awaitReady(Map<String, PierProcess> processes, Duration atMost) {
+    long deadline = System.nanoTime() + atMost.toNanos();
+    while (true) {
+      List<String> waiting = new ArrayList<>();
+      for (Map.Entry<String, PierProcess> e : processes.entrySet()) {
+        PierProcess p = e.getValue();
+        if (!p.alive()) {
+          throw new AssertionError(
+              "Pier "
+                  + e.getKey()
+                  + " exited with status "
+                  + p.process.exitValue()
+                  + " before it was ready; the end of its log ("
+                  + p.log
+                  + "):\n"
+                  + p.logTail(LOG_TAIL_LINES));
+        }
+        if (p.status("/readyz") != 200) {
+          waiting.add(e.getKey());
+        }
+      }
+      if (waiting.isEmpty()) {
+        return;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("Pier not ready within " + atMost + ": " + waiting);
+      }
+      try {
+        Thread.sleep(200);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError("interrupted while waiting for Pier to be ready", e);
+      }
+    }
+  }
+
+  /** The last {@code lines} lines of the log. */
+  String logTail(int lines) {
+    List<String> all = log().lines().toList();
+    return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+  }
+
   /** HTTP status of an admin endpoint, or -1 when nothing answers. */
   public int status(String path) {
     try {
@@ -299,14 +345,6 @@ public final class PierProcess implements AutoCloseable {
       if (waitForExit(Duration.ofSeconds(15)) == -1) {
         kill();
       }
-    }
-  }
-
-  private static int freePort() {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
     }
   }
 }

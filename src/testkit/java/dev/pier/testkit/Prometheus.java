@@ -4,8 +4,6 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -52,7 +50,7 @@ public final class Prometheus implements AutoCloseable {
               + ": run scripts/provision.sh (installs Debian's prometheus)");
     }
     try {
-      int port = freePort();
+      int port = FreePorts.take();
       String config =
           "global:\n"
               + "  scrape_interval: 1s\n"
@@ -172,12 +170,6 @@ public final class Prometheus implements AutoCloseable {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
     }
   }
 }

@@ -13,6 +13,7 @@ import dev.pier.federation.members.Members;
 import dev.pier.model.ServiceKey;
 import dev.pier.reconcile.ReconcileFakes.FakeCluster;
 import dev.pier.shards.ShardMap;
+import dev.pier.testkit.FreePorts;
 import dev.pier.testkit.Services;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
@@ -21,8 +22,6 @@ import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.spi.cluster.hazelcast.ConfigUtil;
 import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -44,8 +43,8 @@ class CopyExchangeTest {
 
   @BeforeAll
   static void cluster() throws Exception {
-    int a = freePort();
-    int b = freePort();
+    int a = FreePorts.take();
+    int b = FreePorts.take();
     List<String> peers = List.of("127.0.0.1:" + a, "127.0.0.1:" + b);
     String name = "copy-exchange-" + ProcessHandle.current().pid();
     Future<Vertx> first = clustered(name, a, peers);
@@ -211,11 +210,5 @@ class CopyExchangeTest {
         .with(options)
         .withClusterManager(new HazelcastClusterManager(hz))
         .buildClustered();
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
   }
 }

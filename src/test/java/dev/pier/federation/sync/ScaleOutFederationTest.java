@@ -4,13 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.pier.testkit.FederatedServices;
+import dev.pier.testkit.FreePorts;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.RealKubeApiServer;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.micrometer.core.instrument.Gauge;
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.time.ZonedDateTime;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -53,7 +52,7 @@ class ScaleOutFederationTest {
       // Many Services in the member: its cache takes a while to fill once its owner starts it,
       // longer than the first run of the member's keys takes to start.
       crowd(east, 1500);
-      int port = freePort();
+      int port = FreePorts.take();
       String config =
           "clusters:\n"
               + "  - name: host\n"
@@ -150,11 +149,5 @@ class ScaleOutFederationTest {
     Gauge g =
         pier.pier().metrics().registry().find("pier.cluster.ready").tag("cluster", cluster).gauge();
     return g != null && g.value() == 1.0;
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
   }
 }
