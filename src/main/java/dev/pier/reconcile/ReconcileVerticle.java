@@ -281,7 +281,7 @@ public final class ReconcileVerticle extends VerticleBase {
         // What the shard's last owner knew is not trusted: every key of it runs as at a start.
         int shard = Integer.parseInt(msg.headers().get(Addresses.SHARD));
         int queued = 0;
-        for (Cluster c : clusters.all()) {
+        for (Cluster c : providerReady()) {
           for (Service s : c.services()) {
             ServiceKey key = Views.key(c.name(), s);
             if (gate.inShard(key, shard) && gate.owns(key)) {
@@ -328,7 +328,7 @@ public final class ReconcileVerticle extends VerticleBase {
   /** The keys of the load balancers Pier serves: what the periodic verification walks. */
   private List<ServiceKey> served() {
     List<ServiceKey> keys = new ArrayList<>();
-    for (Cluster c : clusters.all()) {
+    for (Cluster c : providerReady()) {
       for (Service s : c.services()) {
         if (filter.forCluster(c.name()).wantsLoadBalancer(s)
             && ServiceFilter.hasFinalizer(s)
@@ -356,6 +356,11 @@ public final class ReconcileVerticle extends VerticleBase {
     } catch (RuntimeException e) {
       return Future.failedFuture(e);
     }
+  }
+
+  /** The clusters whose keys may run: all but members whose provider is not initialized yet. */
+  private List<Cluster> providerReady() {
+    return clusters.all().stream().filter(c -> !waitingForProvider.contains(c.name())).toList();
   }
 
   /** A member joined at runtime: its keys wait until its provider is initialized. */
