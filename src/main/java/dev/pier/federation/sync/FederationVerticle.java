@@ -72,8 +72,7 @@ public final class FederationVerticle extends VerticleBase {
   // Read by the copies gauge on a scrape's thread too.
   private final Set<Member> attached =
       Collections.newSetFromMap(Collections.synchronizedMap(new IdentityHashMap<>()));
-  private final Map<String, io.micrometer.core.instrument.Gauge> copyGauges =
-      new java.util.HashMap<>();
+  private final CopyGauges copyGauges;
   private volatile boolean running;
 
   public FederationVerticle(
@@ -97,6 +96,7 @@ public final class FederationVerticle extends VerticleBase {
     this.options = options;
     this.metrics = metrics;
     this.registry = metrics.registry();
+    this.copyGauges = new CopyGauges(registry, this::ownedCopiesSeen);
     this.concurrency = concurrency;
     this.minRetryDelay = minRetryDelay;
     this.maxRetryDelay = maxRetryDelay;
@@ -154,7 +154,7 @@ public final class FederationVerticle extends VerticleBase {
         new Members.Listener() {
           @Override
           public void joined(Member m) {
-            trackCopies(m.name());
+            copyGauges.track(m.name());
             if (!shards.divided()) {
               attach(m);
             } else if (running && shards.runsMember(m.name())) {
@@ -186,7 +186,7 @@ public final class FederationVerticle extends VerticleBase {
             onReadiness(m);
           }
         });
-    members.all().forEach(m -> trackCopies(m.name()));
+    members.all().forEach(m -> copyGauges.track(m.name()));
     if (!shards.divided()) {
       members.all().forEach(this::attach);
     }
@@ -320,31 +320,6 @@ public final class FederationVerticle extends VerticleBase {
             ownedCopies(m);
           }
         });
-  }
-
-  /**
-   * The gauge {@code pier_federation_copies{cluster}}: the copies Pier owns in the member, counted
-   * by the replica that runs the member's side from its cache, 0 on the others (a sum by cluster is
-   * the count).
-   */
-  private void trackCopies(String name) {
-    copyGauges.computeIfAbsent(
-        name,
-        n ->
-            io.micrometer.core.instrument.Gauge.builder(
-                    "pier.federation.copies", () -> ownedCopiesSeen(n))
-                .description(
-                    "Copies of federated Services Pier owns in the member, as the replica running"
-                        + " its side sees them (0 on the others)")
-                .tag("cluster", n)
-                .register(registry));
-  }
-
-  private void untrackCopies(String name) {
-    io.micrometer.core.instrument.Gauge g = copyGauges.remove(name);
-    if (g != null) {
-      registry.remove(g);
-    }
   }
 
   private double ownedCopiesSeen(String name) {
@@ -498,7 +473,7 @@ public final class FederationVerticle extends VerticleBase {
       prober.untrack(m);
       attached.remove(m);
       members.forget(m);
-      untrackCopies(m.name());
+      copyGauges.untrack(m.name());
       secrets.left(m.name());
       everyFederatedService(this::add);
       return;

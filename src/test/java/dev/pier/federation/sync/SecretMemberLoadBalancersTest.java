@@ -141,6 +141,17 @@ class SecretMemberLoadBalancersTest {
     return ingress == null ? List.of() : ingress.stream().map(i -> i.getIp()).toList();
   }
 
+  private static double copiesGauge(InProcessPier pier, String member) {
+    var gauge =
+        pier.pier()
+            .metrics()
+            .registry()
+            .find("pier.federation.copies")
+            .tag("cluster", member)
+            .gauge();
+    return gauge == null ? -1 : gauge.value();
+  }
+
   private static Service westService(String ns, String name) {
     return west.client().services().inNamespace(ns).withName(name).get();
   }
@@ -173,6 +184,8 @@ class SecretMemberLoadBalancersTest {
       String copyIp = Services.ingressIp(west.client(), ns, "web");
       assertThat(loadBalancer(ns, "web")).isNotNull();
       assertThat(loadBalancer(ns, "web").getString("ip")).isEqualTo(copyIp);
+      // The copies Pier owns there are counted for the dashboard.
+      await().atMost(CONVERGE).until(() -> copiesGauge(pier, "west") == 1.0);
       FederatedServices.endpointSlice(west.client(), ns, "web", true);
       await().atMost(CONVERGE).until(() -> hostIngress(ns, "web").contains(copyIp));
 
