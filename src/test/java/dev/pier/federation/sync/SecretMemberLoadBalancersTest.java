@@ -141,6 +141,11 @@ class SecretMemberLoadBalancersTest {
     return ingress == null ? List.of() : ingress.stream().map(i -> i.getIp()).toList();
   }
 
+  /** The deletions the reference cloud was asked for so far. */
+  private static long deletes() {
+    return cloud.operations().stream().filter("delete"::equals).count();
+  }
+
   private static double copiesGauge(InProcessPier pier, String member) {
     var gauge =
         pier.pier()
@@ -218,11 +223,12 @@ class SecretMemberLoadBalancersTest {
 
       // The Secret deleted: after the grace west leaves, orphaning its copy; Pier's load
       // balancers there stay, none is deleted.
+      long deletes = deletes();
       host.client().secrets().inNamespace("pier").withName("member-west").delete();
       await().atMost(CONVERGE).until(() -> !owned(westService(ns, "web")));
       assertThat(loadBalancer(ns, "web")).isNotNull();
       assertThat(loadBalancer(ns, "own")).isNotNull();
-      assertThat(cloud.operations()).doesNotContain("delete");
+      assertThat(deletes()).isEqualTo(deletes);
 
       // Deleted in the member while it is not joined, the orphaned copy waits for Pier's
       // load-balancer finalizer: its load balancer is neither leaked nor deleted unseen.
@@ -251,6 +257,40 @@ class SecretMemberLoadBalancersTest {
       await().atMost(CONVERGE).until(() -> westService(ns, "web") == null);
       assertThat(loadBalancer(ns, "web")).isNull();
       assertThat(loadBalancer(ns, "own")).isNotNull();
+      await().atMost(CONVERGE).until(() -> secretGone() && leaveRecordGone());
+      host.client().services().inNamespace(ns).withName("web").delete();
     }
+  }
+
+  /**
+   * A leave that Pier resumes after a restart runs with the member's provider too: the leave record
+   * keeps the Secret's provider settings and token, so the copies a {@code delete-copies} leave
+   * deletes take their load balancers with them.
+   */
+  @Test
+  void aLeaveResumedAfterARestartDeletesTheCopiesLoadBalancersWithTheMembersProvider() {
+    String ns = host.createNamespace("lbr");
+    FederatedServices.optIn(host.client(), ns);
+    try (InProcessPier pier = InProcessPier.startWithConfig(config(), Map.of())) {
+      host.client()
+          .resource(
+              westSecret(
+                  providerSettings("webhook"),
+                  Map.of(FederationKeys.LEAVE_POLICY_ANNOTATION, "delete-copies")))
+          .create();
+      host.client().resource(FederatedServices.federated(ns, "api", Map.of())).create();
+      await().atMost(CONVERGE).until(() -> loadBalancer(ns, "api") != null);
+      await().atMost(CONVERGE).until(() -> owned(westService(ns, "api")));
+    }
+    // Deleted while Pier is down: Pier's finalizer holds the Secret, with its provider, for Pier.
+    host.client().secrets().inNamespace("pier").withName("member-west").delete();
+    assertThat(host.client().secrets().inNamespace("pier").withName("member-west").get())
+        .isNotNull();
+    try (InProcessPier pier = InProcessPier.startWithConfig(config(), Map.of())) {
+      await().atMost(CONVERGE).until(() -> westService(ns, "api") == null);
+      assertThat(loadBalancer(ns, "api")).isNull();
+      await().atMost(CONVERGE).until(() -> secretGone() && leaveRecordGone());
+    }
+    host.client().services().inNamespace(ns).withName("api").delete();
   }
 }
