@@ -65,6 +65,8 @@ public final class Cli {
               + " provider ({\"provider\": \"hetzner\", \"hetzner.location\": \"fsn1\"}; implies"
               + " --load-balancers)\n"
               + "  --provider-token-file FILE   that provider's API token\n"
+              + "  --namespaces A,B   grant Pier a Role in these namespaces only (made when missing),"
+              + " for federation.memberScope: namespaces\n"
               + "  --wait D   how long to wait for Pier to report the member ready (default 2m;"
               + " 0: do not wait)\n"
               + "  --dry-run   print every object it would create and write nothing\n";

@@ -56,7 +56,8 @@ final class Join {
               "--token-duration",
               "--wait",
               "--load-balancer-provider",
-              "--provider-token-file"));
+              "--provider-token-file",
+              "--namespaces"));
   static final Set<String> SWITCHES = Set.of("--dry-run", "--rotate-token", "--load-balancers");
 
   record Options(
@@ -74,7 +75,8 @@ final class Join {
       boolean dryRun,
       boolean rotateToken,
       boolean loadBalancers,
-      MemberProvider provider) {
+      MemberProvider provider,
+      List<String> namespaces) {
 
     /** Whether the member runs Pier's load balancers: the base role goes there too. */
     boolean withLoadBalancers() {
@@ -120,7 +122,24 @@ final class Join {
           f.on("--dry-run"),
           f.on("--rotate-token"),
           f.on("--load-balancers"),
-          provider(f));
+          provider(f),
+          namespaces(f));
+    }
+
+    /** The namespaces of {@code federation.memberScope: namespaces}, lower-case DNS labels. */
+    private static List<String> namespaces(Flags f) {
+      List<String> namespaces = f.labels("--namespaces");
+      for (String ns : namespaces) {
+        if (!ns.matches("[a-z0-9]([-a-z0-9]*[a-z0-9])?")) {
+          throw CliException.usage(
+              "flag --namespaces: invalid value '"
+                  + f.string("--namespaces", "")
+                  + "': '"
+                  + ns
+                  + "' is not a namespace name (lower case letters, digits, '-')");
+        }
+      }
+      return namespaces;
     }
 
     /** The member's load-balancer provider from its two flags, checked as Pier checks it. */
@@ -179,7 +198,10 @@ final class Join {
               + "' is not https; Pier reaches members only over https");
     }
     String ca = member.caData();
-    List<HasMetadata> manifests = PackagedManifests.member(o.withLoadBalancers());
+    List<HasMetadata> manifests =
+        o.namespaces().isEmpty()
+            ? PackagedManifests.member(o.withLoadBalancers())
+            : PackagedManifests.memberInNamespaces(o.namespaces(), o.withLoadBalancers());
     if (o.dryRun()) {
       dryRun(manifests, member, ca);
       return 0;

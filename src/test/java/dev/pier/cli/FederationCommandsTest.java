@@ -434,6 +434,26 @@ class FederationCommandsTest {
           .doesNotContainKey("pier.dev/load-balancer-provider");
       assertThat(plain.getData()).doesNotContainKey("provider-token").containsKey("kubeconfig");
       host.client().secrets().inNamespace("pier").withName("member-south").delete();
+
+      // --namespaces: a Role in each (the namespace made when missing), no cluster-wide one.
+      Run scoped = joinSouth.apply(List.of("--namespaces", "shop,api"));
+      assertThat(scoped.status()).as(scoped.out() + scoped.err()).isZero();
+      for (String ns : List.of("shop", "api")) {
+        assertThat(south.client().namespaces().withName(ns).get()).isNotNull();
+        assertThat(
+                south
+                    .client()
+                    .rbac()
+                    .roleBindings()
+                    .inNamespace(ns)
+                    .withName("pier-federation-member")
+                    .get())
+            .isNotNull();
+      }
+      Run badNamespace = joinSouth.apply(List.of("--namespaces", "Shop"));
+      assertThat(badNamespace.status()).isEqualTo(2);
+      assertThat(badNamespace.err()).contains("flag --namespaces: invalid value 'Shop'");
+      host.client().secrets().inNamespace("pier").withName("member-south").delete();
     }
   }
 }

@@ -43,4 +43,27 @@ class PackagedManifestsTest {
         .doesNotContain("ClusterRole/pier", "ClusterRoleBinding/pier-federation-load-balancers")
         .contains("ClusterRole/pier-federation-member");
   }
+
+  @Test
+  void aMemberScopedToNamespacesGetsARoleInEachAndNoClusterWideMemberRole() {
+    List<HasMetadata> objects = PackagedManifests.memberInNamespaces(List.of("shop", "api"), false);
+    List<String> names = names(objects);
+    assertThat(names)
+        .contains(
+            "Namespace/pier",
+            "ServiceAccount/pier-federation",
+            "ClusterRole/pier-federation-member-probe",
+            "Namespace/shop",
+            "Namespace/api")
+        .doesNotContain("ClusterRole/pier-federation-member", "ClusterRole/pier");
+    assertThat(
+            objects.stream()
+                .filter(o -> o.getKind().equals("Role") || o.getKind().equals("RoleBinding"))
+                .map(o -> o.getKind() + "/" + o.getMetadata().getNamespace()))
+        .containsExactlyInAnyOrder("Role/shop", "RoleBinding/shop", "Role/api", "RoleBinding/api");
+    // The packaged file's example namespace is not applied.
+    assertThat(objects).noneMatch(o -> "default".equals(o.getMetadata().getNamespace()));
+    assertThat(names(PackagedManifests.memberInNamespaces(List.of("shop"), true)))
+        .contains("ClusterRole/pier", "ClusterRoleBinding/pier-federation-load-balancers");
+  }
 }
