@@ -3,6 +3,7 @@ package dev.pier.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.pier.boot.PierOptions;
 import dev.pier.model.FederationKeys;
 import dev.pier.testkit.FederatedServices;
 import dev.pier.testkit.InProcessPier;
@@ -13,6 +14,7 @@ import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -169,6 +171,52 @@ record FederatedLifeCycle(KubeApiServer host, KubeApiServer member, String membe
                 admin.secrets().inNamespace("pier").withName("member-east").get() == null
                     && admin.secrets().inNamespace("pier").withName("pier-leaving-east").get()
                         == null);
+  }
+
+  /**
+   * Starts Pier, leading, with the host reached with {@code hostToken} (and the host's own load
+   * balancers, which the base role covers), and, unless {@code eastFields} is null, the member
+   * {@code east} configured with the member token and those fields.
+   *
+   * @param eastFields lines of east's cluster entry after its kubeconfig, or null: east may join
+   *     through its Secret
+   * @param federationFields lines of the {@code federation} section besides the leave grace and
+   *     health probe
+   */
+  InProcessPier startPier(String hostToken, String eastFields, String federationFields) {
+    StringBuilder yaml =
+        new StringBuilder()
+            .append("clusters:\n")
+            .append("  - name: host\n")
+            .append("    kubeconfig: \"")
+            .append(host.kubeconfigFor(hostToken))
+            .append("\"\n")
+            .append("    federation: host\n")
+            // Pier needs one cluster with load balancers; the base rbac.yaml is bound here anyway.
+            .append("    local:\n")
+            .append("      pools: [\"127.248.0.0/28\"]\n");
+    if (eastFields != null) {
+      yaml.append("  - name: east\n")
+          .append("    kubeconfig: \"")
+          .append(member.kubeconfigFor(memberToken))
+          .append("\"\n")
+          .append("    federation: member\n")
+          .append("    loadBalancers: false\n")
+          .append(eastFields);
+    }
+    yaml.append("federation:\n")
+        .append(federationFields)
+        .append("  leaveGrace: 1s\n")
+        .append("  health:\n")
+        .append("    period: 500ms\n")
+        .append("    timeout: 400ms\n");
+    Map<String, String> env = new HashMap<>();
+    env.put(PierOptions.LEADER_ELECTION_ENABLED.envName(), "true");
+    env.put(PierOptions.LEADER_ELECTION_NAMESPACE.envName(), "pier");
+    env.put(PierOptions.LEADER_ELECTION_LEASE_DURATION.envName(), "4s");
+    env.put(PierOptions.LEADER_ELECTION_RENEW_DEADLINE.envName(), "3s");
+    env.put(PierOptions.LEADER_ELECTION_RETRY_PERIOD.envName(), "500ms");
+    return InProcessPier.startWithConfig(yaml.toString(), env);
   }
 
   Service copy(String ns, String name) {

@@ -3,7 +3,6 @@ package dev.pier.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.pier.boot.PierOptions;
 import dev.pier.events.EventReasons;
 import dev.pier.testkit.FederatedServices;
 import dev.pier.testkit.InProcessPier;
@@ -17,11 +16,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -117,7 +114,7 @@ class FederationNamespacedRbacTest {
     memberNamespace(ns);
 
     FederatedLifeCycle life = new FederatedLifeCycle(host, member, MEMBER_TOKEN);
-    try (InProcessPier pier = startPier(ns, later, true)) {
+    try (InProcessPier pier = startPier(life, ns, later, true)) {
       life.copyServeFollowPlaceAndDelete(ns);
 
       // In a federated namespace the member lacks: no copy, no namespace made there, a Warning
@@ -144,7 +141,7 @@ class FederationNamespacedRbacTest {
 
     // Pier back with only the host configured; the member joins through its Secret (its region
     // and zones on it).
-    try (InProcessPier pier = startPier(ns, later, false)) {
+    try (InProcessPier pier = startPier(life, ns, later, false)) {
       life.joinBySecretDeleteTheOrphanedCopyAndLeave(
           ns, Map.of("pier.dev/region", "eu", "pier.dev/zones", "eu-a"));
     }
@@ -170,53 +167,14 @@ class FederationNamespacedRbacTest {
     assertThat(memberGranted)
         .as("nothing on Nodes or namespaces")
         .noneMatch(g -> g.startsWith("/nodes:") || g.startsWith("/namespaces:"));
-    Set<String> expected = new TreeSet<>(memberGranted);
-    expected.removeAll(MEMBER_UNUSED);
-    assertThat(memberUsed).as("what Pier did in the member").containsAll(expected);
-    assertThat(memberUsed)
-        .as("granted but unused in the member")
-        .doesNotContainAnyElementsOf(MEMBER_UNUSED);
+    RbacAudit.assertUsedAllBut(memberGranted, memberUsed, MEMBER_UNUSED, "the member");
   }
 
-  private static InProcessPier startPier(String ns, String later, boolean withMember) {
-    StringBuilder yaml =
-        new StringBuilder()
-            .append("clusters:\n")
-            .append("  - name: host\n")
-            .append("    kubeconfig: \"")
-            .append(host.kubeconfigFor(HOST_TOKEN))
-            .append("\"\n")
-            .append("    federation: host\n")
-            // Pier needs one cluster with load balancers; the base rbac.yaml is bound here anyway.
-            .append("    local:\n")
-            .append("      pools: [\"127.248.0.0/28\"]\n");
-    if (withMember) {
-      yaml.append("  - name: east\n")
-          .append("    kubeconfig: \"")
-          .append(member.kubeconfigFor(MEMBER_TOKEN))
-          .append("\"\n")
-          .append("    federation: member\n")
-          .append("    loadBalancers: false\n")
-          .append("    region: eu\n")
-          .append("    zones: [eu-a]\n");
-    }
-    yaml.append("federation:\n")
-        .append("  memberScope: namespaces\n")
-        .append("  namespaces: [")
-        .append(ns)
-        .append(", ")
-        .append(later)
-        .append("]\n")
-        .append("  leaveGrace: 1s\n")
-        .append("  health:\n")
-        .append("    period: 500ms\n")
-        .append("    timeout: 400ms\n");
-    Map<String, String> env = new HashMap<>();
-    env.put(PierOptions.LEADER_ELECTION_ENABLED.envName(), "true");
-    env.put(PierOptions.LEADER_ELECTION_NAMESPACE.envName(), "pier");
-    env.put(PierOptions.LEADER_ELECTION_LEASE_DURATION.envName(), "4s");
-    env.put(PierOptions.LEADER_ELECTION_RENEW_DEADLINE.envName(), "3s");
-    env.put(PierOptions.LEADER_ELECTION_RETRY_PERIOD.envName(), "500ms");
-    return InProcessPier.startWithConfig(yaml.toString(), env);
+  private static InProcessPier startPier(
+      FederatedLifeCycle life, String ns, String later, boolean withMember) {
+    return life.startPier(
+        HOST_TOKEN,
+        withMember ? "    region: eu\n    zones: [eu-a]\n" : null,
+        "  memberScope: namespaces\n  namespaces: [" + ns + ", " + later + "]\n");
   }
 }

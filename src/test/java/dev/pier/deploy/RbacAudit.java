@@ -1,5 +1,7 @@
 package dev.pier.deploy;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.pier.testkit.KubeApiServer;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
@@ -24,6 +26,18 @@ import java.util.stream.Stream;
  */
 final class RbacAudit {
   private RbacAudit() {}
+
+  /**
+   * Minimality: {@code used} covers everything {@code granted} but {@code unused}, and none of
+   * those (each was left out with a reason that holds on the test's API server).
+   */
+  static void assertUsedAllBut(
+      Set<String> granted, Set<String> used, Set<String> unused, String where) {
+    Set<String> expected = new TreeSet<>(granted);
+    expected.removeAll(unused);
+    assertThat(used).as("what Pier did in " + where).containsAll(expected);
+    assertThat(used).as("granted but unused in " + where).doesNotContainAnyElementsOf(unused);
+  }
 
   /** Every permission the ClusterRoles and Roles of these files grant. */
   static Set<String> granted(Path... files) {
