@@ -204,7 +204,7 @@ public record Components(
     Duration resync = config.get(PierOptions.WATCH_SERVICE_RESYNC);
     RelistCounters relists = new RelistCounters(registry);
     List<Cluster> withLoadBalancers = new ArrayList<>();
-    List<ClusterSetup> configuredMembers = new ArrayList<>();
+    Map<ClusterSpec, Cluster> configuredMembers = new LinkedHashMap<>();
     try {
       for (ClusterSetup setup : setups) {
         Cluster c =
@@ -233,7 +233,7 @@ public record Components(
             if (!setup.spec().loadBalancers()) {
               c.retryWhenForbidden();
             }
-            configuredMembers.add(setup);
+            configuredMembers.put(setup.spec(), c);
           }
           default -> {}
         }
@@ -274,11 +274,7 @@ public record Components(
             federationOptions,
             memberConnector(
                 vertx, config, resync, gate, federationOptions, relists, loadBalancerMembers));
-    for (ClusterSetup setup : configuredMembers) {
-      members.addConfigured(
-          setup.spec(),
-          connected.stream().filter(c -> c.name().equals(setup.spec().name())).findFirst().get());
-    }
+    configuredMembers.forEach(members::addConfigured);
     DnsPublisher dns =
         DnsSetup.create(
             vertx,
@@ -581,7 +577,6 @@ public record Components(
     return options;
   }
 
-  /** A cluster Pier runs against, with its writers and Event recorder. */
   /**
    * The namespaces Pier may read and write in a member: those of federation.namespaces with
    * memberScope namespaces, unless the member runs Pier's load balancers (which read every
@@ -591,6 +586,7 @@ public record Components(
     return options.namespacedMembers() && !spec.loadBalancers() ? options.namespaces() : Set.of();
   }
 
+  /** A cluster Pier runs against, with its writers and Event recorder. */
   static Cluster cluster(
       Vertx vertx,
       ClusterSpec spec,

@@ -16,7 +16,7 @@ import java.util.regex.Pattern;
  * --flag=value}, a switch alone), with every error naming the flag and the value.
  */
 public final class Flags {
-  private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+  static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
   private static final Pattern LABEL_NAME =
       Pattern.compile("([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
   private static final Pattern LABEL_VALUE =

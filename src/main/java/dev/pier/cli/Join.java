@@ -130,7 +130,7 @@ final class Join {
     private static List<String> namespaces(Flags f) {
       List<String> namespaces = f.labels("--namespaces");
       for (String ns : namespaces) {
-        if (!ns.matches("[a-z0-9]([-a-z0-9]*[a-z0-9])?")) {
+        if (!Flags.DNS_LABEL.matcher(ns).matches()) {
           throw CliException.usage(
               "flag --namespaces: invalid value '"
                   + f.string("--namespaces", "")

@@ -52,8 +52,8 @@ public final class PackagedManifests {
             .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", "pier")
             .addNewSubject()
             .withKind("ServiceAccount")
-            .withName("pier-federation")
-            .withNamespace("pier")
+            .withName(Join.SERVICE_ACCOUNT)
+            .withNamespace(Join.MEMBER_NAMESPACE)
             .endSubject()
             .build());
     return out;

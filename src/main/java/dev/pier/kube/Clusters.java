@@ -14,7 +14,7 @@ import java.util.function.Consumer;
  */
 public final class Clusters implements AutoCloseable {
   private final Map<String, Cluster> byName = new ConcurrentHashMap<>();
-  private final Map<String, Boolean> configured = new ConcurrentHashMap<>();
+  private final List<Cluster> configured;
   private final Collection<Consumer<Cluster>> onAdded = new ConcurrentLinkedQueue<>();
   private final Collection<Consumer<Cluster>> onRemoved = new ConcurrentLinkedQueue<>();
 
@@ -23,8 +23,8 @@ public final class Clusters implements AutoCloseable {
       if (byName.put(c.name(), c) != null) {
         throw new IllegalArgumentException("duplicate cluster name " + c.name());
       }
-      configured.put(c.name(), true);
     }
+    this.configured = List.copyOf(clusters);
   }
 
   /** The named cluster, or null. */
@@ -38,7 +38,7 @@ public final class Clusters implements AutoCloseable {
 
   /** The clusters from the configuration: what Pier needs to be ready. */
   public List<Cluster> configured() {
-    return byName.values().stream().filter(c -> configured.containsKey(c.name())).toList();
+    return configured;
   }
 
   /** Tells {@code listener} of each cluster added from now on, on the adding thread. */
@@ -65,7 +65,7 @@ public final class Clusters implements AutoCloseable {
 
   /** Removes a member added at runtime, if it is this one; a configured cluster stays. */
   public boolean remove(Cluster cluster) {
-    if (configured.containsKey(cluster.name()) || !byName.remove(cluster.name(), cluster)) {
+    if (configured.contains(cluster) || !byName.remove(cluster.name(), cluster)) {
       return false;
     }
     onRemoved.forEach(l -> l.accept(cluster));
@@ -75,6 +75,6 @@ public final class Clusters implements AutoCloseable {
   /** Closes the configured clusters; members added at runtime are closed by whoever added them. */
   @Override
   public void close() {
-    configured().forEach(Cluster::close);
+    configured.forEach(Cluster::close);
   }
 }

@@ -48,13 +48,8 @@ public final class ScopedInformer<T extends HasMetadata> {
   }
 
   /** Whether it reads only some namespaces, each on its own. */
-  public boolean namespaced() {
+  private boolean namespaced() {
     return !parts.containsKey("");
-  }
-
-  /** The namespaces it reads; empty: every one. */
-  public Set<String> namespaces() {
-    return namespaced() ? parts.keySet() : Set.of();
   }
 
   private SharedIndexInformer<T> part(String namespace) {

@@ -35,6 +35,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -261,7 +262,7 @@ public final class ReconcileVerticle extends VerticleBase {
                     running = true;
                     queue.resume();
                     verifier.start();
-                    List.copyOf(waitingForProvider).forEach(this::initializeMember);
+                    providerWaiting().forEach(this::initializeMember);
                     log.info(
                         "Reconciling with provider {} ({} keys in flight at most, and {}"
                             + " node-sync host updates)",
@@ -282,30 +283,12 @@ public final class ReconcileVerticle extends VerticleBase {
         int shard = Integer.parseInt(msg.headers().get(Addresses.SHARD));
         int queued = 0;
         for (Cluster c : providerReady()) {
-          for (Service s : c.services()) {
-            ServiceKey key = Views.key(c.name(), s);
-            if (gate.inShard(key, shard) && gate.owns(key)) {
-              queue.add(key, WorkKind.RECONCILE);
-              queued++;
-            }
-          }
+          queued += queueKeys(c, key -> gate.inShard(key, shard));
         }
         msg.reply(queued);
       }
       case Addresses.SHARDS_LOST -> {
-        queue.drop(key -> !gate.owns(key));
-        reconciler.forget(key -> !gate.owns(key));
-        waitingForRun
-            .entrySet()
-            .removeIf(
-                e -> {
-                  if (!gate.owns(e.getKey())) {
-                    e.getValue().reply(Addresses.NOT_OWNED);
-                    return true;
-                  }
-                  return false;
-                });
-        waitingRequestsSeen = waitingForRun.size();
+        drop(key -> !gate.owns(key));
         msg.reply("dropped");
       }
       default -> msg.fail(400, "unknown control command " + msg.body());
@@ -358,6 +341,11 @@ public final class ReconcileVerticle extends VerticleBase {
     }
   }
 
+  /** Members whose provider is not initialized yet. */
+  private List<Cluster> providerWaiting() {
+    return clusters.all().stream().filter(c -> waitingForProvider.contains(c.name())).toList();
+  }
+
   /** The clusters whose keys may run: all but members whose provider is not initialized yet. */
   private List<Cluster> providerReady() {
     return clusters.all().stream().filter(c -> !waitingForProvider.contains(c.name())).toList();
@@ -375,13 +363,6 @@ public final class ReconcileVerticle extends VerticleBase {
    * Initializes a joined member's provider once its informers have synced, then queues every key of
    * it; tries again while the member stays and this process reconciles.
    */
-  private void initializeMember(String name) {
-    Cluster c = clusters.get(name);
-    if (c != null) {
-      initializeMember(c);
-    }
-  }
-
   private void initializeMember(Cluster c) {
     if (!running || clusters.get(c.name()) != c || !waitingForProvider.contains(c.name())) {
       return;
@@ -406,14 +387,7 @@ public final class ReconcileVerticle extends VerticleBase {
                 return;
               }
               waitingForProvider.remove(c.name());
-              int queued = 0;
-              for (Service s : c.services()) {
-                ServiceKey key = Views.key(c.name(), s);
-                if (gate.owns(key)) {
-                  queue.add(key, WorkKind.RECONCILE);
-                  queued++;
-                }
-              }
+              int queued = queueKeys(c, key -> true);
               log.info("Cluster {}: reconciling its {} Services", c.name(), queued);
             });
   }
@@ -422,13 +396,34 @@ public final class ReconcileVerticle extends VerticleBase {
   private void removed(Cluster c) {
     String name = c.name();
     waitingForProvider.remove(name);
-    queue.drop(key -> key.cluster().equals(name));
-    reconciler.forget(key -> key.cluster().equals(name));
+    drop(key -> key.cluster().equals(name));
+  }
+
+  /** Queues every key of the cluster this process owns that {@code which} takes; how many. */
+  private int queueKeys(Cluster c, Predicate<ServiceKey> which) {
+    int queued = 0;
+    for (Service s : c.services()) {
+      ServiceKey key = Views.key(c.name(), s);
+      if (which.test(key) && gate.owns(key)) {
+        queue.add(key, WorkKind.RECONCILE);
+        queued++;
+      }
+    }
+    return queued;
+  }
+
+  /**
+   * Drops what this process holds of the keys {@code which} takes: queued work, what the reconciler
+   * remembers, and requests waiting for a run (answered that another runs them).
+   */
+  private void drop(Predicate<ServiceKey> which) {
+    queue.drop(which);
+    reconciler.forget(which);
     waitingForRun
         .entrySet()
         .removeIf(
             e -> {
-              if (e.getKey().cluster().equals(name)) {
+              if (which.test(e.getKey())) {
                 e.getValue().reply(Addresses.NOT_OWNED);
                 return true;
               }

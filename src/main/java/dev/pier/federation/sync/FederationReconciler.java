@@ -262,24 +262,27 @@ final class FederationReconciler {
     Service hostSvc = host.service(key.namespace(), key.name());
     String why = member.access().servicesUnreadable(key.namespace());
     if (why != null && !refused(hostSvc) && wanted(hostSvc, member)) {
-      event(
-          hostSvc,
-          EventSink.WARNING,
-          EventReasons.MEMBER_NAMESPACE_UNREADABLE,
-          member,
-          missingNamespace(key.namespace(), why));
+      return namespaceMissing(hostSvc, member, key.namespace(), why);
     }
     return Future.succeededFuture(WorkResult.retryAfter(MISSING_NAMESPACE_RETRY, RUN));
   }
 
-  private static String missingNamespace(String namespace, String why) {
-    return "not copied: Pier cannot read or write namespace "
-        + namespace
-        + " there ("
-        + why
-        + "). With federation.memberScope namespaces Pier creates no namespace in a member: create"
-        + " it there and bind the Role of k8s/rbac-federation-member-namespaced.yaml in it; the"
-        + " copy follows";
+  /** Warns that the member's namespace cannot take the copy, and looks again later. */
+  private Future<WorkResult> namespaceMissing(
+      Service hostSvc, Member member, String namespace, String why) {
+    event(
+        hostSvc,
+        EventSink.WARNING,
+        EventReasons.MEMBER_NAMESPACE_UNREADABLE,
+        member,
+        "not copied: Pier cannot read or write namespace "
+            + namespace
+            + " there ("
+            + why
+            + "). With federation.memberScope namespaces Pier creates no namespace in a member:"
+            + " create it there and bind the Role of k8s/rbac-federation-member-namespaced.yaml in"
+            + " it; the copy follows");
+    return Future.succeededFuture(WorkResult.retryAfter(MISSING_NAMESPACE_RETRY, RUN));
   }
 
   private Future<WorkResult> propagate(Member member, ServiceKey key) {
@@ -450,14 +453,7 @@ final class FederationReconciler {
             .recover(
                 e -> {
                   if (KubeApiException.notFound(e) && options.namespacedMembers()) {
-                    event(
-                        hostSvc,
-                        EventSink.WARNING,
-                        EventReasons.MEMBER_NAMESPACE_UNREADABLE,
-                        member,
-                        missingNamespace(ns, "it does not exist there"));
-                    return Future.succeededFuture(
-                        WorkResult.retryAfter(MISSING_NAMESPACE_RETRY, RUN));
+                    return namespaceMissing(hostSvc, member, ns, "it does not exist there");
                   }
                   return failed(hostSvc, member, "create", e);
                 });
