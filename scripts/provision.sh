@@ -1,21 +1,20 @@
 #!/usr/bin/env bash
 # Provisions what Pier's run and test commands need on a Debian/Ubuntu machine, idempotently:
-# Debian packages (etcd, Go, openssl, curl, kubectl, PowerDNS with sqlite3, dig, prometheus) and a
-# kube-apiserver 1.20.2 built from Debian's `kubernetes` source package. The build takes about ten
-# minutes once; the binary is cached under
-# ${XDG_CACHE_HOME:-$HOME/.cache}/pier/ and guarded by a lock so parallel runs build it only once.
-# Prints the cache directory's bin path on its last line.
+# Debian packages (openssl, curl, PowerDNS with sqlite3, dig, prometheus, ...) and, from the pinned
+# Go modules in scripts/kube/, kube-apiserver, kubectl and etcd of the current Kubernetes release
+# and of the oldest release Pier supports (versions in scripts/lib/kube-build.sh). Each build takes
+# about a quarter of an hour once on two cores; the binaries are cached under
+# ${XDG_CACHE_HOME:-$HOME/.cache}/pier/ and guarded by a lock so parallel runs build them only once.
+# Needs Go 1.21 or newer on the PATH (the go command fetches the toolchain a module asks for).
+# Prints the current release's bin path on its last line.
+#   PIER_PROVISION_OLDEST=0 scripts/provision.sh   # skip the oldest release (run-local needs only the current)
 set -euo pipefail
 
+here="$(cd "$(dirname "$0")" && pwd)"
 # shellcheck source=lib/kube-build.sh
-source "$(cd "$(dirname "$0")" && pwd)/lib/kube-build.sh"
-K8S_VERSION=$PIER_K8S_VERSION
-DEB_SOURCE_VERSION=1.20.5+really1.20.2
-CACHE_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/pier"
-BUILD_ID=$PIER_KUBE_BUILD_ID
-BIN_DIR=$PIER_KUBE_DEFAULT_BIN_DIR
-PATCHES_DIR="$(cd "$(dirname "$0")" && pwd)/patches"
-LOCK="$CACHE_DIR/provision.lock"
+source "$here/lib/kube-build.sh"
+KUBE_MODULES="$here/kube"
+LOCK="$PIER_KUBE_CACHE_DIR/provision.lock"
 
 log() { printf '[provision] %s\n' "$*" >&2; }
 
@@ -25,10 +24,8 @@ as_root() {
 }
 
 need_packages=()
-command -v etcd >/dev/null || need_packages+=(etcd-server)
 command -v openssl >/dev/null || need_packages+=(openssl)
 command -v curl >/dev/null || need_packages+=(curl)
-command -v kubectl >/dev/null || need_packages+=(kubernetes-client)
 command -v flock >/dev/null || need_packages+=(util-linux)
 # scripts/run-local.sh finds what it started with pgrep.
 command -v pgrep >/dev/null || need_packages+=(procps)
@@ -40,68 +37,73 @@ command -v sqlite3 >/dev/null || need_packages+=(sqlite3)
 command -v ip >/dev/null || need_packages+=(iproute2)
 # The monitoring tests run the shipped dashboard and alert expressions on a real Prometheus.
 command -v prometheus >/dev/null || need_packages+=(prometheus)
-if [ ! -x "$BIN_DIR/kube-apiserver" ]; then
-  command -v go >/dev/null || need_packages+=(golang-go)
-  command -v rsync >/dev/null || need_packages+=(rsync)
-  command -v make >/dev/null || need_packages+=(make)
-  command -v dpkg-source >/dev/null || need_packages+=(dpkg-dev)
-  command -v patch >/dev/null || need_packages+=(patch)
-fi
 if [ ${#need_packages[@]} -gt 0 ]; then
   log "installing Debian packages: ${need_packages[*]}"
   as_root apt-get update -qq
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${need_packages[@]}" >&2
 fi
-# Installing etcd-server may start a system etcd on 2379; Pier's tests never use it.
 
 # The local provider's dual-stack tests use the IPv6 pool fd00:7069:6572::/112: route it to lo and
 # allow binding addresses no interface has (IPv4's 127.0.0.0/8 needs neither).
 as_root ip -6 route replace local fd00:7069:6572::/112 dev lo
 as_root sysctl -q -w net.ipv6.ip_nonlocal_bind=1
 
-mkdir -p "$CACHE_DIR"
-exec 9>"$LOCK"
+mkdir -p "$PIER_KUBE_CACHE_DIR"
+exec 9>"$PIER_KUBE_CACHE_DIR/provision.lock"
 if ! flock -n 9; then
   log "another provisioning run holds $LOCK; waiting for it"
   flock 9
 fi
 
-if [ ! -x "$BIN_DIR/kube-apiserver" ]; then
-  log "building kube-apiserver $K8S_VERSION from Debian's source package (about 10 minutes, once)"
-  if ! grep -rqs "deb-src\|Types: deb-src" /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null; then
-    log "adding deb-src for bookworm main"
-    as_root tee /etc/apt/sources.list.d/pier-bookworm-src.sources >/dev/null <<'SRC'
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
-    as_root apt-get update -qq
+check_go() {
+  if ! command -v go >/dev/null; then
+    log "*** no go command on the PATH: install Go 1.21 or newer (https://go.dev/doc/install);"
+    log "*** the go command then fetches the toolchain the pinned modules ask for."
+    exit 1
   fi
-  work="$CACHE_DIR/build"
-  rm -rf "$work" && mkdir -p "$work"
-  (cd "$work" && apt-get source --download-only kubernetes >&2)
-  log "unpacking"
-  tar -C "$work" -xzf "$work/kubernetes_${DEB_SOURCE_VERSION}.orig.tar.gz"
-  # Kubernetes 1.20 vendors reflect2 v1.0.1, whose map iteration corrupts memory when built with
-  # Go 1.18 or newer (the apiserver dies with "fatal error: fault" when it encodes some objects,
-  # e.g. on a PATCH of nodes/status). Apply reflect2 v1.0.2's fix.
-  # Kubernetes 1.20.0-1.20.9 leave a Service watch open and silent when the watch cache drops a
-  # slow watcher, and never end a WebSocket Service watch at its timeoutSeconds
-  # (kubernetes/kubernetes#102464). Apply the fix that 1.20.10 shipped (#102542).
-  for p in "$PATCHES_DIR"/kube-apiserver-"$K8S_VERSION"-*.patch; do
-    log "applying $(basename "$p")"
-    patch -d "$work/kubernetes-$K8S_VERSION" -p1 --forward --quiet < "$p" >&2
+  local v
+  v=$(go env GOVERSION)
+  case "$v" in
+    go1.1[0-9]* | go1.20*) log "*** $v is too old to build the pinned modules; install Go 1.21 or newer"; exit 1 ;;
+  esac
+}
+
+# build KUBERNETES_VERSION ETCD_VERSION BIN_DIR: kube-apiserver and kubectl from
+# scripts/kube/kubernetes-vMAJOR.MINOR, etcd from scripts/kube/etcd-vETCD, into BIN_DIR.
+build() {
+  local kube=$1 etcd=$2 bin=$3
+  if [ -x "$bin/kube-apiserver" ] && [ -x "$bin/kubectl" ] && [ -x "$bin/etcd" ]; then
+    return 0
+  fi
+  check_go
+  local minor=${kube%.*} major=${kube%%.*} tmp="$bin.tmp" started=$SECONDS
+  local kube_module="$KUBE_MODULES/kubernetes-v$minor" etcd_module="$KUBE_MODULES/etcd-v$etcd"
+  grep -q "k8s.io/kubernetes v$kube\$" "$kube_module/go.mod" || {
+    log "*** $kube_module/go.mod does not pin k8s.io/kubernetes v$kube; run scripts/kube/pin.sh"
+    exit 1
+  }
+  local x ldflags=""
+  # What `kubectl version` and the apiserver's /version report (else v0.0.0).
+  for x in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    ldflags+=" -X $x.gitVersion=v$kube -X $x.gitMajor=$major -X $x.gitMinor=${minor#*.}"
+    ldflags+=" -X $x.gitTreeState=clean"
   done
-  log "compiling (progress below)"
-  (cd "$work/kubernetes-$K8S_VERSION" && CGO_ENABLED=0 make WHAT=cmd/kube-apiserver >&2)
-  mkdir -p "$BIN_DIR"
-  cp "$work/kubernetes-$K8S_VERSION/_output/local/bin/linux/amd64/kube-apiserver" "$BIN_DIR/.kube-apiserver.tmp"
-  mv "$BIN_DIR/.kube-apiserver.tmp" "$BIN_DIR/kube-apiserver"
-  rm -rf "$work"
-  log "kube-apiserver cached at $BIN_DIR"
+  log "building kube-apiserver and kubectl v$kube and etcd v$etcd from their Go modules" \
+    "(about a quarter of an hour on two cores the first time)"
+  rm -rf "$tmp" && mkdir -p "$tmp"
+  (cd "$kube_module" && CGO_ENABLED=0 go build -mod=readonly -trimpath -ldflags="$ldflags" \
+    -o "$tmp/" k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kubectl >&2)
+  (cd "$etcd_module" && CGO_ENABLED=0 go build -mod=readonly -trimpath -o "$tmp/etcd" . >&2)
+  "$tmp/kube-apiserver" --version | grep -qx "Kubernetes v$kube" || {
+    log "*** the built kube-apiserver reports '$("$tmp/kube-apiserver" --version)', not v$kube"
+    exit 1
+  }
+  rm -rf "$bin" && mkdir -p "$(dirname "$bin")" && mv "$tmp" "$bin"
+  log "v$kube cached at $bin in $((SECONDS - started)) s"
+}
+
+build "$PIER_K8S_VERSION" "$PIER_ETCD_VERSION" "$PIER_KUBE_DEFAULT_BIN_DIR"
+if [ "${PIER_PROVISION_OLDEST:-1}" != 0 ]; then
+  build "$PIER_K8S_OLDEST_VERSION" "$PIER_ETCD_OLDEST_VERSION" "$PIER_KUBE_OLDEST_BIN_DIR"
 fi
-ln -sf "$(command -v etcd)" "$BIN_DIR/etcd"
-ln -sf "$(command -v kubectl)" "$BIN_DIR/kubectl"
-echo "$BIN_DIR"
+echo "$PIER_KUBE_DEFAULT_BIN_DIR"

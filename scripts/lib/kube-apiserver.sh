@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# A throwaway etcd + kube-apiserver 1.20.2 on free loopback ports, for the demo and benchmarks.
+# A throwaway etcd + kube-apiserver (the release scripts/lib/kube-build.sh pins) on free loopback
+# ports, for the demo and benchmarks.
 # Same flags as the Java test kit (src/testkit/java/dev/pier/testkit/KubeApiServer.java).
 #
 # Source it and call the functions:
@@ -194,7 +195,7 @@ _pier_apiserver_start_once() {
     --service-account-key-file="$dir/sa.pub" --service-account-signing-key-file="$dir/sa.key" \
     --service-account-issuer=https://kubernetes.default.svc \
     --token-auth-file="$dir/tokens.csv" --authorization-mode=RBAC \
-    --service-cluster-ip-range=10.96.0.0/16 --feature-gates=MixedProtocolLBService=true \
+    --service-cluster-ip-range=10.96.0.0/16 \
     --service-node-port-range=10000-32767 \
     ${audit_flags[@]+"${audit_flags[@]}"} "$@" \
     </dev/null >"$dir/kube-apiserver.log" 2>&1 &
@@ -228,8 +229,8 @@ pier_apiserver_start() {
   bin=$(_pier_bin_dir)
   if [ ! -x "$bin/kube-apiserver" ] || [ ! -x "$bin/etcd" ]; then
     _pier_log "*** kube-apiserver or etcd is missing from $bin."
-    _pier_log "*** Run scripts/provision.sh once (it builds and caches kube-apiserver 1.20.2 and"
-    _pier_log "*** installs etcd), or set PIER_KUBE_BIN_DIR to a directory holding both."
+    _pier_log "*** Run scripts/provision.sh once (it builds and caches kube-apiserver, etcd and"
+    _pier_log "*** kubectl $PIER_K8S_VERSION), or set PIER_KUBE_BIN_DIR to a directory holding them."
     return 1
   fi
   for tool in openssl curl shuf; do

@@ -7,7 +7,7 @@ import dev.pier.cloud.LoadBalancerProvider;
 import dev.pier.config.ConfigException;
 import dev.pier.config.ConfigValues;
 import dev.pier.dns.publish.DnsPublisher;
-import dev.pier.dns.publish.EndpointsWatchVerticle;
+import dev.pier.dns.publish.EndpointSliceWatchVerticle;
 import dev.pier.dns.publish.TopologyWatchVerticle;
 import dev.pier.federation.Federated;
 import dev.pier.federation.FederationOptions;
@@ -314,7 +314,7 @@ public record Components(
             config.get(PierOptions.NODE_SYNC_DEBOUNCE),
             metrics));
     if (dns != null) {
-      watchers.add(new EndpointsWatchVerticle(clusters, dns::wantsDns));
+      watchers.add(new EndpointSliceWatchVerticle(clusters, dns::wantsDns));
       watchers.add(new TopologyWatchVerticle(clusters, dns));
     }
     DeletionGuard guard = deletionGuard(config);

@@ -2,9 +2,10 @@ package dev.pier.kube;
 
 import dev.pier.events.EventSink;
 import dev.pier.model.ClusterIdentity;
-import io.fabric8.kubernetes.api.model.Endpoints;
+import dev.pier.policy.EndpointReadiness;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
@@ -50,6 +51,7 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
   private final Set<String> wholeNamespaces;
   // Empty: every namespace; else only these, each by its own informer (a Role per namespace).
   private final Set<String> scope;
+  private static final String BY_SERVICE = "service";
   private final List<ResourceEventHandler<Service>> serviceHandlers = new CopyOnWriteArrayList<>();
   private long lastRelistNanos;
   private boolean relisting;
@@ -62,8 +64,8 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
   private final AsyncKubeApi api;
   private volatile ClusterIdentity identity;
   private volatile boolean forbiddenIsFatal = true;
-  // Only DNS publishing needs Endpoints: created on first use, started by its watcher.
-  private volatile ScopedInformer<Endpoints> endpoints;
+  // Only DNS publishing needs EndpointSlices: created on first use, started by its watcher.
+  private volatile ScopedInformer<EndpointSlice> endpointSlices;
   // The load-balancer watchers and the federation may both need an informer: started once.
   private java.util.concurrent.CompletionStage<Void> servicesStarted;
   private java.util.concurrent.CompletionStage<Void> nodesStarted;
@@ -429,25 +431,38 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
     return nodes.getStore().list();
   }
 
-  /** The Endpoints informer, created on first call (not started). */
-  public synchronized ScopedInformer<Endpoints> endpointsInformer() {
-    if (endpoints == null) {
-      endpoints =
-          ScopedInformer.of(
-              scope,
-              ns ->
-                  (ns == null
-                          ? client.endpoints().inAnyNamespace()
-                          : client.endpoints().inNamespace(ns))
-                      .runnableInformer(0));
+  /** The EndpointSlice informer, indexed by Service, created on first call (not started). */
+  public synchronized ScopedInformer<EndpointSlice> endpointSliceInformer() {
+    if (endpointSlices == null) {
+      endpointSlices = endpointSliceInformer(client, scope);
     }
-    return endpoints;
+    return endpointSlices;
+  }
+
+  /** A new EndpointSlice informer over {@code scope}, indexed by Service (not started). */
+  public static ScopedInformer<EndpointSlice> endpointSliceInformer(
+      KubernetesClient client, Set<String> scope) {
+    var slices = client.discovery().v1().endpointSlices();
+    ScopedInformer<EndpointSlice> informer =
+        ScopedInformer.of(
+            scope,
+            ns ->
+                (ns == null ? slices.inAnyNamespace() : slices.inNamespace(ns))
+                    .runnableInformer(0));
+    informer.addIndexers(Map.of(BY_SERVICE, EndpointReadiness::serviceKey));
+    return informer;
+  }
+
+  /** The cached EndpointSlices of a Service, from an informer made by endpointSliceInformer. */
+  public static List<EndpointSlice> slicesOf(
+      ScopedInformer<EndpointSlice> informer, String namespace, String name) {
+    return informer.byIndex(namespace, BY_SERVICE, namespace + "/" + name);
   }
 
   @Override
-  public Endpoints endpoints(String namespace, String name) {
-    ScopedInformer<Endpoints> e = endpoints;
-    return e == null ? null : e.get(namespace, name);
+  public boolean hasReadyEndpoints(String namespace, String name) {
+    ScopedInformer<EndpointSlice> i = endpointSlices;
+    return i != null && EndpointReadiness.ready(slicesOf(i, namespace, name));
   }
 
   @Override
@@ -475,8 +490,8 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
       services.stop();
     }
     nodes.stop();
-    if (endpoints != null) {
-      endpoints.stop();
+    if (endpointSlices != null) {
+      endpointSlices.stop();
     }
     client.close();
   }

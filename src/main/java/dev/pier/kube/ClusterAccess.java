@@ -2,7 +2,6 @@ package dev.pier.kube;
 
 import dev.pier.events.EventSink;
 import dev.pier.model.ClusterIdentity;
-import io.fabric8.kubernetes.api.model.Endpoints;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
 import java.util.List;
@@ -46,8 +45,11 @@ public interface ClusterAccess {
 
   List<Node> nodes();
 
-  /** The cached Endpoints of a Service, or null (also when no Endpoints informer runs). */
-  Endpoints endpoints(String namespace, String name);
+  /**
+   * Whether the Service has a ready endpoint in its cached EndpointSlices; false when no
+   * EndpointSlice informer runs.
+   */
+  boolean hasReadyEndpoints(String namespace, String name);
 
   ServiceWrites writer();
 

@@ -2,6 +2,7 @@ package dev.pier.deploy;
 
 import com.marcnuri.helm.Helm;
 import com.marcnuri.helm.TemplateCommand;
+import dev.pier.testkit.KubeApiServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -26,10 +27,11 @@ final class Chart {
   static final String RELEASE = "pier";
   static final String NAMESPACE = "pier";
 
-  /** The version of the test kit's kube-apiserver. */
-  static final String KUBE_1_20 = "v1.20.2";
+  /** The version of the test kit's kube-apiserver: the current release. */
+  static final String KUBE_CURRENT = "v" + KubeApiServer.KUBERNETES_VERSION;
 
-  static final String KUBE_1_21 = "v1.21.0";
+  /** The oldest release Pier supports, and the chart's {@code kubeVersion} floor. */
+  static final String KUBE_OLDEST = "v" + KubeApiServer.OLDEST_KUBERNETES_VERSION;
 
   /** Labels only the chart sets (Helm's bookkeeping); the raw manifests carry only the name. */
   private static final Set<String> CHART_ONLY_KEYS =

@@ -102,7 +102,7 @@ class ChartTest {
             "monitoring",
             "scale-out");
     for (String preset : Chart.presets().keySet()) {
-      for (String version : List.of(Chart.KUBE_1_20, Chart.KUBE_1_21)) {
+      for (String version : List.of(Chart.KUBE_CURRENT, Chart.KUBE_OLDEST)) {
         String rendering = Chart.render(preset, version);
         assertThat(typed(rendering)).as(preset + " on " + version).isNotEmpty();
       }
@@ -113,11 +113,11 @@ class ChartTest {
   void theRawManifestsArePresetRawManifests() {
     // The raw files keep what they shipped before the chart (hetzner, two replicas), so that
     // applying them again never switches an installation's provider. namespace.yaml stays out
-    // (helm install --create-namespace makes it), and so does the PodDisruptionBudget, whose
-    // apiVersion depends on the cluster's version: the chart chooses it, the raw files carry none.
+    // (helm install --create-namespace makes it), and so does the PodDisruptionBudget, which
+    // comes only with the chart's replicas setting.
     assertThat(
             Chart.normalized(
-                Chart.objects(Chart.render("raw-manifests", Chart.KUBE_1_20)).stream()
+                Chart.objects(Chart.render("raw-manifests", Chart.KUBE_CURRENT)).stream()
                     .filter(o -> !"PodDisruptionBudget".equals(o.get("kind")))
                     .toList()))
         .isEqualTo(rawObjects("rbac.yaml", "configmap.yaml", "deployment.yaml", "service.yaml"));
@@ -148,7 +148,7 @@ class ChartTest {
       Map<String, Object> rendered =
           Chart.normalized(
               Chart.ofKinds(
-                  Chart.objects(Chart.render(presetOf.get(file), Chart.KUBE_1_20)),
+                  Chart.objects(Chart.render(presetOf.get(file), Chart.KUBE_CURRENT)),
                   "ServiceAccount",
                   "ClusterRole",
                   "ClusterRoleBinding",
@@ -164,20 +164,26 @@ class ChartTest {
     assertThat(
             Chart.normalized(
                 Chart.ofKinds(
-                    Chart.objects(Chart.render("monitoring", Chart.KUBE_1_20)), "ConfigMap")))
+                    Chart.objects(Chart.render("monitoring", Chart.KUBE_CURRENT)), "ConfigMap")))
         .containsAllEntriesOf(
             rawObjects(
                 "monitoring/pier-grafana-dashboard.yaml", "monitoring/pier-prometheus-rules.yaml"));
   }
 
   @Test
-  void aPodDisruptionBudgetComesWithTwoReplicasInTheApiVersionOfTheCluster() {
-    assertThat(keys(Chart.render("default", Chart.KUBE_1_20)))
+  void aPodDisruptionBudgetComesWithTwoReplicas() {
+    assertThat(keys(Chart.render("default", Chart.KUBE_CURRENT)))
         .noneMatch(k -> k.startsWith("PodDisruptionBudget"));
-    assertThat(pdbApiVersion(Chart.render("replicas2", Chart.KUBE_1_20)))
-        .isEqualTo("policy/v1beta1");
-    assertThat(pdbApiVersion(Chart.render("replicas2", Chart.KUBE_1_21))).isEqualTo("policy/v1");
-    assertThat(pdbApiVersion(Chart.render("replicas2", "v1.29.3"))).isEqualTo("policy/v1");
+    assertThat(pdbApiVersion(Chart.render("replicas2", Chart.KUBE_CURRENT))).isEqualTo("policy/v1");
+    assertThat(pdbApiVersion(Chart.render("replicas2", Chart.KUBE_OLDEST))).isEqualTo("policy/v1");
+  }
+
+  /** The chart states the oldest release Pier supports: Helm refuses to install below it. */
+  @Test
+  void theChartRefusesAClusterOlderThanTheOldestSupportedRelease() {
+    String older = Chart.KUBE_OLDEST.replaceFirst("\\.\\d+\\.\\d+$", ".34.9");
+    assertThat(older).isEqualTo("v1.34.9");
+    assertThatThrownBy(() -> Chart.render("default", older)).hasMessageContaining("kubeVersion");
   }
 
   private static String pdbApiVersion(String rendering) {
@@ -190,7 +196,7 @@ class ChartTest {
 
   @Test
   void theLocalProviderRunsOneReplicaOnTheNodesNetwork() {
-    String rendering = Chart.render("local-pools", Chart.KUBE_1_20);
+    String rendering = Chart.render("local-pools", Chart.KUBE_CURRENT);
     PodSpec pod = one(rendering, Deployment.class).getSpec().getTemplate().getSpec();
     assertThat(pod.getHostNetwork()).isTrue();
     assertThat(pod.getDnsPolicy()).isEqualTo("ClusterFirstWithHostNet");
@@ -199,13 +205,13 @@ class ChartTest {
         .singleElement()
         .satisfies(t -> assertThat(t.getKey()).isEqualTo("node-role.kubernetes.io/edge"));
     assertThat(pierYaml(rendering)).contains("192.0.2.0/24");
-    assertThatThrownBy(() -> Chart.template(Chart.KUBE_1_20).set("replicas", 2).call())
+    assertThatThrownBy(() -> Chart.template(Chart.KUBE_CURRENT).set("replicas", 2).call())
         .hasMessageContaining("replicas: 1");
   }
 
   @Test
   void hetznerTakesItsTokenFromASecretAndRunsTwoReplicasOffTheNodesNetwork() {
-    String rendering = Chart.render("hetzner", Chart.KUBE_1_20);
+    String rendering = Chart.render("hetzner", Chart.KUBE_CURRENT);
     Deployment d = one(rendering, Deployment.class);
     assertThat(d.getSpec().getReplicas()).isEqualTo(2);
     assertThat(d.getSpec().getTemplate().getSpec().getHostNetwork()).isNull();
@@ -220,13 +226,13 @@ class ChartTest {
     assertThat(keys(rendering))
         .contains("Secret pier/pier-hcloud", "PodDisruptionBudget pier/pier");
     // Without a token value, the Secret is the user's own and the chart makes none.
-    assertThat(keys(Chart.render("replicas2", Chart.KUBE_1_20)))
+    assertThat(keys(Chart.render("replicas2", Chart.KUBE_CURRENT)))
         .noneMatch(k -> k.startsWith("Secret"));
   }
 
   @Test
   void theWebhookTokenIsAMountedFileNamedInTheConfig() {
-    String rendering = Chart.render("webhook", Chart.KUBE_1_20);
+    String rendering = Chart.render("webhook", Chart.KUBE_CURRENT);
     PodSpec pod = one(rendering, Deployment.class).getSpec().getTemplate().getSpec();
     assertThat(pod.getVolumes())
         .anySatisfy(
@@ -237,7 +243,7 @@ class ChartTest {
     assertThat(pierYaml(rendering)).contains("tokenFile: /etc/pier-webhook/token");
     assertThat(pod.getContainers().get(0).getVolumeMounts())
         .anySatisfy(m -> assertThat(m.getMountPath()).isEqualTo("/etc/pier-webhook"));
-    assertThatThrownBy(() -> Chart.template(Chart.KUBE_1_20).set("provider", "webhook").call())
+    assertThatThrownBy(() -> Chart.template(Chart.KUBE_CURRENT).set("provider", "webhook").call())
         .hasMessageContaining("webhook.url is required");
   }
 
@@ -250,24 +256,24 @@ class ChartTest {
             "ClusterRoleBinding pier",
             "Role pier/pier-leader-election",
             "RoleBinding pier/pier-leader-election");
-    assertThat(keys(Chart.render("default", Chart.KUBE_1_20)))
+    assertThat(keys(Chart.render("default", Chart.KUBE_CURRENT)))
         .containsAll(base)
         .noneMatch(k -> k.contains("-dns") || k.contains("federation"));
-    assertThat(keys(Chart.render("dns", Chart.KUBE_1_20)))
+    assertThat(keys(Chart.render("dns", Chart.KUBE_CURRENT)))
         .containsAll(base)
         .contains("ClusterRole pier-dns", "ClusterRoleBinding pier-dns");
-    assertThat(keys(Chart.render("federation-host", Chart.KUBE_1_20)))
+    assertThat(keys(Chart.render("federation-host", Chart.KUBE_CURRENT)))
         .containsAll(base)
         .contains("Role pier/pier-federation-members", "RoleBinding pier/pier-federation-members");
     // A member runs no Pier: only the identity the host uses there.
-    assertThat(keys(Chart.render("federation-member", Chart.KUBE_1_20)))
+    assertThat(keys(Chart.render("federation-member", Chart.KUBE_CURRENT)))
         .containsExactlyInAnyOrder(
             "ServiceAccount pier/pier-federation",
             "ClusterRole pier-federation-member",
             "ClusterRoleBinding pier-federation-member");
     // Scoped to namespaces: a Role in each listed one, and cluster-wide only the health probe.
     String namespaced =
-        Chart.template(Chart.KUBE_1_20)
+        Chart.template(Chart.KUBE_CURRENT)
             .withValuesFile(Chart.preset("federation-member-namespaced"))
             .set("federation.memberNamespaces[0]", "shop")
             .set("federation.memberNamespaces[1]", "api")
@@ -287,7 +293,7 @@ class ChartTest {
   void aNamespacedMemberWithoutNamespacesFailsToRenderNamingTheValue() {
     assertThatThrownBy(
             () ->
-                Chart.template(Chart.KUBE_1_20)
+                Chart.template(Chart.KUBE_CURRENT)
                     .set("federation.role", "member")
                     .set("federation.memberScope", "namespaces")
                     .call())
@@ -298,7 +304,7 @@ class ChartTest {
   @Test
   void everyRenderedConfigIsValidForPier(@TempDir Path dir) throws IOException {
     for (String preset : Chart.presets().keySet()) {
-      String rendering = Chart.render(preset, Chart.KUBE_1_20);
+      String rendering = Chart.render(preset, Chart.KUBE_CURRENT);
       if (preset.startsWith("federation-member")) {
         assertThat(keys(rendering)).noneMatch(k -> k.startsWith("ConfigMap"));
         continue;
@@ -326,7 +332,7 @@ class ChartTest {
   @Test
   void configIsMergedOverWhatTheValuesSet() {
     String rendering =
-        Chart.template(Chart.KUBE_1_20)
+        Chart.template(Chart.KUBE_CURRENT)
             .set("config.orphans.cleanup", true)
             .set("config.leaderElection.leaseDuration", "30s")
             .call();
@@ -339,7 +345,7 @@ class ChartTest {
   void theAdminEndpointListensOnThePodIpOnly() {
     for (String preset : List.of("default", "federation-host")) {
       Container c =
-          one(Chart.render(preset, Chart.KUBE_1_20), Deployment.class)
+          one(Chart.render(preset, Chart.KUBE_CURRENT), Deployment.class)
               .getSpec()
               .getTemplate()
               .getSpec()
@@ -358,7 +364,7 @@ class ChartTest {
   @Test
   void memberSecretsCanLiveInANamespaceOfTheirOwnWithTheRoleThere() {
     String rendering =
-        Chart.template(Chart.KUBE_1_20)
+        Chart.template(Chart.KUBE_CURRENT)
             .set("federation.role", "host")
             .set("federation.secretNamespace", "pier-members")
             .call();
@@ -372,7 +378,7 @@ class ChartTest {
 
   @Test
   void dnsGetsItsApiKeyFromASecret() {
-    String rendering = Chart.render("dns", Chart.KUBE_1_20);
+    String rendering = Chart.render("dns", Chart.KUBE_CURRENT);
     Container c =
         one(rendering, Deployment.class).getSpec().getTemplate().getSpec().getContainers().get(0);
     assertThat(c.getEnv())
@@ -394,7 +400,7 @@ class ChartTest {
     String version = m.group(1);
     assertThat(chart)
         .contains("\nversion: " + version + "\n", "\nappVersion: \"" + version + "\"\n");
-    Deployment d = one(Chart.render("default", Chart.KUBE_1_20), Deployment.class);
+    Deployment d = one(Chart.render("default", Chart.KUBE_CURRENT), Deployment.class);
     assertThat(d.getSpec().getTemplate().getSpec().getContainers().get(0).getImage())
         .isEqualTo("pier:" + version);
   }
@@ -408,7 +414,7 @@ class ChartTest {
             "--set 'local.pools={192.0.2.0/24}' --set nodeSelector.\"kubernetes\\.io/hostname\"=edge-1")
         .contains("--set provider=hetzner --set replicas=2");
     String local =
-        Chart.template(Chart.KUBE_1_20)
+        Chart.template(Chart.KUBE_CURRENT)
             .set("image.repository", "registry.example.com/pier")
             .set("local.pools", "{192.0.2.0/24}")
             .set("nodeSelector.kubernetes\\.io/hostname", "edge-1")
@@ -418,7 +424,7 @@ class ChartTest {
     assertThat(pod.getNodeSelector()).containsEntry("kubernetes.io/hostname", "edge-1");
     assertThat(pod.getContainers().get(0).getImage()).isEqualTo("registry.example.com/pier:0.9.0");
     String hetzner =
-        Chart.template(Chart.KUBE_1_20).set("provider", "hetzner").set("replicas", 2).call();
+        Chart.template(Chart.KUBE_CURRENT).set("provider", "hetzner").set("replicas", 2).call();
     assertThat(keys(hetzner))
         .contains("PodDisruptionBudget pier/pier")
         .noneMatch(k -> k.startsWith("Secret"));
@@ -434,7 +440,7 @@ class ChartTest {
   @Test
   void scaleOutRendersTheReplicasServiceItsRoleAndTheNetworkPolicy(@TempDir Path dir)
       throws IOException {
-    String rendering = Chart.render("scale-out", Chart.KUBE_1_20);
+    String rendering = Chart.render("scale-out", Chart.KUBE_CURRENT);
     assertThat(keys(rendering))
         .containsAll(SCALE_OUT_OBJECTS)
         .contains("PodDisruptionBudget pier/pier");
@@ -538,7 +544,7 @@ class ChartTest {
       if (preset.equals("scale-out") || preset.startsWith("federation-member")) {
         continue;
       }
-      String rendering = Chart.render(preset, Chart.KUBE_1_20);
+      String rendering = Chart.render(preset, Chart.KUBE_CURRENT);
       assertThat(keys(rendering))
           .as(preset)
           .noneMatch(k -> k.startsWith("NetworkPolicy"))
@@ -562,7 +568,7 @@ class ChartTest {
     // leaderElection.enabled is true by default: scale-out asks for it to be turned off.
     assertThatThrownBy(
             () ->
-                Chart.template(Chart.KUBE_1_20)
+                Chart.template(Chart.KUBE_CURRENT)
                     .set("provider", "hetzner")
                     .set("replicas", 3)
                     .set("scaleOut.enabled", true)
@@ -572,7 +578,7 @@ class ChartTest {
     // The local provider still runs one replica, scale-out or not.
     assertThatThrownBy(
             () ->
-                Chart.template(Chart.KUBE_1_20)
+                Chart.template(Chart.KUBE_CURRENT)
                     .set("replicas", 2)
                     .set("scaleOut.enabled", true)
                     .set("leaderElection.enabled", false)
@@ -585,7 +591,7 @@ class ChartTest {
     Map<String, Object> raw = rawObjects("scale-out.yaml");
     assertThat(raw.keySet()).containsExactlyInAnyOrderElementsOf(SCALE_OUT_OBJECTS);
     Map<String, Object> rendered =
-        Chart.normalized(Chart.objects(Chart.render("scale-out", Chart.KUBE_1_20)));
+        Chart.normalized(Chart.objects(Chart.render("scale-out", Chart.KUBE_CURRENT)));
     rendered.keySet().retainAll(raw.keySet());
     assertThat(rendered).isEqualTo(raw);
   }

@@ -5,13 +5,13 @@ import static org.awaitility.Awaitility.await;
 
 import dev.pier.boot.PierOptions;
 import dev.pier.dns.Topology;
+import dev.pier.testkit.EndpointSlices;
 import dev.pier.testkit.ExternalDnsWebhookServer;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.Kubectl;
 import dev.pier.testkit.RealKubeApiServer;
 import dev.pier.testkit.Services;
-import io.fabric8.kubernetes.api.model.EndpointsBuilder;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
@@ -64,26 +64,7 @@ class DnsRbacTest {
           .create();
       String ip = Services.awaitIngress(admin, ns, "web");
       // Ready endpoints, as the endpoints controller would write them: the global name appears.
-      admin
-          .endpoints()
-          .inNamespace(ns)
-          .resource(
-              new EndpointsBuilder()
-                  .withNewMetadata()
-                  .withNamespace(ns)
-                  .withName("web")
-                  .endMetadata()
-                  .addNewSubset()
-                  .addNewAddress()
-                  .withIp("10.1.0.1")
-                  .endAddress()
-                  .addNewPort()
-                  .withName("http")
-                  .withPort(8080)
-                  .endPort()
-                  .endSubset()
-                  .build())
-          .create();
+      EndpointSlices.write(admin, ns, "web", true);
       await()
           .atMost(InProcessPier.CONVERGE)
           .untilAsserted(() -> assertThat(dns.targets(global, "A")).containsExactly(ip));

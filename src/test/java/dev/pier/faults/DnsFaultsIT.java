@@ -8,17 +8,13 @@ import static org.awaitility.Awaitility.await;
 import dev.pier.boot.PierOptions;
 import dev.pier.cloud.webhook.ReferenceWebhook;
 import dev.pier.faults.FaultProxy.Fault;
+import dev.pier.testkit.EndpointSlices;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.PierProcess;
 import dev.pier.testkit.PierSaw;
 import dev.pier.testkit.PowerDnsServer;
 import dev.pier.testkit.RealKubeApiServer;
 import dev.pier.testkit.Services;
-import io.fabric8.kubernetes.api.model.EndpointAddressBuilder;
-import io.fabric8.kubernetes.api.model.EndpointPortBuilder;
-import io.fabric8.kubernetes.api.model.EndpointSubsetBuilder;
-import io.fabric8.kubernetes.api.model.Endpoints;
-import io.fabric8.kubernetes.api.model.EndpointsBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
@@ -130,19 +126,7 @@ class DnsFaultsIT {
             .inNamespace(ns)
             .resource(loadBalancer(ns, name, 80, kube.freeNodePort()))
             .create();
-    Endpoints e =
-        new EndpointsBuilder()
-            .withNewMetadata()
-            .withNamespace(ns)
-            .withName(name)
-            .endMetadata()
-            .withSubsets(
-                new EndpointSubsetBuilder()
-                    .withAddresses(new EndpointAddressBuilder().withIp("10.1.0.1").build())
-                    .withPorts(new EndpointPortBuilder().withName("p80").withPort(80).build())
-                    .build())
-            .build();
-    kube.client().endpoints().inNamespace(ns).resource(e).create();
+    EndpointSlices.write(kube.client(), ns, name, true);
     return created;
   }
 }

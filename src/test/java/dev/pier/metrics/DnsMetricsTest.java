@@ -5,12 +5,12 @@ import static org.awaitility.Awaitility.await;
 
 import dev.pier.boot.PierOptions;
 import dev.pier.dns.Topology;
+import dev.pier.testkit.EndpointSlices;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.PowerDnsServer;
 import dev.pier.testkit.RealKubeApiServer;
 import dev.pier.testkit.Services;
-import io.fabric8.kubernetes.api.model.EndpointsBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vertx.core.json.JsonObject;
 import java.util.HashMap;
@@ -48,26 +48,7 @@ class DnsMetricsTest {
             .resource(Services.loadBalancer(ns, "web", 80, kube.freeNodePort()))
             .create();
         Services.awaitIngress(client, ns, "web");
-        client
-            .endpoints()
-            .inNamespace(ns)
-            .resource(
-                new EndpointsBuilder()
-                    .withNewMetadata()
-                    .withNamespace(ns)
-                    .withName("web")
-                    .endMetadata()
-                    .addNewSubset()
-                    .addNewAddress()
-                    .withIp("10.1.0.1")
-                    .endAddress()
-                    .addNewPort()
-                    .withName("http")
-                    .withPort(80)
-                    .endPort()
-                    .endSubset()
-                    .build())
-            .create();
+        EndpointSlices.write(client, ns, "web", true);
         await()
             .atMost(InProcessPier.CONVERGE)
             .untilAsserted(

@@ -6,13 +6,10 @@ import static org.awaitility.Awaitility.await;
 import dev.pier.boot.PierOptions;
 import dev.pier.cloud.hetzner.FakeHetznerCloud;
 import dev.pier.dns.Topology;
+import dev.pier.testkit.EndpointSlices;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.PowerDnsServer;
-import io.fabric8.kubernetes.api.model.EndpointAddressBuilder;
-import io.fabric8.kubernetes.api.model.EndpointPortBuilder;
-import io.fabric8.kubernetes.api.model.EndpointSubsetBuilder;
-import io.fabric8.kubernetes.api.model.EndpointsBuilder;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -139,24 +136,8 @@ class TwoClustersShareACloudTest {
                   .endSpec()
                   .build())
           .create();
-      // No endpoints controller runs: write ready Endpoints, so every level gets A/AAAA records.
-      client
-          .endpoints()
-          .inNamespace(NS)
-          .resource(
-              new EndpointsBuilder()
-                  .withNewMetadata()
-                  .withNamespace(NS)
-                  .withName(name)
-                  .endMetadata()
-                  .withSubsets(
-                      new EndpointSubsetBuilder()
-                          .withAddresses(new EndpointAddressBuilder().withIp("10.1.0.1").build())
-                          .withPorts(
-                              new EndpointPortBuilder().withName("http").withPort(80).build())
-                          .build())
-                  .build())
-          .create();
+      // No endpoint-slice controller runs: write a ready slice, so every level gets A/AAAA records.
+      EndpointSlices.write(client, NS, name, true);
     }
 
     String serviceUid(String name) {

@@ -14,7 +14,6 @@ import dev.pier.model.LbNode;
 import dev.pier.model.LbService;
 import dev.pier.model.LbStatus;
 import dev.pier.model.ServiceKey;
-import io.fabric8.kubernetes.api.model.Endpoints;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Service;
@@ -115,8 +114,8 @@ public final class ReconcileFakes {
     }
 
     @Override
-    public Endpoints endpoints(String namespace, String name) {
-      return null;
+    public boolean hasReadyEndpoints(String namespace, String name) {
+      return false;
     }
 
     @Override

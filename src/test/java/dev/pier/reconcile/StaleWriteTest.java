@@ -25,7 +25,6 @@ import dev.pier.reconcile.ReconcileFakes.FakeProvider;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.RealKubeApiServer;
 import dev.pier.testkit.Services;
-import io.fabric8.kubernetes.api.model.Endpoints;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -218,8 +217,8 @@ class StaleWriteTest {
     }
 
     @Override
-    public Endpoints endpoints(String namespace, String name) {
-      return null;
+    public boolean hasReadyEndpoints(String namespace, String name) {
+      return false;
     }
 
     @Override

@@ -2,7 +2,6 @@ package dev.pier.testkit;
 
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
-import io.fabric8.kubernetes.api.model.discovery.v1beta1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.HashMap;
 import java.util.Map;
@@ -81,33 +80,8 @@ public final class FederatedServices {
         .build();
   }
 
-  /**
-   * Writes (or rewrites) the member copy's EndpointSlice ({@code discovery.k8s.io/v1beta1}, what
-   * 1.20 serves) with one endpoint, ready or not, as the member's endpoint-slice controller would:
-   * no controller runs on the test API servers.
-   */
+  /** Writes (or rewrites) the member copy's EndpointSlice, see {@link EndpointSlices#write}. */
   public static void endpointSlice(KubernetesClient member, String ns, String name, boolean ready) {
-    member
-        .resource(
-            new EndpointSliceBuilder()
-                .withNewMetadata()
-                .withNamespace(ns)
-                .withName(name + "-slice")
-                .withLabels(Map.of("kubernetes.io/service-name", name))
-                .endMetadata()
-                .withAddressType("IPv4")
-                .addNewEndpoint()
-                .withAddresses("10.1.0.1")
-                .withNewConditions()
-                .withReady(ready)
-                .endConditions()
-                .endEndpoint()
-                .addNewPort()
-                .withName("http")
-                .withProtocol("TCP")
-                .withPort(8080)
-                .endPort()
-                .build())
-        .serverSideApply();
+    EndpointSlices.write(member, ns, name, ready);
   }
 }

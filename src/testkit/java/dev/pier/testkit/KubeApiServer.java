@@ -51,7 +51,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A real etcd and kube-apiserver (1.20.2) on free loopback ports, for integration tests.
+ * A real etcd and kube-apiserver on free loopback ports, for integration tests: by default the
+ * current release ({@link #KUBERNETES_VERSION}), or whichever build {@code $PIER_KUBE_BIN_DIR}
+ * names (the compatibility run points it at the oldest supported release and sets the system
+ * property {@code pier.kube.version}).
  *
  * <p>Everything lives in a fresh temporary directory: the etcd data, the service-account key pair,
  * the token file, the apiserver's self-signed serving certificate, the kubeconfig files and the two
@@ -59,7 +62,7 @@ import org.slf4j.LoggerFactory;
  * {@link #close()} unless the start failed or {@link #keepDirectoryOnClose()} was called.
  *
  * <p>The binaries come from {@code $PIER_KUBE_BIN_DIR}, else from {@code
- * ${XDG_CACHE_HOME:-$HOME/.cache}/pier/kubernetes-1.20.2-pier2/bin}, where {@code
+ * ${XDG_CACHE_HOME:-$HOME/.cache}/pier/kubernetes-1.37.2-gomod1/bin}, where {@code
  * scripts/provision.sh} puts them. No controller-manager, scheduler or kubelet runs: see {@link
  * #createReadyNode}.
  *
@@ -72,11 +75,14 @@ import org.slf4j.LoggerFactory;
  */
 public final class KubeApiServer implements AutoCloseable {
 
-  /** The Kubernetes version that {@code scripts/provision.sh} builds and caches. */
-  public static final String KUBERNETES_VERSION = "1.20.2";
+  /** The current Kubernetes release that {@code scripts/provision.sh} builds and caches. */
+  public static final String KUBERNETES_VERSION = "1.37.2";
+
+  /** The oldest release Pier supports; the tests tagged {@code compat} run against it too. */
+  public static final String OLDEST_KUBERNETES_VERSION = "1.35.4";
 
   /** The cached build's name, as scripts/lib/kube-build.sh has it (KubeBuildTest checks that). */
-  public static final String BUILD_ID = KUBERNETES_VERSION + "-pier2";
+  public static final String BUILD_ID = KUBERNETES_VERSION + "-gomod1";
 
   private static final Logger LOG = LoggerFactory.getLogger(KubeApiServer.class);
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(120);
@@ -121,6 +127,15 @@ public final class KubeApiServer implements AutoCloseable {
     // If the JVM exits without close() (a killed test run), stop the processes and clean up anyway.
     this.shutdownHook = new Thread(this::stopAndCleanUp, "kube-apiserver-shutdown");
     Runtime.getRuntime().addShutdownHook(shutdownHook);
+  }
+
+  /**
+   * The release the suite runs against: {@code pier.kube.version} when set (the compatibility run),
+   * else {@link #KUBERNETES_VERSION}.
+   */
+  public static String version() {
+    String v = System.getProperty("pier.kube.version");
+    return v == null || v.isBlank() ? KUBERNETES_VERSION : v;
   }
 
   public static Builder builder() {
@@ -586,7 +601,6 @@ public final class KubeApiServer implements AutoCloseable {
                 "--token-auth-file=" + dir.resolve("tokens.csv"),
                 "--authorization-mode=RBAC",
                 "--service-cluster-ip-range=10.96.0.0/16",
-                "--feature-gates=MixedProtocolLBService=true",
                 "--service-node-port-range=10000-32767"));
         Path auditLogPath = null;
         if (auditLog) {
@@ -606,7 +620,7 @@ public final class KubeApiServer implements AutoCloseable {
 
         Path kubeconfig = dir.resolve("kubeconfig.yaml");
         writeKubeconfig(kubeconfig, url, caFile(dir), adminToken);
-        LOG.info("kube-apiserver {} ready at {} (directory {})", KUBERNETES_VERSION, url, dir);
+        LOG.info("kube-apiserver {} ready at {} (directory {})", version(), url, dir);
         KubeApiServer server =
             new KubeApiServer(
                 dir,
@@ -642,24 +656,32 @@ public final class KubeApiServer implements AutoCloseable {
 
   // --- starting and stopping ---------------------------------------------------------------
 
+  /**
+   * The current release's binaries from {@code $PIER_KUBE_BIN_DIR}, the oldest release's (in the
+   * compatibility run) from {@code $PIER_KUBE_OLDEST_BIN_DIR}, else from the cache entry that
+   * scripts/provision.sh fills for that release.
+   */
   private static Path resolveBinDir() {
-    String env = System.getenv("PIER_KUBE_BIN_DIR");
+    boolean current = version().equals(KUBERNETES_VERSION);
+    String variable = current ? "PIER_KUBE_BIN_DIR" : "PIER_KUBE_OLDEST_BIN_DIR";
+    String env = System.getenv(variable);
     Path binDir;
     String origin;
     if (env != null && !env.isBlank()) {
       binDir = Paths.get(env);
-      origin = "PIER_KUBE_BIN_DIR";
+      origin = variable;
     } else {
       String xdg = System.getenv("XDG_CACHE_HOME");
       Path cache =
           xdg != null && !xdg.isBlank()
               ? Paths.get(xdg)
               : Paths.get(System.getProperty("user.home"), ".cache");
-      binDir = cache.resolve("pier").resolve("kubernetes-" + BUILD_ID).resolve("bin");
-      origin = "the default cache location (PIER_KUBE_BIN_DIR is not set)";
+      String build = version() + BUILD_ID.substring(KUBERNETES_VERSION.length());
+      binDir = cache.resolve("pier").resolve("kubernetes-" + build).resolve("bin");
+      origin = "the default cache location (" + variable + " is not set)";
     }
     List<String> missing = new ArrayList<>();
-    for (String binary : List.of("kube-apiserver", "etcd")) {
+    for (String binary : List.of("kube-apiserver", "etcd", "kubectl")) {
       if (!Files.isExecutable(binDir.resolve(binary))) {
         missing.add(binary);
       }
@@ -667,16 +689,16 @@ public final class KubeApiServer implements AutoCloseable {
     if (!missing.isEmpty()) {
       throw new IllegalStateException(
           "\n\n*** Integration tests need a real kube-apiserver "
-              + KUBERNETES_VERSION
-              + " and etcd, but "
+              + version()
+              + ", etcd and kubectl, but "
               + String.join(" and ", missing)
               + (missing.size() > 1 ? " are" : " is")
               + " missing from "
               + binDir
               + " ("
               + origin
-              + ").\n*** Run scripts/provision.sh once (it installs etcd and builds and caches"
-              + " kube-apiserver, about ten minutes the first time) and set PIER_KUBE_BIN_DIR to"
+              + ").\n*** Run scripts/provision.sh once (it builds and caches kube-apiserver, etcd and"
+              + " kubectl from their Go modules, about half an hour the first time) and set PIER_KUBE_BIN_DIR to"
               + " the directory it prints on its last line, or simply run scripts/test.sh.\n"
               + "*** To leave these tests out for a quick loop: mvn test -Dpier.skipKube=true\n");
     }

@@ -23,7 +23,6 @@ import dev.pier.model.LbStatus;
 import dev.pier.model.ServiceKey;
 import dev.pier.model.ServiceRef;
 import dev.pier.model.Views;
-import dev.pier.policy.EndpointReadiness;
 import dev.pier.policy.ServiceFilter;
 import dev.pier.queue.WorkKind;
 import dev.pier.queue.WorkResult;
@@ -328,7 +327,7 @@ public final class DnsPublisher implements DnsSync {
       serviceLog.warn(service, "{}", msg);
       cluster.events().warning(ref, EventReasons.INVALID_DNS_LABEL, msg);
     }
-    boolean healthy = EndpointReadiness.ready(cluster.endpoints(key.namespace(), key.name()));
+    boolean healthy = cluster.hasReadyEndpoints(key.namespace(), key.name());
     return servingCluster(location, status.ingress(), healthy).map(List::of);
   }
 

@@ -5,15 +5,12 @@ import static org.awaitility.Awaitility.await;
 
 import dev.pier.boot.PierOptions;
 import dev.pier.dns.Topology;
+import dev.pier.testkit.Compat;
+import dev.pier.testkit.EndpointSlices;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.PowerDnsServer;
 import dev.pier.testkit.RealKubeApiServer;
-import io.fabric8.kubernetes.api.model.EndpointAddressBuilder;
-import io.fabric8.kubernetes.api.model.EndpointPortBuilder;
-import io.fabric8.kubernetes.api.model.EndpointSubsetBuilder;
-import io.fabric8.kubernetes.api.model.Endpoints;
-import io.fabric8.kubernetes.api.model.EndpointsBuilder;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
@@ -30,6 +27,7 @@ import org.junit.jupiter.api.Test;
  * nodes in two zones of one region, checked with real DNS queries. No controllers run, so the test
  * writes the Endpoints objects itself.
  */
+@Compat
 @RealKubeApiServer
 class DnsLifecycleTest {
   private static final String ZONE = "pier.test";
@@ -102,25 +100,9 @@ class DnsLifecycleTest {
         .build();
   }
 
-  /** Writes the Service's Endpoints as the endpoints controller would: ready or not. */
+  /** Writes the Service's EndpointSlice as the endpoint-slice controller would: ready or not. */
   private static void endpoints(String ns, String name, boolean ready) {
-    var subset = new EndpointSubsetBuilder();
-    var address = new EndpointAddressBuilder().withIp("10.1.0.1").build();
-    if (ready) {
-      subset.withAddresses(address);
-    } else {
-      subset.withNotReadyAddresses(address);
-    }
-    subset.withPorts(new EndpointPortBuilder().withName("http").withPort(80).build());
-    Endpoints e =
-        new EndpointsBuilder()
-            .withNewMetadata()
-            .withNamespace(ns)
-            .withName(name)
-            .endMetadata()
-            .withSubsets(subset.build())
-            .build();
-    client.endpoints().inNamespace(ns).resource(e).createOr(r -> r.update());
+    EndpointSlices.write(client, ns, name, ready);
   }
 
   private static String ingressIp(String ns, String name) {

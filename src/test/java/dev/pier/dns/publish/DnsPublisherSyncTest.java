@@ -21,8 +21,6 @@ import dev.pier.model.ServiceKey;
 import dev.pier.policy.ServiceFilter;
 import dev.pier.queue.WorkKind;
 import dev.pier.queue.WorkResult;
-import io.fabric8.kubernetes.api.model.Endpoints;
-import io.fabric8.kubernetes.api.model.EndpointsBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
@@ -181,18 +179,8 @@ class DnsPublisherSyncTest {
     }
 
     @Override
-    public Endpoints endpoints(String namespace, String name) {
-      return new EndpointsBuilder()
-          .withNewMetadata()
-          .withNamespace(namespace)
-          .withName(name)
-          .endMetadata()
-          .addNewSubset()
-          .addNewAddress()
-          .withIp("10.1.0.1")
-          .endAddress()
-          .endSubset()
-          .build();
+    public boolean hasReadyEndpoints(String namespace, String name) {
+      return true;
     }
 
     @Override

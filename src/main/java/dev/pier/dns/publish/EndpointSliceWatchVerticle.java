@@ -7,8 +7,8 @@ import dev.pier.model.Addresses;
 import dev.pier.model.ServiceKey;
 import dev.pier.policy.EndpointReadiness;
 import dev.pier.queue.WorkKind;
-import io.fabric8.kubernetes.api.model.Endpoints;
 import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -19,18 +19,19 @@ import java.util.List;
 import java.util.function.BiPredicate;
 
 /**
- * Runs the Endpoints informer of every cluster and sends DNS work for a Service whose endpoints
- * gained their first ready address or lost their last one, when the Service has DNS names. Deployed
- * only when DNS publishing is on.
+ * Runs the EndpointSlice informer of every cluster and sends DNS work for a Service one of whose
+ * slices appeared, went, or gained its first ready endpoint or lost its last one, when the Service
+ * has DNS names (the DNS work reads the readiness of all its slices). Deployed only when DNS
+ * publishing is on.
  */
-public final class EndpointsWatchVerticle extends VerticleBase {
+public final class EndpointSliceWatchVerticle extends VerticleBase {
   private static final DeliveryOptions DNS =
       Addresses.local().addHeader(Addresses.KIND, WorkKind.DNS.name());
 
   private final Clusters clusters;
   private final BiPredicate<String, Service> hasNames;
 
-  public EndpointsWatchVerticle(Clusters clusters, BiPredicate<String, Service> hasNames) {
+  public EndpointSliceWatchVerticle(Clusters clusters, BiPredicate<String, Service> hasNames) {
     this.clusters = clusters;
     this.hasNames = hasNames;
   }
@@ -39,22 +40,22 @@ public final class EndpointsWatchVerticle extends VerticleBase {
   public Future<?> start() {
     List<Future<Void>> started = new ArrayList<>();
     for (Cluster cluster : clusters.all()) {
-      var informer = cluster.endpointsInformer();
+      var informer = cluster.endpointSliceInformer();
       informer.addEventHandler(new Handler(cluster, context));
       started.add(
           Future.fromCompletionStage(
-              informer.start(cluster.name(), "Endpoints", RbacFiles.DNS, true), context));
+              informer.start(cluster.name(), "EndpointSlices", RbacFiles.DNS, true), context));
     }
     return Future.all(started);
   }
 
   @Override
   public Future<?> stop() {
-    clusters.all().forEach(c -> c.endpointsInformer().stop());
+    clusters.all().forEach(c -> c.endpointSliceInformer().stop());
     return Future.succeededFuture();
   }
 
-  private final class Handler implements ResourceEventHandler<Endpoints> {
+  private final class Handler implements ResourceEventHandler<EndpointSlice> {
     private final Cluster cluster;
     private final Context ctx;
 
@@ -63,9 +64,13 @@ public final class EndpointsWatchVerticle extends VerticleBase {
       this.ctx = ctx;
     }
 
-    private void send(Endpoints e) {
-      String ns = e.getMetadata().getNamespace();
-      String name = e.getMetadata().getName();
+    private void send(EndpointSlice slice) {
+      List<String> services = EndpointReadiness.serviceKey(slice);
+      if (services.isEmpty()) {
+        return;
+      }
+      String ns = slice.getMetadata().getNamespace();
+      String name = services.get(0).substring(ns.length() + 1);
       ctx.runOnContext(
           v -> {
             Service svc = cluster.service(ns, name);
@@ -81,19 +86,19 @@ public final class EndpointsWatchVerticle extends VerticleBase {
     }
 
     @Override
-    public void onAdd(Endpoints e) {
+    public void onAdd(EndpointSlice e) {
       send(e);
     }
 
     @Override
-    public void onUpdate(Endpoints oldE, Endpoints newE) {
+    public void onUpdate(EndpointSlice oldE, EndpointSlice newE) {
       if (EndpointReadiness.ready(oldE) != EndpointReadiness.ready(newE)) {
         send(newE);
       }
     }
 
     @Override
-    public void onDelete(Endpoints e, boolean finalStateUnknown) {
+    public void onDelete(EndpointSlice e, boolean finalStateUnknown) {
       send(e);
     }
   }
