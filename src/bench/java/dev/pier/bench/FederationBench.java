@@ -1,6 +1,7 @@
 package dev.pier.bench;
 
 import dev.pier.model.FederationKeys;
+import dev.pier.testkit.FederationConfig;
 import dev.pier.testkit.KubeApiServer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -299,34 +300,18 @@ public final class FederationBench {
   }
 
   private String config(KubeApiServer host, KubeApiServer east, KubeApiServer west) {
-    StringBuilder y = new StringBuilder();
-    y.append("clusters:\n")
-        .append("  - name: host\n")
-        .append("    kubeconfig: \"")
-        .append(host.kubeconfigPath())
-        .append("\"\n")
-        .append("    federation: host\n")
-        .append("    loadBalancers: false\n");
-    for (var m : List.of(Map.entry("east", east), Map.entry("west", west))) {
-      y.append("  - name: ")
-          .append(m.getKey())
-          .append("\n    kubeconfig: \"")
-          .append(m.getValue().kubeconfigPath())
-          .append("\"\n")
-          .append("    federation: member\n")
-          .append("    loadBalancers: true\n")
-          .append("    provider: benchmark\n")
-          .append("    benchmark:\n")
-          .append("      delay: ")
-          .append(delayMs)
-          .append("ms\n");
-    }
-    y.append("provider: benchmark\n")
-        .append("benchmark:\n")
-        .append("  delay: ")
-        .append(delayMs)
-        .append("ms\n");
-    return y.toString();
+    // The benchmark provider in each member (its entry, indented) and as the default.
+    String benchmark = "provider: benchmark\nbenchmark:\n  delay: " + delayMs + "ms\n";
+    return FederationConfig.host(host.kubeconfigPath())
+        .loadBalancers(false)
+        .member("east", east.kubeconfigPath())
+        .loadBalancers(true)
+        .clusterYaml(benchmark.indent(4))
+        .member("west", west.kubeconfigPath())
+        .loadBalancers(true)
+        .clusterYaml(benchmark.indent(4))
+        .topLevelYaml(benchmark)
+        .yaml();
   }
 
   private Process startPier(Path config, Path log, int adminPort) throws IOException {

@@ -1,6 +1,7 @@
 package dev.pier.bench;
 
 import dev.pier.model.FederationKeys;
+import dev.pier.testkit.FederationConfig;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.KubeApiServers;
 import java.io.IOException;
@@ -251,24 +252,16 @@ public final class ScaleOutFederationBench {
 
   private static String config(
       KubeApiServer host, Map<String, KubeApiServer> members, int delayMs) {
-    StringBuilder y = new StringBuilder("clusters:\n");
-    y.append("  - name: host\n    kubeconfig: \"")
-        .append(host.kubeconfigPath())
-        .append("\"\n    federation: host\n    loadBalancers: false\n");
+    // The benchmark provider in each member (its entry, indented) and as the default.
+    String benchmark = "provider: benchmark\nbenchmark:\n  delay: " + delayMs + "ms\n";
+    FederationConfig config = FederationConfig.host(host.kubeconfigPath()).loadBalancers(false);
     members.forEach(
         (name, kube) ->
-            y.append("  - name: ")
-                .append(name)
-                .append("\n    kubeconfig: \"")
-                .append(kube.kubeconfigPath())
-                .append("\"\n    federation: member\n    loadBalancers: ")
-                .append(memberLoadBalancers)
-                .append('\n')
-                .append("    provider: benchmark\n    benchmark:\n      delay: ")
-                .append(delayMs)
-                .append("ms\n"));
-    y.append("provider: benchmark\nbenchmark:\n  delay: ").append(delayMs).append("ms\n");
-    return y.toString();
+            config
+                .member(name, kube.kubeconfigPath())
+                .loadBalancers(memberLoadBalancers)
+                .clusterYaml(benchmark.indent(4)));
+    return config.topLevelYaml(benchmark).yaml();
   }
 
   private static Process start(

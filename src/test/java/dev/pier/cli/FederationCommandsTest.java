@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.pier.model.FederationKeys;
 import dev.pier.testkit.FederatedServices;
+import dev.pier.testkit.FederationConfig;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.RealKubeApiServer;
@@ -122,19 +123,11 @@ class FederationCommandsTest {
   @Test
   void anOperatorJoinsWatchesAndUnjoinsAMember() {
     String config =
-        "clusters:\n"
-            + "  - name: host\n"
-            + "    kubeconfig: \""
-            + host.kubeconfigPath()
-            + "\"\n"
-            + "    federation: host\n"
-            + "    local:\n"
-            + "      pools: [\"127.249.1.0/28\"]\n"
-            + "federation:\n"
-            + "  leaveGrace: 1h\n"
-            + "  health:\n"
-            + "    period: 300ms\n"
-            + "    timeout: 250ms\n";
+        FederationConfig.host(host.kubeconfigPath())
+            .pool("127.249.1.0/28")
+            .leaveGrace("1h")
+            .health("300ms", "250ms")
+            .yaml();
 
     // --dry-run prints every object and writes nothing.
     Run dry = join("--dry-run", "--zones", "eu-a");

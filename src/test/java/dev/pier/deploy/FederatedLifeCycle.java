@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.pier.boot.PierOptions;
 import dev.pier.model.FederationKeys;
 import dev.pier.testkit.FederatedServices;
+import dev.pier.testkit.FederationConfig;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.Services;
@@ -184,39 +185,24 @@ record FederatedLifeCycle(KubeApiServer host, KubeApiServer member, String membe
    *     health probe
    */
   InProcessPier startPier(String hostToken, String eastFields, String federationFields) {
-    StringBuilder yaml =
-        new StringBuilder()
-            .append("clusters:\n")
-            .append("  - name: host\n")
-            .append("    kubeconfig: \"")
-            .append(host.kubeconfigFor(hostToken))
-            .append("\"\n")
-            .append("    federation: host\n")
+    FederationConfig config =
+        FederationConfig.host(host.kubeconfigFor(hostToken))
             // Pier needs one cluster with load balancers; the base rbac.yaml is bound here anyway.
-            .append("    local:\n")
-            .append("      pools: [\"127.248.0.0/28\"]\n");
+            .pool("127.248.0.0/28");
     if (eastFields != null) {
-      yaml.append("  - name: east\n")
-          .append("    kubeconfig: \"")
-          .append(member.kubeconfigFor(memberToken))
-          .append("\"\n")
-          .append("    federation: member\n")
-          .append("    loadBalancers: false\n")
-          .append(eastFields);
+      config
+          .member("east", member.kubeconfigFor(memberToken))
+          .loadBalancers(false)
+          .clusterYaml(eastFields);
     }
-    yaml.append("federation:\n")
-        .append(federationFields)
-        .append("  leaveGrace: 1s\n")
-        .append("  health:\n")
-        .append("    period: 500ms\n")
-        .append("    timeout: 400ms\n");
+    config.federationYaml(federationFields).leaveGrace("1s").health("500ms", "400ms");
     Map<String, String> env = new HashMap<>();
     env.put(PierOptions.LEADER_ELECTION_ENABLED.envName(), "true");
     env.put(PierOptions.LEADER_ELECTION_NAMESPACE.envName(), "pier");
     env.put(PierOptions.LEADER_ELECTION_LEASE_DURATION.envName(), "4s");
     env.put(PierOptions.LEADER_ELECTION_RENEW_DEADLINE.envName(), "3s");
     env.put(PierOptions.LEADER_ELECTION_RETRY_PERIOD.envName(), "500ms");
-    return InProcessPier.startWithConfig(yaml.toString(), env);
+    return InProcessPier.startWithConfig(config.yaml(), env);
   }
 
   Service copy(String ns, String name) {

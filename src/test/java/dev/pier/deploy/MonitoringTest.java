@@ -11,6 +11,7 @@ import dev.pier.cloud.ProviderException;
 import dev.pier.model.FederationKeys;
 import dev.pier.model.LbNode;
 import dev.pier.model.LbService;
+import dev.pier.testkit.FederationConfig;
 import dev.pier.testkit.FreePorts;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
@@ -71,36 +72,26 @@ class MonitoringTest {
     Instant expiry = Instant.now().plus(Duration.ofDays(3)).truncatedTo(ChronoUnit.SECONDS);
     int scaleOutPort = FreePorts.take();
     String config =
-        "clusters:\n"
-            + "  - name: host\n"
-            + "    kubeconfig: \""
-            + kube.kubeconfigPath()
-            + "\"\n"
-            + "    federation: host\n"
-            + "    local:\n"
-            + "      pools: [\""
-            + POOL
-            + "\"]\n"
-            + "federation:\n"
-            + "  secretNamespace: "
-            + members
-            + "\n"
-            + "  health:\n"
-            + "    period: 1s\n"
+        FederationConfig.host(kube.kubeconfigPath())
+            .pool(POOL)
+            .secretNamespace(members)
+            .health("1s")
             // One replica of scale-out, so that the scale-out row has data (one shard: the local
             // provider).
-            + "scaleOut:\n"
-            + "  enabled: true\n"
-            + "  host: 127.0.0.1\n"
-            + "  port: "
-            + scaleOutPort
-            + "\n"
-            + "  members: [\"127.0.0.1:"
-            + scaleOutPort
-            + "\"]\n"
-            + "  clusterName: monitoring-"
-            + ProcessHandle.current().pid()
-            + "\n";
+            .topLevelYaml(
+                "scaleOut:\n"
+                    + "  enabled: true\n"
+                    + "  host: 127.0.0.1\n"
+                    + "  port: "
+                    + scaleOutPort
+                    + "\n"
+                    + "  members: [\"127.0.0.1:"
+                    + scaleOutPort
+                    + "\"]\n"
+                    + "  clusterName: monitoring-"
+                    + ProcessHandle.current().pid()
+                    + "\n")
+            .yaml();
     try (TestBackend backend = TestBackend.start("node-mon", "127.0.0.1", nodePort);
         InProcessPier pier =
             InProcessPier.startWithConfig(config, Map.of(), RefusingProvider::new);

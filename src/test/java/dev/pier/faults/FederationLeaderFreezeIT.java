@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.pier.boot.PierOptions;
 import dev.pier.model.FederationKeys;
 import dev.pier.testkit.FederatedServices;
+import dev.pier.testkit.FederationConfig;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.PierProcess;
 import dev.pier.testkit.PierSaw;
@@ -148,24 +149,12 @@ class FederationLeaderFreezeIT {
       KubeApiServer host, KubeApiServer member, String name, String leaseNs) throws IOException {
     String token = "pier-" + name + "-token";
     String yaml =
-        "clusters:\n"
-            + "  - name: host\n"
-            + "    kubeconfig: \""
-            + host.kubeconfigFor(token)
-            + "\"\n"
-            + "    federation: host\n"
-            + "    local:\n"
-            + "      pools: [\"127.249.0.0/28\"]\n"
-            + "  - name: east\n"
-            + "    kubeconfig: \""
-            + member.kubeconfigFor(token)
-            + "\"\n"
-            + "    federation: member\n"
-            + "    loadBalancers: false\n"
-            + "federation:\n"
-            + "  health:\n"
-            + "    period: 500ms\n"
-            + "    timeout: 400ms\n";
+        FederationConfig.host(host.kubeconfigFor(token))
+            .pool("127.249.0.0/28")
+            .member("east", member.kubeconfigFor(token))
+            .loadBalancers(false)
+            .health("500ms", "400ms")
+            .yaml();
     Path config = host.directory().resolve("pier-" + name + "-federation.yaml");
     Files.writeString(config, yaml);
     Map<String, String> env = new HashMap<>();

@@ -16,6 +16,7 @@ import dev.pier.federation.IngressAnnotation;
 import dev.pier.model.FederationKeys;
 import dev.pier.shards.ShardMap;
 import dev.pier.testkit.FederatedServices;
+import dev.pier.testkit.FederationConfig;
 import dev.pier.testkit.FreePorts;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.KubeApiServers;
@@ -270,23 +271,12 @@ class ScaleOutFederationIT {
       String peers)
       throws Exception {
     String token = "pier-" + name + "-token";
-    StringBuilder yaml =
-        new StringBuilder("clusters:\n")
-            .append("  - name: host\n")
-            .append("    kubeconfig: \"")
-            .append(host.kubeconfigFor(token))
-            .append("\"\n")
-            .append("    federation: host\n");
+    FederationConfig yaml = FederationConfig.host(host.kubeconfigFor(token));
     members.forEach(
-        (member, kube) ->
-            yaml.append("  - name: ")
-                .append(member)
-                .append("\n    kubeconfig: \"")
-                .append(kube.kubeconfigFor(token))
-                .append("\"\n    federation: member\n    loadBalancers: false\n"));
-    yaml.append("federation:\n  health:\n    period: 500ms\n    timeout: 400ms\n");
+        (member, kube) -> yaml.member(member, kube.kubeconfigFor(token)).loadBalancers(false));
+    yaml.health("500ms", "400ms");
     Path config = host.directory().resolve("pier-" + name + "-scale-out-federation.yaml");
-    Files.writeString(config, yaml);
+    Files.writeString(config, yaml.yaml());
     Map<String, String> env = ScaleOutIT.env(host, webhook.url(), leaseNs, name, port, peers);
     env.put(PierOptions.CLUSTER_KUBECONFIG.envName(), null);
     return PierProcess.startJar(host, name, FaultSuite.jar(), config, env);

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.pier.federation.MemberStatus;
 import dev.pier.model.FederationKeys;
 import dev.pier.testkit.FederatedServices;
+import dev.pier.testkit.FederationConfig;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.RealKubeApiServer;
@@ -63,24 +64,12 @@ class MemberStatusReporterTest {
     String token =
         jwtPart("{\"alg\":\"none\"}") + "." + jwtPart("{\"exp\":" + exp + "}") + ".signature";
     String config =
-        "clusters:\n"
-            + "  - name: host\n"
-            + "    kubeconfig: \""
-            + host.kubeconfigPath()
-            + "\"\n"
-            + "    federation: host\n"
-            + "    local:\n"
-            + "      pools: [\"127.249.0.16/28\"]\n"
-            + "  - name: west\n"
-            + "    kubeconfig: \""
-            + member.kubeconfigFor(token)
-            + "\"\n"
-            + "    federation: member\n"
-            + "    loadBalancers: false\n"
-            + "federation:\n"
-            + "  health:\n"
-            + "    period: 300ms\n"
-            + "    timeout: 250ms\n";
+        FederationConfig.host(host.kubeconfigPath())
+            .pool("127.249.0.16/28")
+            .member("west", member.kubeconfigFor(token))
+            .loadBalancers(false)
+            .health("300ms", "250ms")
+            .yaml();
     try (InProcessPier pier = InProcessPier.startWithConfig(config, Map.of())) {
       await()
           .atMost(CONVERGE)
@@ -107,19 +96,10 @@ class MemberStatusReporterTest {
   @Test
   void theMembersStateIsOnItsSecretWrittenWhenItChanges() {
     String config =
-        "clusters:\n"
-            + "  - name: host\n"
-            + "    kubeconfig: \""
-            + host.kubeconfigPath()
-            + "\"\n"
-            + "    federation: host\n"
-            + "    local:\n"
-            + "      pools: [\"127.249.0.0/28\"]\n"
-            + "federation:\n"
-            + "  health:\n"
-            + "    period: 300ms\n"
-            + "    timeout: 250ms\n"
-            + "    failureThreshold: 2\n";
+        FederationConfig.host(host.kubeconfigPath())
+            .pool("127.249.0.0/28")
+            .health("300ms", "250ms", 2)
+            .yaml();
     try (InProcessPier pier = InProcessPier.startWithConfig(config, Map.of())) {
       host.client()
           .resource(

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.pier.boot.PierOptions;
 import dev.pier.testkit.Compat;
 import dev.pier.testkit.FederatedServices;
+import dev.pier.testkit.FederationConfig;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.PierSaw;
@@ -86,32 +87,15 @@ class FederatedDnsTest {
   /** Pier over the three clusters, with more of the federation section (indented by two). */
   private static InProcessPier startPier(String federationExtra) {
     String yaml =
-        "clusters:\n"
-            + "  - name: host\n"
-            + "    kubeconfig: \""
-            + host.kubeconfigPath()
-            + "\"\n"
-            + "    federation: host\n"
-            + "    loadBalancers: false\n"
-            + "  - name: east\n"
-            + "    kubeconfig: \""
-            + east.kubeconfigPath()
-            + "\"\n"
-            + "    federation: member\n"
-            + "    local:\n"
-            + "      pools: [\"127.241.5.0/28\"]\n"
-            + "  - name: west\n"
-            + "    kubeconfig: \""
-            + west.kubeconfigPath()
-            + "\"\n"
-            + "    federation: member\n"
-            + "    local:\n"
-            + "      pools: [\"127.241.6.0/28\"]\n"
-            + "federation:\n"
-            + "  health:\n"
-            + "    period: 500ms\n"
-            + "    timeout: 400ms\n"
-            + federationExtra;
+        FederationConfig.host(host.kubeconfigPath())
+            .loadBalancers(false)
+            .member("east", east.kubeconfigPath())
+            .pool("127.241.5.0/28")
+            .member("west", west.kubeconfigPath())
+            .pool("127.241.6.0/28")
+            .health("500ms", "400ms")
+            .federationYaml(federationExtra)
+            .yaml();
     Map<String, String> env = new HashMap<>();
     env.put(PierOptions.DNS_ENABLED.envName(), "true");
     env.put(PierOptions.DNS_ZONE_NAME.envName(), ZONE);

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.pier.model.FederationKeys;
 import dev.pier.testkit.CapturedLog;
 import dev.pier.testkit.FederatedServices;
+import dev.pier.testkit.FederationConfig;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.PierSaw;
@@ -79,51 +80,21 @@ class FederationTest {
       boolean westLoadBalancers,
       boolean hostLoadBalancers,
       String federationExtra) {
-    StringBuilder yaml = new StringBuilder();
-    yaml.append("clusters:\n")
-        .append("  - name: host\n")
-        .append("    kubeconfig: \"")
-        .append(host.kubeconfigPath())
-        .append("\"\n")
-        .append("    federation: host\n")
-        .append("    loadBalancers: ")
-        .append(hostLoadBalancers)
-        .append("\n")
-        .append("    local:\n")
-        .append("      pools: [\"")
-        .append(HOST_POOL)
-        .append("\"]\n")
-        .append("  - name: east\n")
-        .append("    kubeconfig: \"")
-        .append(east.kubeconfigPath())
-        .append("\"\n")
-        .append("    federation: member\n")
-        .append("    labels: {tier: gold}\n")
-        .append("    local:\n")
-        .append("      pools: [\"")
-        .append(EAST_POOL)
-        .append("\"]\n");
+    FederationConfig config =
+        FederationConfig.host(host.kubeconfigPath())
+            .loadBalancers(hostLoadBalancers)
+            .pool(HOST_POOL)
+            .member("east", east.kubeconfigPath())
+            .labels(Map.of("tier", "gold"))
+            .pool(EAST_POOL);
     if (withWest) {
-      yaml.append("  - name: west\n")
-          .append("    kubeconfig: \"")
-          .append(west.kubeconfigPath())
-          .append("\"\n")
-          .append("    federation: member\n")
-          .append("    loadBalancers: ")
-          .append(westLoadBalancers)
-          .append("\n")
-          .append("    labels: {tier: silver}\n")
-          .append("    local:\n")
-          .append("      pools: [\"")
-          .append(WEST_POOL)
-          .append("\"]\n");
+      config
+          .member("west", west.kubeconfigPath())
+          .loadBalancers(westLoadBalancers)
+          .labels(Map.of("tier", "silver"))
+          .pool(WEST_POOL);
     }
-    yaml.append("federation:\n")
-        .append("  health:\n")
-        .append("    period: 500ms\n")
-        .append("    timeout: 400ms\n")
-        .append(federationExtra);
-    return yaml.toString();
+    return config.health("500ms", "400ms").federationYaml(federationExtra).yaml();
   }
 
   private static InProcessPier startPier(boolean withWest, String federationExtra) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.pier.testkit.FederatedServices;
+import dev.pier.testkit.FederationConfig;
 import dev.pier.testkit.FreePorts;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
@@ -54,43 +55,34 @@ class ScaleOutFederationTest {
       crowd(east, 1500);
       int port = FreePorts.take();
       String config =
-          "clusters:\n"
-              + "  - name: host\n"
-              + "    kubeconfig: \""
-              + host.kubeconfigPath()
-              + "\"\n"
-              + "    federation: host\n"
-              + "    loadBalancers: false\n"
-              + "  - name: east\n"
-              + "    kubeconfig: \""
-              + east.kubeconfigPath()
-              + "\"\n"
-              + "    federation: member\n"
-              + "    loadBalancers: false\n"
-              + "provider: benchmark\n"
-              + "federation:\n"
-              + "  health:\n"
-              + "    period: 200ms\n"
-              + "leaderElection:\n"
-              + "  namespace: "
-              + leaseNs
-              + "\n"
-              + "scaleOut:\n"
-              + "  enabled: true\n"
-              + "  shards: 4\n"
-              + "  host: 127.0.0.1\n"
-              + "  port: "
-              + port
-              + "\n"
-              + "  members: [\"127.0.0.1:"
-              + port
-              + "\"]\n"
-              + "  clusterName: fed-scale-"
-              + ProcessHandle.current().pid()
-              + "\n"
-              + "  retryPeriod: 500ms\n"
-              + "  renewDeadline: 2s\n"
-              + "  leaseDuration: 3s\n";
+          FederationConfig.host(host.kubeconfigPath())
+              .loadBalancers(false)
+              .member("east", east.kubeconfigPath())
+              .loadBalancers(false)
+              .health("200ms")
+              .topLevelYaml(
+                  "provider: benchmark\n"
+                      + "leaderElection:\n"
+                      + "  namespace: "
+                      + leaseNs
+                      + "\n"
+                      + "scaleOut:\n"
+                      + "  enabled: true\n"
+                      + "  shards: 4\n"
+                      + "  host: 127.0.0.1\n"
+                      + "  port: "
+                      + port
+                      + "\n"
+                      + "  members: [\"127.0.0.1:"
+                      + port
+                      + "\"]\n"
+                      + "  clusterName: fed-scale-"
+                      + ProcessHandle.current().pid()
+                      + "\n"
+                      + "  retryPeriod: 500ms\n"
+                      + "  renewDeadline: 2s\n"
+                      + "  leaseDuration: 3s\n")
+              .yaml();
       try (InProcessPier pier = InProcessPier.startWithConfig(config, Map.of())) {
         await().atMost(InProcessPier.CONVERGE).until(() -> ready(pier, "east"));
         // Pier has web: it was created before Pier started, whose start waits for its caches'

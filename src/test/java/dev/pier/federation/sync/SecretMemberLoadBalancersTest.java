@@ -7,6 +7,7 @@ import dev.pier.cloud.webhook.ReferenceWebhook;
 import dev.pier.federation.members.MemberSecrets;
 import dev.pier.model.FederationKeys;
 import dev.pier.testkit.FederatedServices;
+import dev.pier.testkit.FederationConfig;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.RealKubeApiServer;
@@ -59,18 +60,11 @@ class SecretMemberLoadBalancersTest {
   }
 
   private static String config() {
-    return "clusters:\n"
-        + "  - name: host\n"
-        + "    kubeconfig: \""
-        + host.kubeconfigPath()
-        + "\"\n"
-        + "    federation: host\n"
-        + "    loadBalancers: false\n"
-        + "federation:\n"
-        + "  leaveGrace: 2s\n"
-        + "  health:\n"
-        + "    period: 500ms\n"
-        + "    timeout: 400ms\n";
+    return FederationConfig.host(host.kubeconfigPath())
+        .loadBalancers(false)
+        .leaveGrace("2s")
+        .health("500ms", "400ms")
+        .yaml();
   }
 
   private static String providerSettings(String provider) {
