@@ -4,23 +4,45 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pier.model.ServiceKey;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class ShardsTest {
   private static final ShardMap MAP = new ShardMap(32);
 
+  /**
+   * Literals computed once from the released hash: a change of the FNV constants, the finalizer or
+   * the modulo moves every Service to another replica on upgrade, and must fail here. The count
+   * 1000 is there because with a power of two a signed modulo gives the same shards as the unsigned
+   * one.
+   */
   @Test
   void aKeysShardIsFixedAcrossReleases() {
-    // Fixed values: a change of the hash would move every Service to another replica on upgrade.
-    assertThat(MAP.of(new ServiceKey("local", "default", "web")))
-        .isEqualTo(MAP.of("local/default/web"));
-    assertThat(ShardMap.hash("")).isEqualTo(ShardMap.mix(0xcbf29ce484222325L));
-    assertThat(MAP.of("local/default/web")).isBetween(0, 31);
+    assertThat(ShardMap.hash("")).isEqualTo(0xf52a15e9a9b5e89bL);
+    assertThat(ShardMap.hash("local/default/web")).isEqualTo(0x14eca5c1ea51f223L);
+    Object[][] table = {
+      // cluster, namespace, name, shard of 32, shard of 1000
+      {"local", "default", "web", 3, 651},
+      {"local", "default", "api", 24, 584},
+      {"local", "kube-system", "dns", 28, 460},
+      {"east", "shop", "checkout", 17, 577},
+      {"west", "shop", "checkout", 31, 319},
+      {"local", "prod", "gateway", 23, 231},
+      {"host", "ns", "web", 20, 476},
+      {"local", "default", "ünïcode", 26, 82},
+    };
+    for (Object[] row : table) {
+      ServiceKey key = new ServiceKey((String) row[0], (String) row[1], (String) row[2]);
+      assertThat(MAP.of(key)).as("%s of 32", key).isEqualTo(row[3]);
+      assertThat(new ShardMap(1000).of(key)).as("%s of 1000", key).isEqualTo(row[4]);
+    }
   }
 
   @Test
@@ -34,11 +56,23 @@ class ShardsTest {
     }
   }
 
+  /** Literals as above: a change would move every member's work to another replica on upgrade. */
   @Test
-  void aMembersShardIsFixedAndApartFromAServiceKeyOfTheSameText() {
-    // Fixed values: a change would move every member's work to another replica on upgrade.
-    assertThat(MAP.ofMember("east")).isEqualTo(MAP.of("member:east"));
+  void aMembersShardIsFixedAcrossReleases() {
+    Map<String, Integer> table =
+        Map.of("east", 8, "south", 15, "eu-1", 25, "us-east-1", 20, "member-1", 28, "a", 19);
+    table.forEach((member, shard) -> assertThat(MAP.ofMember(member)).as(member).isEqualTo(shard));
+    assertThat(new ShardMap(8).ofMember("south")).isEqualTo(7);
     assertThat(new ShardMap(1).ofMember("east")).isZero();
+  }
+
+  @Test
+  void aMembersShardIsApartFromAServiceKeyOfTheSameText() {
+    assertThat(MAP.ofMember("east")).isEqualTo(MAP.of("member:east")).isNotEqualTo(MAP.of("east"));
+  }
+
+  @Test
+  void membersSpreadOverAllShards() {
     int[] counts = new int[32];
     for (int i = 0; i < 3_200; i++) {
       counts[MAP.ofMember("member-" + i)]++;
@@ -51,6 +85,18 @@ class ShardsTest {
   @Test
   void aShardMapNeedsAShard() {
     assertThatThrownBy(() -> new ShardMap(0)).hasMessageContaining("count must be at least 1: 0");
+  }
+
+  /**
+   * The owners of a fixed set of replicas, as released: replicas of two releases side by side in a
+   * rolling upgrade must agree on every shard's owner.
+   */
+  @Test
+  void theAssignmentIsFixedAcrossReleases() {
+    Map<Integer, String> owners = Rendezvous.assign(List.of("pier-0", "pier-1", "pier-2"), MAP);
+    StringBuilder digits = new StringBuilder();
+    owners.values().forEach(owner -> digits.append(owner.charAt("pier-".length())));
+    assertThat(digits).hasToString("10210122111120201100121220220200");
   }
 
   @Test
@@ -71,60 +117,96 @@ class ShardsTest {
     assertThat(all).hasSize(32);
   }
 
+  /** Every replica computes the assignment from its own view of the member list, in any order. */
+  @Test
+  void theAssignmentDoesNotDependOnTheOrderOfTheMemberList() {
+    Random random = new Random(11);
+    for (int trial = 0; trial < 50; trial++) {
+      List<String> replicas = randomReplicas(random, 2 + trial % 6);
+      Map<Integer, String> expected = Rendezvous.assign(replicas, MAP);
+      for (int shuffle = 0; shuffle < 20; shuffle++) {
+        List<String> shuffled = new ArrayList<>(replicas);
+        Collections.shuffle(shuffled, random);
+        assertThat(Rendezvous.assign(shuffled, MAP)).as("%s", shuffled).isEqualTo(expected);
+      }
+    }
+    assertThat(Rendezvous.assign(List.of(), MAP)).isEmpty();
+  }
+
   /**
-   * Bounded loads: over random sets of three replicas, each holds 10 or 11 of 32 shards, and when
-   * one leaves the survivors keep all but a few of theirs.
+   * The load bound of bounded loads: no replica holds more than the shard count over the replicas,
+   * rounded up, and with three replicas of 32 shards each holds 10 or 11.
    */
   @Test
-  void sharesAreEvenAndALeaveMovesLittleBesideTheLeaversShards() {
-    java.util.Random random = new java.util.Random(7);
-    int extra = 0;
+  void noReplicaHoldsMoreThanItsShareRoundedUp() {
+    Random random = new Random(7);
     for (int trial = 0; trial < 500; trial++) {
-      List<String> three = new java.util.ArrayList<>();
-      for (int i = 0; i < 3; i++) {
-        three.add(Long.toHexString(random.nextLong()));
+      int n = 1 + trial % 7;
+      List<String> replicas = randomReplicas(random, n);
+      Map<Integer, String> owners = Rendezvous.assign(replicas, MAP);
+      assertThat(owners.keySet()).hasSize(32);
+      assertThat(replicas).containsAll(owners.values());
+      int share = (32 + n - 1) / n;
+      assertThat(loads(owners).values())
+          .as("%s", replicas)
+          .allSatisfy(l -> assertThat(l).isLessThanOrEqualTo(share));
+      if (n == 3) {
+        assertThat(loads(owners).values()).allSatisfy(l -> assertThat(l).isBetween(10, 11));
       }
+    }
+  }
+
+  /**
+   * What a leave costs under bounded loads, measured over 2,000 random sets of three replicas, each
+   * of them leaving in turn: the leaver's shards go to the survivors, and keeping the loads even
+   * moves at most five of the survivors' own shards too, under one on average. (Pure rendezvous
+   * would move none, but loads up to 21 shards of 32.)
+   */
+  @Test
+  void aLeaveMovesTheLeaversShardsAndAtMostFiveOfTheSurvivors() {
+    Random random = new Random(7);
+    int most = 0;
+    int moved = 0;
+    int leaves = 0;
+    for (int trial = 0; trial < 2_000; trial++) {
+      List<String> three = randomReplicas(random, 3);
       Map<Integer, String> before = Rendezvous.assign(three, MAP);
-      Map<String, Integer> load = new HashMap<>();
-      before.values().forEach(r -> load.merge(r, 1, Integer::sum));
-      assertThat(load.values()).allSatisfy(n -> assertThat(n).isBetween(10, 11));
-      String leaving = three.get(1);
-      List<String> two = List.of(three.get(0), three.get(2));
-      Map<Integer, String> after = Rendezvous.assign(two, MAP);
-      for (int shard = 0; shard < 32; shard++) {
-        if (!before.get(shard).equals(leaving) && !before.get(shard).equals(after.get(shard))) {
-          extra++;
+      for (String leaving : three) {
+        List<String> two = new ArrayList<>(three);
+        two.remove(leaving);
+        Map<Integer, String> after = Rendezvous.assign(two, MAP);
+        assertThat(two).containsAll(after.values());
+        int survivorsMoved = 0;
+        for (int shard = 0; shard < 32; shard++) {
+          if (!before.get(shard).equals(leaving) && !before.get(shard).equals(after.get(shard))) {
+            survivorsMoved++;
+          }
         }
-        assertThat(two).contains(after.get(shard));
+        most = Math.max(most, survivorsMoved);
+        moved += survivorsMoved;
+        leaves++;
       }
     }
-    assertThat(extra / 500.0).as("survivors' shards moved per leave").isLessThan(1.5);
-  }
-
-  @Test
-  void aLeavingReplicaMovesOnlyItsOwnShards() {
-    List<String> three = List.of("a", "b", "c");
-    List<String> two = List.of("a", "c");
-    for (int shard = 0; shard < 32; shard++) {
-      String before = Rendezvous.owner(shard, three);
-      String after = Rendezvous.owner(shard, two);
-      if (!before.equals("b")) {
-        assertThat(after).as("shard %d", shard).isEqualTo(before);
-      }
-    }
-  }
-
-  @Test
-  void theOwnerDoesNotDependOnTheOrderOfTheMemberList() {
-    for (int shard = 0; shard < 32; shard++) {
-      assertThat(Rendezvous.owner(shard, List.of("x", "y", "z")))
-          .isEqualTo(Rendezvous.owner(shard, List.of("z", "x", "y")));
-    }
-    assertThat(Rendezvous.owner(3, List.of())).isNull();
+    assertThat(most).as("most survivors' shards moved by one leave").isLessThanOrEqualTo(5);
+    assertThat(moved / (double) leaves).as("survivors' shards moved per leave").isLessThan(0.9);
   }
 
   @Test
   void aLoneReplicaOwnsEveryShard() {
     assertThat(Rendezvous.shardsOf("solo", List.of(), MAP)).hasSize(32);
+  }
+
+  private static List<String> randomReplicas(Random random, int n) {
+    List<String> replicas = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      replicas.add(Long.toHexString(random.nextLong()));
+    }
+    return replicas;
+  }
+
+  private static Map<String, Integer> loads(Map<Integer, String> owners) {
+    Map<String, Integer> load = new HashMap<>();
+    owners.values().forEach(r -> load.merge(r, 1, Integer::sum));
+    return load;
   }
 }
