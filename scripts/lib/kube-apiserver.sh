@@ -104,7 +104,7 @@ _pier_tail_log() {
   _pier_log "--- end of $log ---"
 }
 
-# Waits until URL answers EXPECTED (at most 60 s) while PID lives; extra args go to curl.
+# Waits until URL answers a text starting with EXPECTED (at most 60 s) while PID lives; extra args go to curl.
 _pier_await() {
   local name=$1 pid=$2 url=$3 expected=$4 log=$5
   shift 5
@@ -117,7 +117,8 @@ _pier_await() {
       return 1
     fi
     answer=$(curl -sk --max-time 5 "$@" "$url" 2>/dev/null || true)
-    if [ "$answer" = "$expected" ]; then
+    # A prefix: etcd 3.6 and newer answer {"health":"true","reason":""}.
+    if [ "${answer#"$expected"}" != "$answer" ]; then
       return 0
     fi
     sleep 0.2
@@ -176,7 +177,7 @@ _pier_apiserver_start_once() {
     </dev/null >"$dir/etcd.log" 2>&1 &
   echo $! >"$dir/etcd.pid"
   rc=0
-  _pier_await etcd "$(cat "$dir/etcd.pid")" "$etcd_url/health" '{"health":"true"}' \
+  _pier_await etcd "$(cat "$dir/etcd.pid")" "$etcd_url/health" '{"health":"true"' \
     "$dir/etcd.log" || rc=$?
   if [ "$rc" != 0 ]; then
     _pier_stop_pid "$dir/etcd.pid" etcd

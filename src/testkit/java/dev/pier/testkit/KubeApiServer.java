@@ -583,7 +583,8 @@ public final class KubeApiServer implements AutoCloseable {
             etcd,
             etcdUrl + "/health",
             null,
-            "{\"health\":\"true\"}",
+            // etcd 3.6 and newer add a "reason" field
+            "{\"health\":\"true\"",
             dir.resolve("etcd.log"),
             dir);
 
@@ -717,8 +718,8 @@ public final class KubeApiServer implements AutoCloseable {
   }
 
   /**
-   * Polls {@code url} until it answers 200 with {@code expectedBody} (at most 60 s), failing early
-   * when the process exits.
+   * Polls {@code url} until it answers 200 with a body that starts with {@code expectedBody} (at
+   * most 60 s), failing early when the process exits.
    */
   private static void awaitHealthy(
       String name,
@@ -745,7 +746,7 @@ public final class KubeApiServer implements AutoCloseable {
       try {
         HttpResponse<String> response =
             http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-        if (response.statusCode() == 200 && response.body().strip().equals(expectedBody)) {
+        if (response.statusCode() == 200 && response.body().strip().startsWith(expectedBody)) {
           return;
         }
         lastAnswer = "HTTP " + response.statusCode() + ": " + response.body().strip();
