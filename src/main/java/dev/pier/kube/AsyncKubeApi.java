@@ -34,6 +34,7 @@ public final class AsyncKubeApi {
   private final String base;
   private final AtomicInteger inFlight = new AtomicInteger();
   private final RequestFence fence;
+  private final ServerWarnings warnings = new ServerWarnings();
 
   public AsyncKubeApi(KubernetesClient client) {
     this(client, RequestFence.OPEN);
@@ -129,6 +130,7 @@ public final class AsyncKubeApi {
     return Future.fromCompletionStage(sendAsync(request), ctx)
         .compose(
             response -> {
+              warnings.note(method + " " + path, response.headers("Warning"));
               String text = response.body();
               if (response.isSuccessful()) {
                 return Future.succeededFuture(

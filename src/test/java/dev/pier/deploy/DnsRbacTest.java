@@ -97,6 +97,7 @@ class DnsRbacTest {
     }
 
     assertThat(RbacAudit.denied(kube, USER)).as("requests RBAC denied to Pier").isEmpty();
+    assertThat(RbacAudit.deprecated(kube, USER)).as("Pier's requests of deprecated APIs").isEmpty();
     Set<String> used = RbacAudit.used(kube, USER);
     assertThat(granted).as("what rbac.yaml and rbac-dns.yaml grant").containsAll(used);
     assertThat(used).as("what Pier did").containsAll(granted);

@@ -38,12 +38,12 @@ class FederationRbacTest {
   private static final String MEMBER_USER = "system:serviceaccount:pier:pier-federation";
 
   /**
-   * Granted in the member and not used on this 1.20 API server, with the reason: core Endpoints are
-   * read only where discovery.k8s.io is not served; an Event is patched only when the same Event
-   * repeats, which a copy deleted once does not; /healthz is probed only where /readyz is missing.
+   * Granted in the member and not used here, with the reason: an Event is patched only when the
+   * same Event repeats, which a copy deleted once does not; /healthz is probed only where /readyz
+   * is missing.
    */
   private static final Set<String> MEMBER_UNUSED =
-      Set.of("/endpoints:list", "/endpoints:watch", "/events:patch", "nonResource:/healthz:get");
+      Set.of("/events:patch", "nonResource:/healthz:get");
 
   /**
    * Granted in the host (by the base rbac.yaml) and not used here: no Event repeats in this life
@@ -113,6 +113,12 @@ class FederationRbacTest {
             Manifests.DIR.resolve("rbac.yaml"), Manifests.DIR.resolve("rbac-federation-host.yaml"));
     Set<String> hostAddOn = RbacAudit.granted(Manifests.DIR.resolve("rbac-federation-host.yaml"));
     Set<String> hostUsed = RbacAudit.used(host, HOST_USER);
+    assertThat(RbacAudit.deprecated(host, HOST_USER))
+        .as("deprecated APIs used in the host")
+        .isEmpty();
+    assertThat(RbacAudit.deprecated(member, MEMBER_USER))
+        .as("deprecated APIs used in the member")
+        .isEmpty();
     assertThat(hostGranted).as("what the host's RBAC grants").containsAll(hostUsed);
     assertThat(hostUsed).as("what Pier did in the host").containsAll(hostAddOn);
     Set<String> hostExpected = new TreeSet<>(hostGranted);

@@ -101,6 +101,23 @@ final class RbacAudit {
         .toList();
   }
 
+  /**
+   * The user's requests of a deprecated API, as "verb URI": the API server marks each in its audit
+   * event with the annotation {@code k8s.io/deprecated} (and answers it with a Warning header).
+   */
+  static List<String> deprecated(KubeApiServer kube, String user) throws IOException {
+    return audit(kube, user)
+        .filter(
+            e ->
+                "true"
+                    .equals(
+                        e.getJsonObject("annotations", new JsonObject())
+                            .getString("k8s.io/deprecated")))
+        .map(e -> e.getString("verb") + " " + e.getString("requestURI"))
+        .distinct()
+        .toList();
+  }
+
   private static Stream<JsonObject> audit(KubeApiServer kube, String user) throws IOException {
     return Files.readAllLines(kube.auditLogPath()).stream()
         .map(JsonObject::new)

@@ -175,6 +175,7 @@ class RbacTest {
 
     Set<String> granted = RbacAudit.granted(Manifests.DIR.resolve("rbac.yaml"));
     assertThat(RbacAudit.denied(kube, USER)).as("requests RBAC denied to Pier").isEmpty();
+    assertThat(RbacAudit.deprecated(kube, USER)).as("Pier's requests of deprecated APIs").isEmpty();
     assertThat(RbacAudit.used(kube, USER)).as("what Pier did").containsAll(granted);
     assertThat(granted).as("what the shipped RBAC grants").containsAll(RbacAudit.used(kube, USER));
   }
