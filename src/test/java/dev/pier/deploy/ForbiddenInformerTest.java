@@ -63,7 +63,7 @@ class ForbiddenInformerTest {
 
   /** DNS publishing needs the DNS add-on: the base alone fails the start, naming the add-on. */
   @Test
-  void withDnsOnAndOnlyTheBaseRbacPierDoesNotStartAndNamesEndpointsAndTheDnsAddOn(
+  void withDnsOnAndOnlyTheBaseRbacPierDoesNotStartAndNamesEndpointSlicesAndTheDnsAddOn(
       KubeApiServer kube) {
     bind(
         kube,
@@ -90,8 +90,10 @@ class ForbiddenInformerTest {
                               PierOptions.DNS_ZONE_NAME.envName(),
                               "forbidden.example"))
                       .close())
-          .hasMessageContaining("cluster kubernetes: cannot list/watch endpoints: forbidden")
-          .hasMessageContaining("Pier's RBAC must allow list and watch on endpoints")
+          .hasMessageContaining("cluster kubernetes: cannot list/watch endpointslices: forbidden")
+          .hasMessageContaining(
+              "Pier's RBAC must allow list and watch on endpointslices in API group"
+                  + " discovery.k8s.io")
           .hasMessageContaining("(see k8s/rbac-dns.yaml)");
     }
     assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(30));

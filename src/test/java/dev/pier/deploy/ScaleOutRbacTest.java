@@ -14,8 +14,8 @@ import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.Kubectl;
 import dev.pier.testkit.RealKubeApiServer;
-import io.fabric8.kubernetes.api.model.EndpointsBuilder;
 import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,17 +55,17 @@ class ScaleOutRbacTest {
     kubectl.check("apply", "-f", Manifests.DIR.resolve("namespace.yaml").toString());
     kubectl.check("apply", "-f", BASE.toString(), "-f", ADD_ON.toString());
     String service = Manifests.one(ADD_ON, Service.class).getMetadata().getName();
-    // No endpoints controller runs here, and the API server refuses loopback addresses in
-    // Endpoints: the Service's Endpoints without addresses, so the member starts alone.
+    // No endpoint-slice controller runs here, and the API server refuses loopback addresses in
+    // EndpointSlices: the Service's slice without endpoints, so the member starts alone.
     kube.client()
-        .endpoints()
-        .inNamespace(NS)
         .resource(
-            new EndpointsBuilder()
+            new EndpointSliceBuilder()
                 .withNewMetadata()
-                .withName(service)
+                .withName(service + "-slice")
                 .withNamespace(NS)
+                .withLabels(Map.of("kubernetes.io/service-name", service))
                 .endMetadata()
+                .withAddressType("IPv4")
                 .build())
         .create();
     Set<String> granted = RbacAudit.granted(ADD_ON);
@@ -88,13 +88,14 @@ class ScaleOutRbacTest {
         .atMost(InProcessPier.CONVERGE)
         .untilAsserted(() -> assertThat(RbacAudit.used(kube, USER)).containsAll(granted));
     assertThat(RbacAudit.denied(kube, USER)).as("requests RBAC denied to Pier").isEmpty();
+    assertThat(RbacAudit.deprecated(kube, USER)).as("Pier's requests of deprecated APIs").isEmpty();
     assertThat(RbacAudit.granted(BASE, ADD_ON))
         .as("what rbac.yaml and scale-out.yaml grant")
         .containsAll(RbacAudit.used(kube, USER));
     // Only in Pier's namespace, and only what discovery reads.
-    assertThat(canI(kubectl, "get", "endpoints/" + service, NS)).isEqualTo("yes");
-    assertThat(canI(kubectl, "get", "endpoints/" + service, "default")).isEqualTo("no");
-    assertThat(canI(kubectl, "get", "endpoints/other", NS)).isEqualTo("no");
+    assertThat(canI(kubectl, "list", "endpointslices.discovery.k8s.io", NS)).isEqualTo("yes");
+    assertThat(canI(kubectl, "list", "endpointslices.discovery.k8s.io", "default")).isEqualTo("no");
+    assertThat(canI(kubectl, "get", "endpoints/" + service, NS)).isEqualTo("no");
     assertThat(canI(kubectl, "list", "pods", NS)).isEqualTo("no");
     assertThat(canI(kubectl, "get", "pods", "default")).isEqualTo("no");
     assertThat(canI(kubectl, "update", "leases.coordination.k8s.io", "default")).isEqualTo("no");
