@@ -7,6 +7,8 @@ import java.util.List;
  * null; {@code ports} carries per-port errors where the API server supports them (1.24+).
  */
 public record LbIngress(String ip, String hostname, String ipMode, List<PortStatus> ports) {
+  /** The mode a server that knows {@code ipMode} stores for an {@code ip} without one. */
+  public static final String VIP = "VIP";
 
   public LbIngress {
     ports = ports == null ? List.of() : List.copyOf(ports);

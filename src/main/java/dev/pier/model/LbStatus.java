@@ -24,16 +24,14 @@ public record LbStatus(List<LbIngress> ingress) {
   }
 
   /**
-   * This status as an API server that stored {@code stored} keeps it: a field that no ingress of
-   * {@code stored} carries is one the server does not know (1.20 drops {@code ipMode}, servers
-   * before 1.24 drop {@code ports}), and is left out here too.
+   * This status as an API server that stored {@code stored} keeps it. A field that no ingress of
+   * {@code stored} carries is one the server does not know (servers before 1.29 drop {@code
+   * ipMode}, before 1.24 {@code ports}), and is left out here too. A server that knows {@code
+   * ipMode} defaults it: an ingress with an {@code ip} and no mode is stored as {@code VIP}.
    */
   public LbStatus keptAs(LbStatus stored) {
     boolean ipMode = stored.ingress.stream().anyMatch(i -> i.ipMode() != null);
     boolean ports = stored.ingress.stream().anyMatch(i -> !i.ports().isEmpty());
-    if (ipMode && ports) {
-      return this;
-    }
     return new LbStatus(
         ingress.stream()
             .map(
@@ -41,8 +39,12 @@ public record LbStatus(List<LbIngress> ingress) {
                     new LbIngress(
                         i.ip(),
                         i.hostname(),
-                        ipMode ? i.ipMode() : null,
+                        ipMode ? defaultedIpMode(i) : null,
                         ports ? i.ports() : List.of()))
             .toList());
+  }
+
+  private static String defaultedIpMode(LbIngress i) {
+    return i.ipMode() == null && i.ip() != null ? LbIngress.VIP : i.ipMode();
   }
 }

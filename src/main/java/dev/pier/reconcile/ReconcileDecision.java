@@ -199,7 +199,7 @@ public final class ReconcileDecision {
   public static boolean replacesForeignIngress(
       LbStatus current, LbStatus desired, StatusWrite last) {
     return !current.isEmpty()
-        && !current.equals(desired)
+        && !current.shows(desired)
         && (last == null || !last.stored().equals(current));
   }
 

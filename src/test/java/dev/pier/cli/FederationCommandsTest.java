@@ -163,7 +163,8 @@ class FederationCommandsTest {
           .contains("member east: serviceaccount/pier-federation (namespace pier) created")
           .contains("member east: token minted for serviceaccount pier/pier-federation, expires ")
           .contains("host: secret/member-east (namespace pier) created")
-          .contains("cluster east: ready (v1.20.2, region eu, zones eu-a)");
+          .contains(
+              "cluster east: ready (v" + KubeApiServer.version() + ", region eu, zones eu-a)");
       Secret joined = secret();
       assertThat(joined.getMetadata().getLabels())
           .containsEntry("pier.dev/cluster", "east")
@@ -235,7 +236,8 @@ class FederationCommandsTest {
       assertThat(table.status()).isZero();
       String eastLine =
           table.out().lines().filter(l -> l.startsWith("east ")).findFirst().orElseThrow();
-      assertThat(eastLine).contains("True", "v1.20.2", "eu", "eu-a", "ago", "WARN ");
+      assertThat(eastLine)
+          .contains("True", "v" + KubeApiServer.version(), "eu", "eu-a", "ago", "WARN ");
       // Pier warns on the Secret too, about the 15-minute token.
       await()
           .atMost(CONVERGE)

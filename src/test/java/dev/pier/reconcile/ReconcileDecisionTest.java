@@ -138,6 +138,32 @@ class ReconcileDecisionTest {
     assertThat(ReconcileDecision.repairs(same, A, new StatusWrite(proxy, A))).isEmpty();
   }
 
+  /**
+   * A current server (1.29+) stores ipMode VIP for an ip written without a mode (a webhook or
+   * Hetzner load balancer without proxy protocol): after a restart, with no memory of the write,
+   * that is neither a status to write again, nor drift, nor someone else's ingress.
+   */
+  @Test
+  void anIpModeTheServerDefaultedIsNoDifference() {
+    VerifyResult same = new VerifyResult(EnsureResult.of(A), List.of());
+    assertThat(A_VIP.shows(A)).isTrue();
+    assertThat(ReconcileDecision.statusWriteNeeded(A_VIP, A, null)).isFalse();
+    assertThat(ReconcileDecision.repairs(same, A_VIP, null)).isEmpty();
+    assertThat(ReconcileDecision.replacesForeignIngress(A_VIP, A, null)).isFalse();
+    // A mode set on purpose still counts.
+    LbStatus proxy = new LbStatus(List.of(new LbIngress("10.0.0.1", null, "Proxy", List.of())));
+    assertThat(A_VIP.shows(proxy)).isFalse();
+    assertThat(ReconcileDecision.statusWriteNeeded(A_VIP, proxy, null)).isTrue();
+    // A hostname gets no default.
+    LbStatus host = new LbStatus(List.of(LbIngress.hostname("lb.example.com")));
+    LbStatus hostStored =
+        new LbStatus(
+            List.of(
+                new LbIngress(null, "lb.example.com", null, List.of()),
+                new LbIngress("10.0.0.1", null, "VIP", List.of())));
+    assertThat(host.keptAs(hostStored)).isEqualTo(host);
+  }
+
   @Test
   void aRepairIsARealDifferenceNamingTheFieldAndBothValues() {
     LbStatus proxy = new LbStatus(List.of(new LbIngress("10.0.0.7", null, "Proxy", List.of())));
