@@ -27,9 +27,9 @@
 # Options (all optional): --sizes N[,N..] --delays MS[,MS..] --nodes M (Ready nodes, default 10;
 #   20 with --peer) --floor-in-flight C (default 200) --timeout SECONDS (per phase, default 900)
 #   --plot FILE (default docs/benchmarks-convergence.png)
-#   --peer upstream: also run upstream's Kubernetes 1.20.2 service controller (built once by
-#   scripts/bench/upstream/build.sh) and write $BUILD_DIR/bench/side-by-side.csv and its table;
-#   with --upstream-workers W (default 50) --upstream-node-sync-cap SECONDS (default 120)
+#   --peer upstream: also run upstream's Kubernetes 1.37.2 service controller (built once from its
+#   Go module by scripts/bench/upstream/build.sh) and write $BUILD_DIR/bench/side-by-side.csv and
+#   its table; with --upstream-workers W (default 50) --upstream-node-sync-cap SECONDS (default 120)
 # Federation options (all optional): --services N (default 1000) --delay MS (default 100)
 #   --nodes M (Ready nodes per member, default 3) --floor-in-flight C (default 200)
 #   --latency-reps R (default 10) --runs K (default 1) --timeout SECONDS (default 900)

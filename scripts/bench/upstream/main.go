@@ -1,6 +1,7 @@
 // Command pier-bench-upstream runs the upstream Kubernetes service controller
-// (k8s.io/cloud-provider/controllers/service, as released in Kubernetes 1.20.2) against a cluster,
-// with a cloud provider of its own whose load-balancer calls each take --delay and share no lock.
+// (k8s.io/cloud-provider/controllers/service, as released in Kubernetes 1.37.2: module
+// k8s.io/cloud-provider v0.37.2, pinned by go.mod beside this file) against a cluster, with a cloud
+// provider of its own whose load-balancer calls each take --delay and share no lock.
 // It is Pier's benchmark peer: scripts/bench/run.sh --peer upstream builds it with
 // scripts/bench/upstream/build.sh and measures it the way it measures Pier.
 //
@@ -19,6 +20,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -31,11 +33,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	cloudprovider "k8s.io/cloud-provider"
 	servicecontroller "k8s.io/cloud-provider/controllers/service"
+	controllersmetrics "k8s.io/component-base/metrics/prometheus/controllers"
 	"k8s.io/klog/v2"
-
-	// Registers Kubernetes' feature gates with their 1.20 defaults (ServiceNodeExclusion and
-	// LegacyNodeRoleBehavior are read by the service controller), as kube-controller-manager does.
-	_ "k8s.io/kubernetes/pkg/features"
 )
 
 const providerName = "pier-bench"
@@ -185,11 +184,15 @@ func main() {
 	}()
 	klog.Infof("counters at http://%s/counters", listener.Addr())
 
-	stop := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
 
 	factory := informers.NewSharedInformerFactory(client, 12*time.Hour)
+	// The feature gates as cloud-controller-manager passes them (k8s.io/cloud-provider/app). The
+	// service controller of this release reads none of them (the gates 1.20's read,
+	// ServiceNodeExclusion and LegacyNodeRoleBehavior, are gone), so none need registering here.
 	controller, err := servicecontroller.New(
 		cloud,
 		client,
@@ -201,21 +204,40 @@ func main() {
 	if err != nil {
 		klog.Fatalf("service controller: %v", err)
 	}
-	factory.Start(stop)
+	factory.Start(ctx.Done())
 	done := make(chan struct{})
 	go func() {
-		controller.Run(stop, *workers)
+		// Run reports the controller as started and stopped to a controller manager's metrics
+		// (running_managed_controllers, not served here).
+		controller.Run(ctx, *workers, controllersmetrics.NewControllerManagerMetrics("pier-bench-upstream"))
 		close(done)
 	}()
-	klog.Infof("service controller running: %d workers, provider delay %v, QPS %v burst %d",
-		*workers, *delay, *qps, *burst)
+	klog.Infof("service controller of k8s.io/cloud-provider %s running: %d workers, "+
+		"provider delay %v, QPS %v burst %d",
+		moduleVersion("k8s.io/cloud-provider"), *workers, *delay, *qps, *burst)
 
 	sig := <-signals
 	klog.Infof("%v: stopping", sig)
-	close(stop)
+	cancel()
 	select {
 	case <-done:
 	case <-time.After(5 * time.Second):
 	}
 	klog.Flush()
+}
+
+// moduleVersion is the version of module path this binary was built with ("unknown" without
+// build information).
+func moduleVersion(path string) string {
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, dep := range info.Deps {
+			if dep.Path == path {
+				if dep.Replace != nil {
+					return dep.Replace.Version
+				}
+				return dep.Version
+			}
+		}
+	}
+	return "unknown"
 }
