@@ -18,7 +18,9 @@ import org.junit.jupiter.api.Test;
  * Fault suite: the API server goes away while Services change. It is stopped for 60 s (the port
  * refuses connections) and then frozen for 40 s (connections hang), each right after a batch of
  * creates, changes and deletes, so that Pier is mid-write when it goes. Afterwards every Service
- * converges to its final spec and nothing leaks.
+ * converges to its final spec and nothing leaks. Pier runs at the shipped retry delays (5 s,
+ * doubling up to 300 s): a Service whose writes failed through the outage converges within the
+ * suite's window with the backoff users get.
  */
 @RealKubeApiServer
 class ApiServerOutageIT {

@@ -1,14 +1,20 @@
 package dev.pier.faults;
 
+import static org.awaitility.Awaitility.await;
+
 import dev.pier.testkit.KubeApiServer;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * The successful writes an API server's audit log records, by user: what tells the writes of two
@@ -22,17 +28,144 @@ final class AuditWrites {
 
   /** The audit log's completed write requests that succeeded. */
   static List<JsonObject> of(KubeApiServer kube) throws IOException {
-    return Files.readAllLines(kube.auditLogPath()).stream()
-        .filter(l -> !l.isBlank())
-        .map(JsonObject::new)
-        .filter(e -> "ResponseComplete".equals(e.getString("stage")))
-        .filter(e -> WRITES.contains(e.getString("verb")))
+    return lines(kube).stream().map(JsonObject::new).filter(AuditWrites::succeededWrite).toList();
+  }
+
+  private static boolean succeededWrite(JsonObject e) {
+    int code = e.getJsonObject("responseStatus", new JsonObject()).getInteger("code", 0);
+    return "ResponseComplete".equals(e.getString("stage"))
+        && WRITES.contains(e.getString("verb"))
+        && code >= 200
+        && code < 300;
+  }
+
+  /** The audit log's lines, the last one left out while it may be half written. */
+  private static List<String> lines(KubeApiServer kube) {
+    try {
+      String text = Files.readString(kube.auditLogPath());
+      int end = text.lastIndexOf('\n');
+      return end < 0
+          ? List.of()
+          : text.substring(0, end).lines().filter(l -> !l.isBlank()).toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Waits until {@code kube}'s audit log records a request (any verb, any answer) of {@code user}
+   * received after {@code after}, and returns when it was received: the API server's word that the
+   * process of that user still ran then. A process that reads its API server all the time (a
+   * standby campaigns for the Lease every retry period) shows up within a period.
+   */
+  static Instant awaitRequestAfter(
+      KubeApiServer kube, String user, Instant after, Duration atMost) {
+    AtomicReference<Instant> seen = new AtomicReference<>();
+    try {
+      await()
+          .atMost(atMost)
+          .pollInterval(Duration.ofMillis(250))
+          .until(
+              () -> {
+                seen.set(
+                    lines(kube).stream()
+                        .filter(l -> l.contains(user))
+                        .map(JsonObject::new)
+                        .filter(e -> user.equals(user(e)))
+                        .map(AuditWrites::received)
+                        .filter(t -> t.isAfter(after))
+                        .findFirst()
+                        .orElse(null));
+                return seen.get() != null;
+              });
+    } catch (ConditionTimeoutException e) {
+      throw new AssertionError(
+          "the API server saw no request of " + user + " after " + after + " within " + atMost, e);
+    }
+    return seen.get();
+  }
+
+  /**
+   * Waits until {@code kube}'s audit log records a successful write by {@code user}, received after
+   * {@code after}, of one of the {@code resource} objects {@code names} in {@code namespace}, and
+   * returns it. Polls every 10 ms, for a caller that stops the writer right after.
+   */
+  static JsonObject awaitWrite(
+      KubeApiServer kube,
+      String user,
+      String resource,
+      String namespace,
+      Set<String> names,
+      Instant after,
+      Duration atMost) {
+    AtomicReference<JsonObject> seen = new AtomicReference<>();
+    try {
+      await()
+          .atMost(atMost)
+          .pollDelay(Duration.ZERO)
+          .pollInterval(Duration.ofMillis(10))
+          .until(
+              () -> {
+                seen.set(
+                    lines(kube).stream()
+                        .filter(l -> l.contains(user) && l.contains(namespace))
+                        .map(JsonObject::new)
+                        .filter(AuditWrites::succeededWrite)
+                        .filter(e -> user.equals(user(e)) && received(e).isAfter(after))
+                        .filter(
+                            e -> {
+                              JsonObject ref = e.getJsonObject("objectRef", new JsonObject());
+                              return resource.equals(ref.getString("resource"))
+                                  && namespace.equals(ref.getString("namespace"))
+                                  && names.contains(ref.getString("name"));
+                            })
+                        .findFirst()
+                        .orElse(null));
+                return seen.get() != null;
+              });
+    } catch (ConditionTimeoutException e) {
+      throw new AssertionError(
+          "no write by "
+              + user
+              + " of "
+              + resource
+              + " "
+              + namespace
+              + "/"
+              + names
+              + " after "
+              + after,
+          e);
+    }
+    return seen.get();
+  }
+
+  /**
+   * When {@code user}'s hold on the Lease {@code namespace/name} ran out: its last successful write
+   * of that Lease (its take or a renewal) received before {@code before}, plus {@code
+   * leaseDuration}. After that instant a standby may take the Lease, so the user may write nothing.
+   */
+  static Instant leaseExpiry(
+      Collection<JsonObject> writes,
+      String user,
+      String namespace,
+      String name,
+      Instant before,
+      Duration leaseDuration) {
+    return writes.stream()
+        .filter(w -> user.equals(user(w)) && received(w).isBefore(before))
         .filter(
-            e -> {
-              int code = e.getJsonObject("responseStatus", new JsonObject()).getInteger("code", 0);
-              return code >= 200 && code < 300;
+            w -> {
+              JsonObject ref = w.getJsonObject("objectRef", new JsonObject());
+              return "leases".equals(ref.getString("resource"))
+                  && namespace.equals(ref.getString("namespace"))
+                  && name.equals(ref.getString("name"));
             })
-        .toList();
+        .map(AuditWrites::received)
+        .max(Instant::compareTo)
+        .map(t -> t.plus(leaseDuration))
+        .orElseThrow(
+            () -> new AssertionError(user + " never wrote the Lease " + namespace + "/" + name));
   }
 
   /** When {@code user} first wrote, over all these writes. */

@@ -83,6 +83,9 @@ class DeposedLeaderProviderIT {
 
   private static Map<String, String> env(KubeApiServer kube, FaultProxy proxy, String leaseNs) {
     Map<String, String> env = FaultSuite.webhook(proxy.url());
+    // Short retries (FaultSuite.shortRetries): the waits of this scenario (CONVERGE after each
+    // fault) were sized with them, and it has not been run at the shipped 5 s doubling to 300 s.
+    FaultSuite.shortRetries(env);
     env.put(PierOptions.CLUSTER_KUBECONFIG.envName(), kube.kubeconfigPath().toString());
     env.put(PierOptions.WEBHOOK_MAX_CONNECTIONS.envName(), "2");
     env.put(PierOptions.LEADER_ELECTION_ENABLED.envName(), "true");

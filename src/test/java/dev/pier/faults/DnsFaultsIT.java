@@ -21,18 +21,26 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.Test;
 
 /**
  * Fault suite: PowerDNS's API, behind a proxy, answers 429, 500, or never answers while Services
  * come and go. Calls end at {@code dns.callDeadline}, are retried, every name converges once the
- * fault is gone, and the records Pier did not write (one on a name a Service wants) are never
- * touched.
+ * fault is gone and stays so (a late call that put a deleted name back, or changed a live one, is
+ * seen), and the records Pier did not write (one on a name a Service wants) are never touched.
  */
 @RealKubeApiServer
 class DnsFaultsIT {
   private static final String ZONE = "faults.test";
   private static final Duration FAULT = Duration.ofSeconds(8);
+
+  /**
+   * How long the names must keep their final state once they first show it, after each fault:
+   * longer than {@code dns.callDeadline} (3 s) plus a retry, so that a call Pier made before the
+   * names first showed it, answered late, would have landed.
+   */
+  private static final Duration NAMES_HOLD = Duration.ofSeconds(5);
 
   @Test
   void throttledFailingAndHungDnsCallsConvergeAndNoForeignRecordIsTouched(KubeApiServer kube)
@@ -55,6 +63,10 @@ class DnsFaultsIT {
       env.put(PierOptions.DNS_POWERDNS_API_KEY_FILE.envName(), pdns.apiKeyFile().toString());
       env.put(PierOptions.DNS_POWERDNS_TIMEOUT.envName(), "2s");
       env.put(PierOptions.DNS_CALL_DEADLINE.envName(), "3s");
+      // Short retries (FaultSuite.shortRetries): each fault lasts 8 s and must see its calls
+      // retried (at least two calls in it); at the shipped 5 s doubling a Service's DNS work would
+      // be tried about twice in a fault, once after a hung call's 3 s deadline.
+      FaultSuite.shortRetries(env);
       Invariants invariants =
           new Invariants(client, ns, new WebhookCloud(webhook)).foreignDnsRecords(pdns, ZONE + ".");
       Service taken = create(kube, ns, "taken");
@@ -65,7 +77,7 @@ class DnsFaultsIT {
         // The foreign record at taken's name is untouched only once Pier tried that name.
         PierSaw.event(client, taken, PierProcess.STARTUP.plus(CONVERGE), "DNSRecordConflict");
         invariants.awaitHeld(CONVERGE);
-        awaitNames(client, pdns, ns, List.of("steady"), List.of());
+        awaitNames(client, pdns, ns, List.of("steady"), List.of(), Duration.ZERO);
         for (Fault fault : List.of(Fault.TOO_MANY_REQUESTS, Fault.SERVER_ERROR, Fault.HANG)) {
           int before = proxy.calls().size();
           proxy.fault(fault);
@@ -84,9 +96,10 @@ class DnsFaultsIT {
           assertThat(faulted).as(fault + ": calls during the fault").isGreaterThanOrEqualTo(2);
           proxy.fault(Fault.NONE);
           invariants.awaitHeld(CONVERGE);
-          awaitNames(client, pdns, ns, live, gone);
+          awaitNames(client, pdns, ns, live, gone, NAMES_HOLD);
         }
         invariants.awaitSettled(CONVERGE);
+        awaitNames(client, pdns, ns, live, gone, Invariants.WINDOW);
         assertThat(pier.alive()).as(pier.log()).isTrue();
       }
     }
@@ -96,27 +109,33 @@ class DnsFaultsIT {
     return svc + "." + ns + ".pier.svc." + ZONE + ".";
   }
 
-  /** Each Service's name answers its ingress address; each deleted one's name is gone. */
+  /**
+   * Waits until each Service's name answers its ingress address and each deleted one's name is
+   * gone, then checks that this keeps holding for {@code hold} (every poll of it must).
+   */
   private static void awaitNames(
       KubernetesClient client,
       PowerDnsServer pdns,
       String ns,
       List<String> live,
-      List<String> gone) {
-    await()
-        .atMost(CONVERGE)
-        .pollInterval(Duration.ofMillis(500))
-        .untilAsserted(
-            () -> {
-              for (String svc : live) {
-                assertThat(pdns.dig(name(ns, svc), "A"))
-                    .as(svc)
-                    .containsExactly(Services.ingressIp(client, ns, svc));
-              }
-              for (String svc : gone) {
-                assertThat(pdns.digStatus(name(ns, svc), "A")).as(svc).isEqualTo("NXDOMAIN");
-              }
-            });
+      List<String> gone,
+      Duration hold) {
+    ConditionFactory await =
+        await().atMost(CONVERGE.plus(hold)).pollInterval(Duration.ofMillis(500));
+    if (!hold.isZero()) {
+      await = await.during(hold);
+    }
+    await.untilAsserted(
+        () -> {
+          for (String svc : live) {
+            assertThat(pdns.dig(name(ns, svc), "A"))
+                .as(svc)
+                .containsExactly(Services.ingressIp(client, ns, svc));
+          }
+          for (String svc : gone) {
+            assertThat(pdns.digStatus(name(ns, svc), "A")).as(svc).isEqualTo("NXDOMAIN");
+          }
+        });
   }
 
   private static Service create(KubeApiServer kube, String ns, String name) {

@@ -23,15 +23,23 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Fault suite, federation: the leader is stopped (SIGSTOP) for 20 s while it propagates federated
- * Services into a member, and they keep changing meanwhile; a standby runs beside it. The standby
- * takes over and converges the copies and the host's marks, and the old leader writes nothing, in
- * the host or in the member, after the new leader's first write: each process authenticates as its
- * own user in both API servers, whose audit logs tell their writes apart.
+ * Services into a member (a new Service's copy going in, a deleted one's coming out, frozen as soon
+ * as the member's audit log shows its first write of them), and they keep changing meanwhile; a
+ * standby runs beside it. The standby takes over and converges the copies and the host's marks,
+ * finishing what the old leader had in flight, and the old leader writes nothing, in the host or in
+ * the member, after its Lease expired (nor after the new leader's first write): each process
+ * authenticates as its own user in both API servers, whose audit logs tell their writes apart. The
+ * logs are read only once the old leader has shown that it went on after the thaw (it logged the
+ * loss of its Lease and stepped down) and the host's API server saw it still running {@link
+ * LeaderFreezeIT#LATE} after the thaw.
  */
 @RealKubeApiServer(
     auditLog = true,
@@ -46,7 +54,9 @@ import org.junit.jupiter.api.Test;
           groups = "system:masters")
     })
 class FederationLeaderFreezeIT {
+  private static final Logger log = LoggerFactory.getLogger(FederationLeaderFreezeIT.class);
   private static final Duration FROZEN = Duration.ofSeconds(20);
+  private static final Duration LEASE_DURATION = Duration.ofSeconds(4);
   private static final Duration CONVERGE = FaultSuite.CONVERGE;
 
   @Test
@@ -76,10 +86,19 @@ class FederationLeaderFreezeIT {
         String oldUser = leader == one ? "pier-one" : "pier-two";
         String newUser = leader == one ? "pier-two" : "pier-one";
 
-        // Stopped in the middle of a federation run: the new Service's copy is on its way.
+        // Stopped in the middle of propagating: a new Service's copy goes into the member and a
+        // deleted one's comes out, and the leader is frozen as soon as the member's audit log shows
+        // its first write of either. What follows is in flight: the other copy, and the host's
+        // release of svc-1 (its finalizer goes once the member's cache shows the copy gone).
+        Instant propagating = Instant.now();
         create(host, ns, "svc-3");
+        host.client().services().inNamespace(ns).withName("svc-1").delete();
+        JsonObject first =
+            AuditWrites.awaitWrite(
+                member, oldUser, "services", ns, Set.of("svc-1", "svc-3"), propagating, CONVERGE);
         leader.freeze();
         Instant frozenAt = Instant.now();
+        log.info("froze the leader {} right after {}", oldUser, AuditWrites.describe(first));
         Services.edit(
             host.client(),
             ns,
@@ -88,12 +107,13 @@ class FederationLeaderFreezeIT {
               s.getMetadata().getLabels().put("version", "2");
               return s;
             });
-        host.client().services().inNamespace(ns).withName("svc-1").delete();
         create(host, ns, "svc-4");
         await().atMost(FROZEN).until(() -> leads(standby));
         long left = FROZEN.toMillis() - Duration.between(frozenAt, Instant.now()).toMillis();
         Thread.sleep(Math.max(0, left));
+        assertThat(leader.stopped()).as("the leader is still frozen before the thaw").isTrue();
         PierSaw.LogMark thawed = PierSaw.LogMark.now(leader);
+        Instant thawedAt = Instant.now();
         leader.thaw();
 
         await()
@@ -105,26 +125,47 @@ class FederationLeaderFreezeIT {
                         && host.client().services().inNamespace(ns).withName("svc-1").get() == null
                         && copy(member, ns, "svc-3") != null
                         && copy(member, ns, "svc-4") != null);
-        // Give the old leader time to finish whatever it had in flight.
-        Thread.sleep(Duration.ofSeconds(5).toMillis());
-        List<JsonObject> writes = new ArrayList<>(AuditWrites.of(host));
-        writes.addAll(AuditWrites.of(member));
-        Instant takeover =
-            AuditWrites.first(writes, newUser)
-                .orElseThrow(() -> new AssertionError("the standby never wrote"));
-        assertThat(leader.alive()).as("the old leader is still running").isTrue();
         // After the thaw the old leader handled the loss of its Lease and stopped its runs: "it
-        // wrote nothing" is that decision, not a process that never went on. (It had no federated
-        // Service's run in flight to find the gate closed: nothing of a Service's is logged.)
+        // wrote nothing" is that decision, not a process that never went on. It stepped down, and
+        // the host's API server saw it still running well after the thaw, so that what it had in
+        // flight (or scheduled) at the freeze had its time to go out. Only then are the logs read.
         PierSaw.logged(
             thawed,
             "the loss of Lease " + leaseNs + "/pier",
             Pattern.compile(
                 "Lost the Lease " + Pattern.quote(leaseNs + "/pier") + " as \\S+: stopped"),
             CONVERGE);
+        await().atMost(CONVERGE).until(() -> leader.metric("pier_leader").orElse(-1) == 0.0);
+        AuditWrites.awaitRequestAfter(host, oldUser, thawedAt.plus(LeaderFreezeIT.LATE), CONVERGE);
+        assertThat(leader.alive()).as("the old leader is still running").isTrue();
+        List<JsonObject> hostWrites = AuditWrites.of(host);
+        List<JsonObject> writes = new ArrayList<>(hostWrites);
+        writes.addAll(AuditWrites.of(member));
+        Instant expired =
+            AuditWrites.leaseExpiry(writes, oldUser, leaseNs, "pier", thawedAt, LEASE_DURATION);
+        assertThat(AuditWrites.after(writes, oldUser, expired))
+            .as(
+                "writes of the old leader, in host and member, after its Lease expired at "
+                    + expired)
+            .isEmpty();
+        Instant takeover =
+            AuditWrites.first(writes, newUser)
+                .orElseThrow(() -> new AssertionError("the standby never wrote"));
         assertThat(AuditWrites.after(writes, oldUser, takeover))
             .as("writes of the old leader, in host and member, after " + takeover)
             .isEmpty();
+        // The propagation was in flight at the freeze: svc-1's release was left to the standby,
+        // which wrote svc-1 in the host (its finalizer) after the freeze.
+        assertThat(
+                hostWrites.stream()
+                    .filter(w -> AuditWrites.received(w).isAfter(frozenAt))
+                    .filter(w -> "svc-1".equals(w.getJsonObject("objectRef").getString("name")))
+                    .filter(
+                        w -> "services".equals(w.getJsonObject("objectRef").getString("resource")))
+                    .map(AuditWrites::user)
+                    .toList())
+            .as("who wrote the host's svc-1 after the freeze (the release in flight at the freeze)")
+            .contains(newUser);
         for (String name : List.of("svc-0", "svc-2", "svc-3", "svc-4")) {
           assertThat(labels(copy(member, ns, name)))
               .as("copy " + name)
@@ -161,10 +202,10 @@ class FederationLeaderFreezeIT {
     env.put(PierOptions.CLUSTER_KUBECONFIG.envName(), null);
     env.put(PierOptions.LEADER_ELECTION_ENABLED.envName(), "true");
     env.put(PierOptions.LEADER_ELECTION_NAMESPACE.envName(), leaseNs);
-    env.put(PierOptions.LEADER_ELECTION_LEASE_DURATION.envName(), "4s");
+    env.put(PierOptions.LEADER_ELECTION_LEASE_DURATION.envName(), LEASE_DURATION.toSeconds() + "s");
     env.put(PierOptions.LEADER_ELECTION_RENEW_DEADLINE.envName(), "3s");
     env.put(PierOptions.LEADER_ELECTION_RETRY_PERIOD.envName(), "500ms");
-    return PierProcess.startJar(host, name, FaultSuite.jar(), config, env);
+    return FaultSuite.startJar(host, name, config, env);
   }
 
   private static boolean leads(PierProcess p) {

@@ -20,14 +20,17 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
  * Fault suite: the leader is stopped (SIGSTOP) for 20 s in the middle of a run, right after the
  * cloud answered its call, while Services keep changing; a standby runs beside it. The standby
- * takes over and converges everything, and the old leader writes nothing to the API after the new
- * leader's first write: each process authenticates as its own user, and the API server's audit log
- * tells their writes apart.
+ * takes over and converges everything, and the old leader writes nothing to the API after its Lease
+ * expired (nor after the new leader's first write): each process authenticates as its own user, and
+ * the API server's audit log tells their writes apart. The log is read only once the old leader has
+ * shown that it went on after the thaw (its run stopped at the gate, it logged the loss of its
+ * Lease and stepped down) and the API server saw it still running {@link #LATE} after the thaw.
  */
 @RealKubeApiServer(
     auditLog = true,
@@ -43,6 +46,15 @@ import org.junit.jupiter.api.Test;
     })
 class LeaderFreezeIT {
   private static final Duration FROZEN = Duration.ofSeconds(20);
+  private static final Duration LEASE_DURATION = Duration.ofSeconds(4);
+
+  /**
+   * How long after the thaw the old leader must be seen running before its writes are read: well
+   * past its Lease's duration and renew deadline (4 s and 3 s), so that a write it still made on
+   * the strength of its old term, from the run it had in flight or a retry it had scheduled, is in
+   * the audit log when it is read.
+   */
+  static final Duration LATE = Duration.ofSeconds(12);
 
   /** What a run that the leadership gate stopped logs about its Service. */
   static final String STOPPED_AT_THE_GATE = "stopped: not the leader";
@@ -97,26 +109,48 @@ class LeaderFreezeIT {
       await().atMost(FROZEN).until(() -> leads(standby));
       long left = FROZEN.toMillis() - Duration.between(frozenAt.get(), Instant.now()).toMillis();
       Thread.sleep(Math.max(0, left));
+      assertThat(leader.stopped()).as("the leader is still frozen before the thaw").isTrue();
       PierSaw.LogMark thawed = PierSaw.LogMark.now(leader);
+      Instant thawedAt = Instant.now();
       leader.thaw();
 
       invariants.awaitHeld(CONVERGE);
-      // Give the old leader time to finish whatever it had in flight.
-      Thread.sleep(Duration.ofSeconds(5).toMillis());
+      // "Wrote nothing" means something only once the old leader went on after the thaw: its run in
+      // flight stopped at the gate (it decided not to write), it handled the loss of its Lease and
+      // stepped down, and it still ran well after the thaw. Only then is the audit log read.
+      awaitSteppedDown(leader, thawed, ns, leaseNs);
+      AuditWrites.awaitRequestAfter(kube, oldUser, thawedAt.plus(LATE), CONVERGE);
+      assertThat(leader.alive()).as("the old leader is still running").isTrue();
       List<JsonObject> writes = AuditWrites.of(kube);
+      Instant expired =
+          AuditWrites.leaseExpiry(writes, oldUser, leaseNs, "pier", thawedAt, LEASE_DURATION);
+      assertThat(AuditWrites.after(writes, oldUser, expired))
+          .as("writes of the old leader after its Lease expired at " + expired)
+          .isEmpty();
       Instant takeover =
           AuditWrites.first(writes, newUser)
               .orElseThrow(() -> new AssertionError("the standby never wrote"));
-      List<String> late = AuditWrites.after(writes, oldUser, takeover);
-      // "Wrote nothing" means something only while the old leader still runs, and once it went on
-      // with a Service after the thaw and stopped at the gate: it decided not to write.
-      assertThat(leader.alive()).as("the old leader is still running").isTrue();
-      PierSaw.logged(thawed, ns, null, STOPPED_AT_THE_GATE, CONVERGE);
-      assertThat(late)
+      assertThat(AuditWrites.after(writes, oldUser, takeover))
           .as("writes of the old leader after the new leader's first write at " + takeover)
           .isEmpty();
       invariants.awaitSettled(CONVERGE);
     }
+  }
+
+  /**
+   * Waits until the thawed {@code leader}, after {@code thawed}, stopped a run of a Service of
+   * {@code ns} at the leadership gate, logged the loss of its Lease, and answers that it leads no
+   * more.
+   */
+  private static void awaitSteppedDown(
+      PierProcess leader, PierSaw.LogMark thawed, String ns, String leaseNs) {
+    PierSaw.logged(thawed, ns, null, STOPPED_AT_THE_GATE, CONVERGE);
+    PierSaw.logged(
+        thawed,
+        "the loss of Lease " + leaseNs + "/pier",
+        Pattern.compile("Lost the Lease " + Pattern.quote(leaseNs + "/pier") + " as \\S+: stopped"),
+        CONVERGE);
+    await().atMost(CONVERGE).until(() -> leader.metric("pier_leader").orElse(-1) == 0.0);
   }
 
   private static Map<String, String> env(
@@ -125,7 +159,7 @@ class LeaderFreezeIT {
     env.put(PierOptions.CLUSTER_KUBECONFIG.envName(), kube.kubeconfigFor(token).toString());
     env.put(PierOptions.LEADER_ELECTION_ENABLED.envName(), "true");
     env.put(PierOptions.LEADER_ELECTION_NAMESPACE.envName(), leaseNs);
-    env.put(PierOptions.LEADER_ELECTION_LEASE_DURATION.envName(), "4s");
+    env.put(PierOptions.LEADER_ELECTION_LEASE_DURATION.envName(), LEASE_DURATION.toSeconds() + "s");
     env.put(PierOptions.LEADER_ELECTION_RENEW_DEADLINE.envName(), "3s");
     env.put(PierOptions.LEADER_ELECTION_RETRY_PERIOD.envName(), "500ms");
     return env;

@@ -8,7 +8,9 @@ import dev.pier.boot.PierOptions;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.PierProcess;
 import dev.pier.testkit.RealKubeApiServer;
+import dev.pier.testkit.Services;
 import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServicePortBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -25,13 +27,18 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Fault suite: malformed input. 32 Services the local provider cannot serve (an address outside its
  * pools, not an address at all, a protocol it does not speak) next to good ones: each bad one gets
- * a Warning Event naming the field and value and no load balancer, and the good ones get theirs.
- * Bad configuration values stop the jar at startup with an error naming the option and the value.
+ * a Warning Event naming the field and value and no load balancer, and the good ones get theirs,
+ * among them one with a TCP and a UDP port on one pool address: the invariants see both its
+ * listeners in the kernel's tables while it exists (a UDP socket Pier forgot to open is a lost
+ * update) and neither once it is deleted (one left open is a leaked load balancer). Bad
+ * configuration values stop the jar at startup with an error naming the option and the value.
  */
 @RealKubeApiServer
 class MalformedInputIT {
   private static final String POOL = "127.231.0.0/28";
   private static final Duration EXIT = Duration.ofSeconds(60);
+  private static final String MIXED = "good-tcp-udp";
+  private static final int MIXED_PORT = 18153;
 
   @Test
   void everyMalformedServiceIsAnsweredByAWarningAndTheGoodOnesGetLoadBalancers(KubeApiServer kube)
@@ -39,7 +46,8 @@ class MalformedInputIT {
     KubernetesClient client = kube.client();
     kube.createReadyNode(FaultSuite.NODE, "127.0.0.1", Map.of());
     String ns = kube.createNamespace("malformed");
-    Invariants invariants = new Invariants(client, ns, new LocalListeners("127.231.0."));
+    LocalListeners listeners = new LocalListeners("127.231.0.");
+    Invariants invariants = new Invariants(client, ns, listeners);
     List<Service> services = new ArrayList<>();
     for (int i = 0; i < 12; i++) {
       Service s = loadBalancer(ns, "outside-" + i, 80, kube.freeNodePort());
@@ -62,6 +70,19 @@ class MalformedInputIT {
     for (int i = 0; i < 4; i++) {
       services.add(loadBalancer(ns, "good-" + i, 18180 + i, kube.freeNodePort()));
     }
+    // TCP and UDP on one port number, as a DNS server has them.
+    Service mixed = loadBalancer(ns, MIXED, MIXED_PORT, kube.freeNodePort());
+    mixed
+        .getSpec()
+        .getPorts()
+        .add(
+            new ServicePortBuilder()
+                .withName("udp" + MIXED_PORT)
+                .withProtocol("UDP")
+                .withPort(MIXED_PORT)
+                .withNodePort(kube.freeNodePort())
+                .build());
+    services.add(mixed);
     java.util.Collections.shuffle(services);
     services.forEach(s -> client.services().inNamespace(ns).resource(s).create());
 
@@ -69,7 +90,17 @@ class MalformedInputIT {
     env.put(PierOptions.PROVIDER.envName(), "local");
     env.put(PierOptions.LOCAL_POOLS.envName(), POOL);
     try (PierProcess pier = FaultSuite.startJar(kube, "malformed", env)) {
-      invariants.awaitSettled(PierProcess.STARTUP.plus(CONVERGE));
+      invariants.awaitHeld(PierProcess.STARTUP.plus(CONVERGE));
+      // Held: the mixed Service's address has both listeners, UDP among them.
+      String ip = Services.ingressIp(client, ns, MIXED);
+      assertThat(listeners.loadBalancers().get(ip))
+          .as("the kernel's listeners on %s, the address of %s", ip, MIXED)
+          .containsExactlyInAnyOrder("TCP/" + MIXED_PORT, "UDP/" + MIXED_PORT);
+      client.services().inNamespace(ns).withName(MIXED).delete();
+      invariants.deleted(MIXED);
+      // Settled: gone, with nothing left listening on its address, of either protocol.
+      invariants.awaitSettled(CONVERGE);
+      assertThat(listeners.loadBalancers()).as("listeners on %s", ip).doesNotContainKey(ip);
       assertThat(pier.alive()).as(pier.log()).isTrue();
     }
   }
@@ -112,7 +143,7 @@ class MalformedInputIT {
   /** Starts the jar, expects it to exit non-zero, and returns what it logged. */
   private static String startAndFail(
       KubeApiServer kube, String name, Path config, Map<String, String> env) {
-    try (PierProcess pier = PierProcess.startJar(kube, name, FaultSuite.jar(), config, env)) {
+    try (PierProcess pier = FaultSuite.startJar(kube, name, config, env)) {
       int code = pier.waitForExit(EXIT);
       return code == 0 || code == -1 ? "exit code " + code + "\n" + pier.log() : pier.log();
     }

@@ -43,6 +43,9 @@ class ProviderFaultsIT {
       // A call is two attempts of at most 2 s each (webhook.timeout, which also gives the
       // connection back): the call deadline of 3 s ends the call first and frees the Service.
       env.put(PierOptions.WEBHOOK_TIMEOUT.envName(), "2s");
+      // Retries within a 10 s fault: the 500 fault must show growing waits (500 ms, 1 s, 2 s, 4 s)
+      // and the hung and trickling calls must be tried again several times while the fault lasts;
+      // at the shipped 5 s doubling a Service would be tried about twice in one.
       env.put(PierOptions.RECONCILE_MIN_RETRY_DELAY.envName(), "500ms");
       env.put(PierOptions.RECONCILE_MAX_RETRY_DELAY.envName(), "4s");
       Invariants invariants = new Invariants(client, ns, new WebhookCloud(webhook));

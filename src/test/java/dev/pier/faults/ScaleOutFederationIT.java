@@ -50,6 +50,9 @@ import org.slf4j.LoggerFactory;
  * not own from their owners over the clustered event bus. When shard 0's owner is killed (SIGKILL),
  * the replica that takes shard 0 rebuilds the aggregate from the members' owners: the host's status
  * keeps every member's address and follows a new one, and the copies follow the host's changes.
+ * Throughout, each write of a shard's objects is made by the replica that holds the shard's Lease
+ * at that moment (docs/scale-out.md: nothing runs for a shard in two replicas at once), which the
+ * host's audit log of the shard Leases and the audit logs of the writes show in order.
  */
 @RealKubeApiServer(
     auditLog = true,
@@ -176,7 +179,15 @@ class ScaleOutFederationIT {
         assertThat(hostIngress(host, ns, "svc-0"))
             .as("the aggregate keeps every member's address")
             .hasSize(MEMBERS.size());
+        // The survivors went on past the handover: the host's API server saw each of them (its
+        // shard Leases' renewals) after everything converged. Only then are the logs read.
+        Instant converged = Instant.now();
+        for (String name : alive) {
+          AuditWrites.awaitRequestAfter(host, "pier-" + name, converged, CONVERGE);
+          assertThat(replicas.get(name).alive()).as("replica %s still runs", name).isTrue();
+        }
         assertWritersAcrossTheMove(host, members, ns, killed, holders, successors, dead);
+        assertWrittenByTheLeaseHolder(host, members, ns, leaseNs, settled);
       } finally {
         replicas.values().forEach(PierProcess::close);
       }
@@ -255,6 +266,84 @@ class ScaleOutFederationIT {
     }
   }
 
+  /**
+   * Each write of a shard's objects since {@code from} (federated host Services: shard 0; a
+   * member's copies: its member shard) was made by the replica that held the shard's Lease at that
+   * moment: the user whose successful write of the Lease (its take or a renewal) came last before
+   * it, in the host's audit log. So after a handover every write is the new owner's, and none of
+   * the old owner's comes after the new owner's take, however the writes interleave; and no replica
+   * writes for a shard before it took the Lease. The API servers run on one machine, so their audit
+   * logs share one clock.
+   */
+  private static void assertWrittenByTheLeaseHolder(
+      KubeApiServer host,
+      Map<String, KubeApiServer> members,
+      String ns,
+      String leaseNs,
+      Instant from)
+      throws Exception {
+    Map<Integer, TreeMap<Instant, String>> leaseWrites = new HashMap<>();
+    String prefix = "pier-shard-";
+    for (JsonObject w : AuditWrites.of(host)) {
+      JsonObject ref = w.getJsonObject("objectRef", new JsonObject());
+      String name = ref.getString("name", "");
+      if ("leases".equals(ref.getString("resource"))
+          && leaseNs.equals(ref.getString("namespace"))
+          && name.startsWith(prefix)) {
+        leaseWrites
+            .computeIfAbsent(
+                Integer.parseInt(name.substring(prefix.length())), n -> new TreeMap<>())
+            .put(AuditWrites.received(w), AuditWrites.user(w));
+      }
+    }
+    List<String> outOfTurn = new ArrayList<>();
+    Map<String, Integer> checked = new TreeMap<>();
+    Map<String, Integer> shards = new TreeMap<>();
+    shards.put("host", ShardMap.CLUSTER_WIDE);
+    MEMBERS.forEach(m -> shards.put(m, MAP.ofMember(m)));
+    for (Map.Entry<String, Integer> e : shards.entrySet()) {
+      KubeApiServer kube = e.getKey().equals("host") ? host : members.get(e.getKey());
+      int shard = e.getValue();
+      TreeMap<Instant, String> lease = leaseWrites.getOrDefault(shard, new TreeMap<>());
+      for (JsonObject w : serviceWrites(kube, ns, from)) {
+        Map.Entry<Instant, String> last = lease.lowerEntry(AuditWrites.received(w));
+        checked.merge(e.getKey(), 1, Integer::sum);
+        if (last == null || !last.getValue().equals(AuditWrites.user(w))) {
+          outOfTurn.add(
+              e.getKey()
+                  + ": "
+                  + AuditWrites.describe(w)
+                  + " by "
+                  + AuditWrites.user(w)
+                  + ", while shard "
+                  + shard
+                  + "'s Lease was last written by "
+                  + (last == null ? "no one" : last.getValue() + " at " + last.getKey())
+                  + "; its writes around it: "
+                  + around(lease, AuditWrites.received(w)));
+        }
+      }
+    }
+    log.info("writes checked against their shard's Lease holder, per cluster: {}", checked);
+    assertThat(checked).as("writes checked, per cluster").isNotEmpty();
+    assertThat(outOfTurn)
+        .as("writes of a shard's objects by a replica that did not hold its Lease then")
+        .isEmpty();
+  }
+
+  /** The Lease writes (time, user) just before and after {@code at}. */
+  private static String around(TreeMap<Instant, String> lease, Instant at) {
+    List<String> out = new ArrayList<>();
+    lease.headMap(at, false).descendingMap().entrySet().stream()
+        .limit(2)
+        .forEach(x -> out.add(0, x.getKey() + " " + x.getValue()));
+    out.add("[" + at + "]");
+    lease.tailMap(at, false).entrySet().stream()
+        .limit(2)
+        .forEach(x -> out.add(x.getKey() + " " + x.getValue()));
+    return out.toString();
+  }
+
   private static Map<String, String> owners(Map<Integer, String> holders) {
     Map<String, String> owners = new TreeMap<>();
     MEMBERS.forEach(m -> owners.put(m, holders.get(MAP.ofMember(m))));
@@ -279,22 +368,30 @@ class ScaleOutFederationIT {
     Files.writeString(config, yaml.yaml());
     Map<String, String> env = ScaleOutIT.env(host, webhook.url(), leaseNs, name, port, peers);
     env.put(PierOptions.CLUSTER_KUBECONFIG.envName(), null);
-    return PierProcess.startJar(host, name, FaultSuite.jar(), config, env);
+    return FaultSuite.startJar(host, name, config, env);
   }
 
   /** The users that wrote Services in {@code ns} of {@code kube} after {@code from}. */
   private static Set<String> writers(KubeApiServer kube, String ns, Instant from) throws Exception {
-    Set<String> users = new TreeSet<>();
+    return serviceWrites(kube, ns, from).stream()
+        .map(AuditWrites::user)
+        .collect(Collectors.toCollection(TreeSet::new));
+  }
+
+  /** Pier's writes of Services in {@code ns} of {@code kube} after {@code from}. */
+  private static List<JsonObject> serviceWrites(KubeApiServer kube, String ns, Instant from)
+      throws Exception {
+    List<JsonObject> out = new ArrayList<>();
     for (JsonObject w : AuditWrites.of(kube)) {
       JsonObject ref = w.getJsonObject("objectRef", new JsonObject());
       if ("services".equals(ref.getString("resource"))
           && ns.equals(ref.getString("namespace"))
           && AuditWrites.received(w).isAfter(from)
           && AuditWrites.user(w).startsWith("pier-")) {
-        users.add(AuditWrites.user(w));
+        out.add(w);
       }
     }
-    return users;
+    return out;
   }
 
   private static void setIngress(KubeApiServer member, String ns, String name, String ip) {

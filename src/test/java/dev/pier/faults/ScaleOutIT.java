@@ -199,12 +199,21 @@ class ScaleOutIT {
     }
   }
 
+  /**
+   * A replica of the loopback cluster as user pier-NAME, the webhook provider behind {@code proxy},
+   * with short retries: the waits of this scenario and {@link ScaleOutScalingIT}'s (CONVERGE after
+   * each kill, freeze and scaling step) were sized with them, and neither has been run at the
+   * shipped 5 s doubling to 300 s.
+   */
   static Map<String, String> env(
       KubeApiServer kube, FaultProxy proxy, String leaseNs, String name, int port, String members) {
-    return env(kube, proxy.url(), leaseNs, name, port, members);
+    return FaultSuite.shortRetries(env(kube, proxy.url(), leaseNs, name, port, members));
   }
 
-  /** A replica of the loopback cluster as user pier-NAME, the webhook provider at {@code url}. */
+  /**
+   * A replica of the loopback cluster as user pier-NAME, the webhook provider at {@code url}, at
+   * the shipped retry delays.
+   */
   static Map<String, String> env(
       KubeApiServer kube, String url, String leaseNs, String name, int port, String members) {
     Map<String, String> env = FaultSuite.webhook(url);

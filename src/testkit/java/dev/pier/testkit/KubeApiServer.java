@@ -539,6 +539,7 @@ public final class KubeApiServer implements AutoCloseable {
     }
 
     private KubeApiServer startOnce(Path binDir) {
+      long started = System.nanoTime();
       Path dir;
       try {
         dir = Files.createTempDirectory("pier-kube-");
@@ -621,7 +622,12 @@ public final class KubeApiServer implements AutoCloseable {
 
         Path kubeconfig = dir.resolve("kubeconfig.yaml");
         writeKubeconfig(kubeconfig, url, caFile(dir), adminToken);
-        LOG.info("kube-apiserver {} ready at {} (directory {})", version(), url, dir);
+        LOG.info(
+            "kube-apiserver {} ready at {} in {} ms (directory {})",
+            version(),
+            url,
+            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
+            dir);
         KubeApiServer server =
             new KubeApiServer(
                 dir,

@@ -206,6 +206,19 @@ public final class PierProcess implements AutoCloseable {
     frozen = true;
   }
 
+  /**
+   * Whether the process is stopped now (state {@code T} in {@code /proc/<pid>/stat}): a test that
+   * froze it checks, before it thaws it, that nothing else let it go on meanwhile.
+   */
+  public boolean stopped() {
+    try {
+      String stat = Files.readString(Path.of("/proc", Long.toString(pid()), "stat"));
+      return stat.substring(stat.lastIndexOf(')') + 1).trim().startsWith("T");
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
   /** Lets a frozen process go on (SIGCONT) where it stopped. */
   public void thaw() {
     signal("CONT");
