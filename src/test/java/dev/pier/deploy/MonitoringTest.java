@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
 
+import dev.pier.boot.PierOptions;
 import dev.pier.cloud.EnsureResult;
 import dev.pier.cloud.ForwardingLoadBalancerProvider;
 import dev.pier.cloud.LoadBalancerProvider;
@@ -46,9 +47,11 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  * The shipped Grafana dashboard and Prometheus rules, evaluated by a real Prometheus scraping a
  * running Pier: every expression is valid, and every dashboard panel shows data. Failure-only
  * panels get data from failures caused here: a provider double that refuses some Services, a paused
- * event-bus consumer that discards messages, a request nobody answers. Pier runs as a federation's
- * host with one member joined through a Secret, unreachable, whose token expires in three days: the
- * federation members' panels and alerts.
+ * event-bus consumer that discards messages, a request nobody answers. Pier runs twice: as a
+ * federation's host with one member joined through a Secret, unreachable, whose token expires in
+ * three days (the federation members' panels and alerts), under one replica of scale-out (the
+ * scale-out panels); and as the default single-cluster deployment, where every panel but those of a
+ * federation and of scale-out shows data.
  */
 @RealKubeApiServer
 class MonitoringTest {
@@ -118,20 +121,7 @@ class MonitoringTest {
 
       Map<String, String> panels = dashboardExpressions();
       assertThat(panels).hasSizeGreaterThan(20);
-      await()
-          .atMost(Duration.ofSeconds(90))
-          .pollInterval(Duration.ofSeconds(2))
-          .untilAsserted(
-              () -> {
-                List<String> empty = new ArrayList<>();
-                panels.forEach(
-                    (title, expr) -> {
-                      if (prometheus.result(expr).isEmpty()) {
-                        empty.add(title + ": " + expr);
-                      }
-                    });
-                assertThat(empty).as("panels without data").isEmpty();
-              });
+      awaitDataInEvery(prometheus, panels);
 
       // Event-bus panels show Pier's own addresses, by address.
       assertThat(addresses(prometheus.result("sum by (address) (vertx_eventbus_handlers)")))
@@ -187,6 +177,96 @@ class MonitoringTest {
       assertThat(Double.parseDouble(days.getJsonObject(0).getJsonArray("value").getString(1)))
           .isCloseTo(3.0, within(0.1));
     }
+  }
+
+  /**
+   * The panels that only a federation or scale-out fills, by title and target as {@link
+   * #dashboardExpressions} names them: left out for a deployment that has neither, each for the
+   * reason given. Every other panel must show data there too ("Federated Services with names held"
+   * reads {@code or vector(0)}: it shows 0 without a federation, and stays in).
+   */
+  static final Map<String, String> FEDERATION_AND_SCALE_OUT_PANELS =
+      Map.of(
+          "Member credential expiry (days left) [A]",
+          "pier_member_credential_expiry_timestamp_seconds: the credential of a federation member",
+          "Member readiness [A]",
+          "pier_cluster_ready: the readiness of federation members",
+          "Copies per member [A]",
+          "pier_federation_copies: Pier's copies in federation members",
+          "Federation run latency [A]",
+          "pier_federation_run_duration_seconds: runs of federated Services",
+          "Federation run latency [B]",
+          "pier_federation_run_duration_seconds: runs of federated Services",
+          "Shards owned per replica [A]",
+          "pier_shards_owned: the shards of scale-out replicas",
+          "Shard moves and Lease writes [A]",
+          "pier_shard_moves_total: shards scale-out replicas take and lose",
+          "Shard moves and Lease writes [B]",
+          "pier_shard_lease_writes_total: the shard Leases of scale-out replicas");
+
+  /**
+   * The default deployment: one cluster and {@code conf/pier.yaml} as shipped (the local provider
+   * on its default pool, no leader election, no federation, no scale-out). Every panel shows data
+   * but {@link #FEDERATION_AND_SCALE_OUT_PANELS}; failure-only panels get data from the same
+   * failures as above. Its own API server: the other test leaves Services that only its Pier
+   * serves.
+   */
+  @Test
+  void everyPanelButFederationAndScaleOutShowsDataForTheDefaultSingleClusterDeployment(
+      @TempDir Path dir) throws Exception {
+    Map<String, String> panels = new LinkedHashMap<>(dashboardExpressions());
+    assertThat(panels)
+        .containsKeys(FEDERATION_AND_SCALE_OUT_PANELS.keySet().toArray(String[]::new));
+    panels.keySet().removeAll(FEDERATION_AND_SCALE_OUT_PANELS.keySet());
+    try (KubeApiServer kube = KubeApiServer.start()) {
+      kube.createReadyNode("node-single", "127.0.0.1", Map.of());
+      KubernetesClient client = kube.client();
+      String ns = kube.createNamespace("mon-single");
+      int nodePort = kube.freeNodePort();
+      Map<String, String> env =
+          Map.of(PierOptions.CLUSTER_KUBECONFIG.envName(), kube.kubeconfigPath().toString());
+      try (TestBackend backend = TestBackend.start("node-single", "127.0.0.1", nodePort);
+          InProcessPier pier =
+              InProcessPier.startWithConfig(
+                  Files.readString(Path.of("conf", "pier.yaml")), env, RefusingProvider::new);
+          Prometheus prometheus =
+              Prometheus.start(dir, List.of("127.0.0.1:" + pier.pier().adminPort()), List.of())) {
+        // A port of its own on the default pool's addresses, which other tests use too.
+        int port = FreePorts.take();
+        client
+            .services()
+            .inNamespace(ns)
+            .resource(Services.loadBalancer(ns, "ok", port, nodePort))
+            .create();
+        client
+            .services()
+            .inNamespace(ns)
+            .resource(
+                Services.loadBalancer(ns, RefusingProvider.PREFIX + "1", port, kube.freeNodePort()))
+            .create();
+        causeEventBusFailures(pier.pier().vertx());
+        System.gc();
+        awaitDataInEvery(prometheus, panels);
+      }
+    }
+  }
+
+  /** Waits until every one of {@code panels} returns data; fails naming those that do not. */
+  private static void awaitDataInEvery(Prometheus prometheus, Map<String, String> panels) {
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .pollInterval(Duration.ofSeconds(2))
+        .untilAsserted(
+            () -> {
+              List<String> empty = new ArrayList<>();
+              panels.forEach(
+                  (title, expr) -> {
+                    if (prometheus.result(expr).isEmpty()) {
+                      empty.add(title + ": " + expr);
+                    }
+                  });
+              assertThat(empty).as("panels without data").isEmpty();
+            });
   }
 
   /**

@@ -466,6 +466,21 @@ final class FederationReconciler {
         }
         copyWrites.remove(copyKey(member, copy));
         CopyApply.Change change = MemberServices.change(desired, copy);
+        // Answers "why did Pier write this copy, or not?" when debugging; a test reads it as the
+        // proof that a run of this very key decided on the copy as it is at that version.
+        log.debug(
+            new ServiceRef(
+                member.name(),
+                copy.getMetadata().getNamespace(),
+                copy.getMetadata().getName(),
+                uid(copy)),
+            "copy at resourceVersion {}: {}",
+            copy.getMetadata().getResourceVersion(),
+            change == null
+                ? "as the host wants it, nothing to write"
+                : change.migrate()
+                    ? "moving Pier's fields to its apply manager, then applying the host's"
+                    : "applying the host's");
         if (change == null) {
           return done();
         }

@@ -15,6 +15,7 @@ import dev.pier.metrics.PierMetrics;
 import dev.pier.model.Addresses;
 import dev.pier.model.FederationKeys;
 import dev.pier.model.ServiceKey;
+import dev.pier.model.ServiceRef;
 import dev.pier.policy.DeletionGuard;
 import dev.pier.queue.WorkItem;
 import dev.pier.queue.WorkKind;
@@ -343,6 +344,13 @@ public final class FederationVerticle extends VerticleBase {
   private void add(ServiceKey key) {
     if (runsHere(key)) {
       queue.add(key, WorkKind.RECONCILE);
+    } else {
+      // Answers "why does this replica not run it?" when debugging scale-out; a test reads it as
+      // the proof that a replica without the shard saw the Service.
+      log.debug(
+          "{}: not run here: under scale-out it runs on the replica that holds the shard of {}",
+          ServiceRef.of(key, null),
+          isHostKey(key) ? "the host side" : "cluster " + key.cluster());
     }
   }
 

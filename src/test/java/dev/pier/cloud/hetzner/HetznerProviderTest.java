@@ -412,7 +412,10 @@ class HetznerProviderTest {
 
   /**
    * With proxy protocol the provider answers ipMode Proxy, which the 1.20 server drops: several
-   * verification rounds find nothing to repair; an ingress changed out of band is one repair.
+   * verification rounds find nothing to repair; an ingress changed out of band is one repair. A
+   * repair is the Service's status written again, never a cloud write: no write request reaches the
+   * cloud through it all, refused ones included; and a repair reported again and again would only
+   * raise the one Event's count.
    */
   @Test
   void verificationWithProxyProtocolRepairsOnlyRealDrift() {
@@ -429,10 +432,13 @@ class HetznerProviderTest {
       await().atMost(InProcessPier.CONVERGE).until(() -> !ingressIps(ns, "pp").isEmpty());
       List<String> ips = ingressIps(ns, "pp");
       String ip = ips.get(0);
-      double before = pier.providerCalls("verify");
+      String lb = "/v1/load_balancers/" + cloud.byServiceUid(uid(ns, "pp")).getLong("id");
+      int mark = cloud.requests().size();
+      // Each round of this load balancer ends with a read of it: four rounds after the mark.
       await()
           .atMost(InProcessPier.CONVERGE)
-          .until(() -> pier.providerCalls("verify") >= before + 4);
+          .until(() -> requestsSince(mark, "GET " + lb).size() >= 4);
+      assertThat(cloudWritesSince(mark)).as("cloud writes of the verification rounds").isEmpty();
       assertThat(warnings(ns, "pp")).noneMatch(w -> w.startsWith("RepairedLoadBalancer"));
 
       client
@@ -445,10 +451,13 @@ class HetznerProviderTest {
                 return s;
               });
       await().atMost(InProcessPier.CONVERGE).until(() -> ingressIps(ns, "pp").equals(ips));
-      double repaired = pier.providerCalls("verify");
+      int repaired = cloud.requests().size();
       await()
           .atMost(InProcessPier.CONVERGE)
-          .until(() -> pier.providerCalls("verify") >= repaired + 3);
+          .until(() -> requestsSince(repaired, "GET " + lb).size() >= 3);
+      assertThat(cloudWritesSince(mark))
+          .as("cloud writes of the verification rounds and the repair")
+          .isEmpty();
       assertThat(warnings(ns, "pp"))
           .filteredOn(w -> w.startsWith("RepairedLoadBalancer"))
           .containsExactly(
@@ -456,9 +465,29 @@ class HetznerProviderTest {
                   + " expected "
                   + ip
                   + ", found 192.0.2.99");
+      assertThat(Services.eventCount(client, ns, "pp", "RepairedLoadBalancer"))
+          .as("repairs reported, the Event's count included")
+          .isEqualTo(1);
+      assertThat(ingressIps(ns, "pp")).isEqualTo(ips);
       client.services().inNamespace(ns).withName("pp").delete();
       await().atMost(InProcessPier.CONVERGE).until(() -> get(ns, "pp") == null);
     }
+  }
+
+  /** The cloud's requests from the {@code from}-th on that are {@code request} ("METHOD /path"). */
+  private static List<String> requestsSince(int from, String request) {
+    List<String> all = cloud.requests();
+    return all.subList(Math.min(from, all.size()), all.size()).stream()
+        .filter(request::equals)
+        .toList();
+  }
+
+  /** The cloud's requests from the {@code from}-th on that are not reads, whatever the answer. */
+  private static List<String> cloudWritesSince(int from) {
+    List<String> all = cloud.requests();
+    return all.subList(Math.min(from, all.size()), all.size()).stream()
+        .filter(r -> !r.startsWith("GET "))
+        .toList();
   }
 
   @Test

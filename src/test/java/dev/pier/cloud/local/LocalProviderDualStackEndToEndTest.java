@@ -20,8 +20,8 @@ import java.util.Objects;
 import org.junit.jupiter.api.Test;
 
 /**
- * A dual-stack Service end to end: Pier as it is started, a real API server with a service range
- * of each family, an IPv4 and an IPv6 pool, real traffic to both addresses.
+ * A dual-stack Service end to end: Pier as it is started, a real API server with a service range of
+ * each family, an IPv4 and an IPv6 pool, real traffic to both addresses.
  */
 @RealKubeApiServer(flags = "--service-cluster-ip-range=10.96.0.0/16,fd00:10:96::/112")
 class LocalProviderDualStackEndToEndTest {

@@ -20,11 +20,15 @@ import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.awaitility.core.ThrowingRunnable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -41,15 +45,34 @@ class FederationTest {
   private static final String HOST_POOL = "127.241.3.0/28";
   private static final Duration CONVERGE = InProcessPier.CONVERGE;
 
+  /**
+   * Pier's own user in each member (in system:masters, as the admin), so that the members' audit
+   * logs tell its writes from the test's.
+   */
+  private static final String PIER_TOKEN = "pier-in-member-0123456789";
+
+  private static final String PIER_USER = "pier";
+
   private static KubeApiServer host;
   private static KubeApiServer east;
   private static KubeApiServer west;
+  private static Path eastForPier;
+  private static Path westForPier;
+
+  /** The federation's writes to copies in each member, failed ones included. */
+  private static MemberWrites eastWrites;
+
+  private static MemberWrites westWrites;
 
   @BeforeAll
   static void setUp(KubeApiServer server) {
     host = server;
-    east = KubeApiServer.start();
-    west = KubeApiServer.start();
+    east = member();
+    west = member();
+    eastForPier = east.kubeconfigFor(PIER_TOKEN);
+    westForPier = west.kubeconfigFor(PIER_TOKEN);
+    eastWrites = MemberWrites.of(east, PIER_USER);
+    westWrites = MemberWrites.of(west, PIER_USER);
     east.createReadyNode(
         "east-1",
         "127.0.0.1",
@@ -58,6 +81,13 @@ class FederationTest {
         "west-1",
         "127.0.0.1",
         Map.of("topology.kubernetes.io/region", "us", "topology.kubernetes.io/zone", "us-a"));
+  }
+
+  private static KubeApiServer member() {
+    return KubeApiServer.builder()
+        .withAuditLog()
+        .withUser(PIER_TOKEN, PIER_USER, "system:masters")
+        .start();
   }
 
   @AfterAll
@@ -84,12 +114,12 @@ class FederationTest {
         FederationConfig.host(host.kubeconfigPath())
             .loadBalancers(hostLoadBalancers)
             .pool(HOST_POOL)
-            .member("east", east.kubeconfigPath())
+            .member("east", eastForPier)
             .labels(Map.of("tier", "gold"))
             .pool(EAST_POOL);
     if (withWest) {
       config
-          .member("west", west.kubeconfigPath())
+          .member("west", westForPier)
           .loadBalancers(westLoadBalancers)
           .labels(Map.of("tier", "silver"))
           .pool(WEST_POOL);
@@ -384,20 +414,26 @@ class FederationTest {
    * in the members: a namespace must be opted in first (a label only namespace editors can set).
    */
   @Test
-  void aNamespaceNotOptedInReachesNoMemberUntilItIsLabelled() throws InterruptedException {
+  void aNamespaceNotOptedInReachesNoMemberUntilItIsLabelled() {
     String ns = host.createNamespace("fed-not-opted");
     try (InProcessPier pier = startPier(true, "")) {
       Service web =
           host.client().resource(FederatedServices.federated(ns, "web", Map.of())).create();
       assertThat(PierSaw.event(host.client(), web, CONVERGE, "FederationNotAllowed").getMessage())
           .contains("is not opted in");
-      Thread.sleep(1_000);
-      assertThat(copy(east, ns, "web")).isNull();
-      assertThat(east.client().namespaces().withName(ns).get()).as("member namespace").isNull();
-      assertThat(host.client().services().inNamespace(ns).withName("web").get())
-          .extracting(s -> s.getMetadata().getFinalizers())
-          .asList()
-          .isEmpty();
+      holds(
+          Duration.ofSeconds(1),
+          () -> {
+            assertThat(copy(east, ns, "web")).isNull();
+            assertThat(copy(west, ns, "web")).isNull();
+            assertThat(east.client().namespaces().withName(ns).get())
+                .as("member namespace")
+                .isNull();
+            assertThat(host.client().services().inNamespace(ns).withName("web").get())
+                .extracting(s -> s.getMetadata().getFinalizers())
+                .asList()
+                .isEmpty();
+          });
 
       FederatedServices.optIn(host.client(), ns);
       awaitCopy(east, ns, "web");
@@ -810,7 +846,7 @@ class FederationTest {
    * held and reported until an operator confirms.
    */
   @Test
-  void copiesThatPlacementNoLongerWantsGoOnlyWithinTheDeletionGuard() throws InterruptedException {
+  void copiesThatPlacementNoLongerWantsGoOnlyWithinTheDeletionGuard() {
     String ns = namespace("fed-guard");
     String guarded = config(true, "") + "deletionGuard:\n  minDeletions: 1\n  maxPercent: 0\n";
     try (InProcessPier pier = InProcessPier.startWithConfig(guarded, Map.of())) {
@@ -846,9 +882,16 @@ class FederationTest {
       await()
           .atMost(CONVERGE)
           .until(() -> names.stream().filter(n -> copy(west, ns, n) != null).count() == 2);
-      Thread.sleep(2000);
-      assertThat(names.stream().filter(n -> copy(west, ns, n) != null).count()).isEqualTo(2);
-      assertThat(names.stream().filter(n -> copy(east, ns, n) != null).count()).isEqualTo(3);
+      holds(
+          Duration.ofSeconds(2),
+          () -> {
+            assertThat(names.stream().filter(n -> copy(west, ns, n) != null).count())
+                .as("copies left in west")
+                .isEqualTo(2);
+            assertThat(names.stream().filter(n -> copy(east, ns, n) != null).count())
+                .as("copies in east")
+                .isEqualTo(3);
+          });
       for (String name : names) {
         host.client().services().inNamespace(ns).withName(name).delete();
       }
@@ -860,60 +903,83 @@ class FederationTest {
   /**
    * Another controller in a member keeps patching the copy's labels and annotations: its keys
    * stick, and Pier writes nothing for them (it used to rewrite labels and annotations whole, one
-   * write per foreign patch); a change on the host is one write per member.
+   * write per foreign patch); a change on the host is one write per member (the first one to a copy
+   * Pier created follows the one-time move of its fields to Pier's apply manager).
    */
   @Test
-  void anotherControllersKeysOnACopyStickAndCostNoWrite() throws InterruptedException {
+  void anotherControllersKeysOnACopyStickAndCostNoWrite() {
     String ns = namespace("fed-foreign");
-    try (InProcessPier pier = startPier(true, "")) {
+    try (CapturedLog runs = CapturedLog.of(FederationReconciler.class);
+        InProcessPier pier = startPier(true, "")) {
       host.client().resource(FederatedServices.federated(ns, "web", Map.of())).create();
       awaitCopy(east, ns, "web");
       awaitCopy(west, ns, "web");
       await().atMost(CONVERGE).until(() -> hostIngress(ns, "web").size() == 2);
-      Thread.sleep(2_000);
-      long before = Services.eventCount(host.client(), ns, "web", "UpdatedInCluster");
+      int created = westWrites.count(ns, "web");
+      int eastCreated = eastWrites.count(ns, "web");
+      labelHostAndAwaitCopies(ns, "web", "tier", "gold");
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .untilAsserted(
+              () -> {
+                assertThat(westWrites.since(created, ns, "web"))
+                    .as("the one-time move of a fresh copy's fields, then the first change's apply")
+                    .hasSize(2);
+                assertThat(eastWrites.since(eastCreated, ns, "web")).hasSize(2);
+              });
+      // Settled: a run decided on west's copy as it is now.
+      sawMemberRun(runs, "west", ns, "web", resourceVersion(west, ns, "web"));
+      int before = westWrites.count(ns, "web");
 
-      double memberRuns = 0;
       for (int i = 0; i < 10; i++) {
         int n = i;
-        if (n == 9) {
-          memberRuns = runs(pier, "member");
-        }
-        Services.edit(
-            west.client(),
-            ns,
-            "web",
-            s ->
-                new ServiceBuilder(s)
-                    .editMetadata()
-                    .addToLabels("policy.example.com/round", "r" + n)
-                    .addToAnnotations("controller.example.com/seen", "r" + n)
-                    .endMetadata()
-                    .build());
-        Thread.sleep(200);
+        Service patched =
+            Services.edit(
+                west.client(),
+                ns,
+                "web",
+                s ->
+                    new ServiceBuilder(s)
+                        .editMetadata()
+                        .addToLabels("policy.example.com/round", "r" + n)
+                        .addToAnnotations("controller.example.com/seen", "r" + n)
+                        .endMetadata()
+                        .build());
+        // "No write" is Pier's decision only once a run of west's key looked at this patch.
+        sawMemberRun(runs, "west", ns, "web", patched.getMetadata().getResourceVersion());
       }
-      // "No write" is Pier's decision only once a member run looked at the last foreign patch.
-      sawMemberRun(pier, ns, "web", memberRuns);
-      Thread.sleep(3_000);
+      holds(
+          Duration.ofSeconds(3),
+          () ->
+              assertThat(westWrites.since(before, ns, "web"))
+                  .as("the federation's writes to west's copy for 10 foreign patches")
+                  .isEmpty());
       Service copy = copy(west, ns, "web");
       assertThat(copy.getMetadata().getLabels()).containsEntry("policy.example.com/round", "r9");
       assertThat(copy.getMetadata().getAnnotations())
           .containsEntry("controller.example.com/seen", "r9");
-      assertThat(Services.eventCount(host.client(), ns, "web", "UpdatedInCluster") - before)
-          .as("Pier's writes to the copies for 10 foreign patches")
-          .isZero();
 
-      // A change on the host: one write to each member's copy, the foreign keys kept.
-      labelHostAndAwaitCopies(ns, "web", "tier", "gold");
+      // A change on the host: one write to each member's copy, the foreign keys kept; then none.
+      int eastBefore = eastWrites.count(ns, "web");
+      labelHostAndAwaitCopies(ns, "web", "tier", "silver");
+      sawMemberRun(runs, "east", ns, "web", resourceVersion(east, ns, "web"));
+      sawMemberRun(runs, "west", ns, "web", resourceVersion(west, ns, "web"));
+      // The API server logs a request's audit event after it answered: wait for it to be there.
       await()
-          .atMost(CONVERGE)
+          .atMost(Duration.ofSeconds(5))
           .until(
               () ->
-                  Services.eventCount(host.client(), ns, "web", "UpdatedInCluster") - before >= 2);
-      Thread.sleep(2_000);
-      assertThat(Services.eventCount(host.client(), ns, "web", "UpdatedInCluster") - before)
-          .as("Pier's writes to the copies for one change on the host")
-          .isEqualTo(2);
+                  westWrites.count(ns, "web") > before && eastWrites.count(ns, "web") > eastBefore);
+      holds(
+          Duration.ofSeconds(2),
+          () -> {
+            assertThat(westWrites.since(before, ns, "web"))
+                .as("the federation's writes to west's copy for one change on the host")
+                .hasSize(1);
+            assertThat(eastWrites.since(eastBefore, ns, "web"))
+                .as("the federation's writes to east's copy for one change on the host")
+                .hasSize(1);
+          });
       assertThat(copy(west, ns, "web").getMetadata().getLabels())
           .containsEntry("policy.example.com/round", "r9");
       host.client().services().inNamespace(ns).withName("web").delete();
@@ -926,36 +992,40 @@ class FederationTest {
    * Pier writes nothing for them. Copies are applied server-side under Pier's own field manager, so
    * a host change is one write per member that keeps them. When the host then sets a field the
    * engine owns to another value, Pier does not overwrite it: one Warning, the copy unchanged, no
-   * retry loop.
+   * retry loop (no write at all, refused ones counted, until the copy or the host changes again).
    */
   @Test
-  void anotherControllersSpecFieldsStayAndAConflictIsAWarningNotALoop()
-      throws InterruptedException {
+  void anotherControllersSpecFieldsStayAndAConflictIsAWarningNotALoop() {
     String ns = namespace("fed-ssa");
-    try (InProcessPier pier = startPier(true, "")) {
+    try (CapturedLog runs = CapturedLog.of(FederationReconciler.class);
+        InProcessPier pier = startPier(true, "")) {
       host.client().resource(FederatedServices.federated(ns, "web", Map.of())).create();
       awaitCopy(east, ns, "web");
       awaitCopy(west, ns, "web");
       await().atMost(CONVERGE).until(() -> hostIngress(ns, "web").size() == 2);
-      Thread.sleep(1_000);
-      long before = Services.eventCount(host.client(), ns, "web", "UpdatedInCluster");
+      sawMemberRun(runs, "west", ns, "web", resourceVersion(west, ns, "web"));
+      int before = westWrites.count(ns, "web");
 
-      double memberRuns = runs(pier, "member");
-      patchAs(
-          west,
-          "policy-engine",
-          ns,
-          "web",
-          "{\"spec\":{\"externalTrafficPolicy\":\"Local\","
-              + "\"loadBalancerSourceRanges\":[\"10.0.0.0/8\"]}}");
-      sawMemberRun(pier, ns, "web", memberRuns);
-      Thread.sleep(3_000);
-      Service theirs = copy(west, ns, "web");
-      assertThat(theirs.getSpec().getExternalTrafficPolicy()).isEqualTo("Local");
-      assertThat(theirs.getSpec().getLoadBalancerSourceRanges()).containsExactly("10.0.0.0/8");
-      assertThat(Services.eventCount(host.client(), ns, "web", "UpdatedInCluster") - before)
-          .as("Pier's writes for a member controller's spec fields")
-          .isZero();
+      Service engine =
+          patchAs(
+              west,
+              "policy-engine",
+              ns,
+              "web",
+              "{\"spec\":{\"externalTrafficPolicy\":\"Local\","
+                  + "\"loadBalancerSourceRanges\":[\"10.0.0.0/8\"]}}");
+      sawMemberRun(runs, "west", ns, "web", engine.getMetadata().getResourceVersion());
+      holds(
+          Duration.ofSeconds(3),
+          () -> {
+            assertThat(westWrites.since(before, ns, "web"))
+                .as("the federation's writes for a member controller's spec fields")
+                .isEmpty();
+            Service theirs = copy(west, ns, "web");
+            assertThat(theirs.getSpec().getExternalTrafficPolicy()).isEqualTo("Local");
+            assertThat(theirs.getSpec().getLoadBalancerSourceRanges())
+                .containsExactly("10.0.0.0/8");
+          });
 
       labelHostAndAwaitCopies(ns, "web", "tier", "gold");
       Service applied = copy(west, ns, "web");
@@ -963,7 +1033,15 @@ class FederationTest {
       assertThat(applied.getMetadata().getManagedFields())
           .anyMatch(
               f -> "pier-federation".equals(f.getManager()) && "Apply".equals(f.getOperation()));
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .untilAsserted(
+              () ->
+                  assertThat(westWrites.since(before, ns, "web"))
+                      .as("the one-time move of a fresh copy's fields, then the label's apply")
+                      .hasSize(2));
 
+      int beforeConflict = westWrites.count(ns, "web");
       Services.edit(
           host.client(),
           ns,
@@ -987,22 +1065,97 @@ class FederationTest {
                   hasEvent(
                           ns, "web", "FederatedCopyFieldConflict", ".spec.loadBalancerSourceRanges")
                       && hasEvent(ns, "web", "FederatedCopyFieldConflict", "policy-engine"));
-      long updates = Services.eventCount(host.client(), ns, "web", "UpdatedInCluster");
-      Thread.sleep(3_000);
-      Service kept = copy(west, ns, "web");
-      assertThat(kept.getSpec().getLoadBalancerSourceRanges()).containsExactly("10.0.0.0/8");
-      assertThat(Services.eventCount(host.client(), ns, "web", "UpdatedInCluster"))
-          .as("no write after the conflict")
-          .isEqualTo(updates);
+      // One refused apply, one Warning, and nothing after it: refused writes count, and repeats of
+      // the Warning would only raise the one Event's count. (The API server logs a request's audit
+      // event after it answered: wait for the refused apply to be there first.)
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> westWrites.count(ns, "web") > beforeConflict);
+      holds(
+          Duration.ofSeconds(3),
+          () -> {
+            assertThat(westWrites.since(beforeConflict, ns, "web"))
+                .as("the federation's writes to west's copy since the conflicting host change")
+                .hasSize(1)
+                .allMatch(w -> w.endsWith("-> 409"));
+            assertThat(conflicts(ns, "web")).as("the conflict Event's count").isEqualTo(1);
+            assertThat(copy(west, ns, "web").getSpec().getLoadBalancerSourceRanges())
+                .containsExactly("10.0.0.0/8");
+          });
+      // Pier is alive past the window and tries again at the copy's next change, not before:
+      // one more refused apply, counted on the same Event.
+      Service touched =
+          patchAs(
+              west,
+              "someone-else",
+              ns,
+              "web",
+              "{\"metadata\":{\"annotations\":{\"example.com/touched\":\"yes\"}}}");
+      sawMemberRun(runs, "west", ns, "web", touched.getMetadata().getResourceVersion());
+      await()
+          .atMost(CONVERGE)
+          .untilAsserted(
+              () -> {
+                assertThat(westWrites.since(beforeConflict, ns, "web"))
+                    .as("the federation's writes to west's copy since the conflicting host change")
+                    .hasSize(2)
+                    .allMatch(w -> w.endsWith("-> 409"));
+                assertThat(conflicts(ns, "web")).as("the conflict Event's count").isEqualTo(2);
+              });
       assertThat(
               hostEvents(ns, "web").stream()
                   .filter(e -> "FederatedCopyFieldConflict".equals(e.getReason()))
                   .count())
           .as("one aggregated Event")
           .isEqualTo(1);
+      assertThat(copy(west, ns, "web").getSpec().getLoadBalancerSourceRanges())
+          .containsExactly("10.0.0.0/8");
       host.client().services().inNamespace(ns).withName("web").delete();
       await().atMost(CONVERGE).until(() -> copy(west, ns, "web") == null);
     }
+  }
+
+  /**
+   * Asserts that {@code check} holds through {@code window}, checked every 250 ms from now on: a
+   * "nothing happens" window asserted throughout, not once at its end. Fails with the first check
+   * that did not hold, and when.
+   */
+  private static void holds(Duration window, ThrowingRunnable check) {
+    long start = System.nanoTime();
+    java.util.concurrent.atomic.AtomicReference<String> broken =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    try {
+      await()
+          .pollDelay(Duration.ZERO)
+          .pollInterval(Duration.ofMillis(250))
+          .during(window)
+          .atMost(window.plus(Duration.ofSeconds(2)))
+          .untilAsserted(
+              () -> {
+                try {
+                  check.run();
+                } catch (AssertionError e) {
+                  broken.compareAndSet(
+                      null,
+                      (System.nanoTime() - start) / 1_000_000
+                          + " ms into the window of "
+                          + window
+                          + ": "
+                          + e.getMessage());
+                  throw e;
+                }
+              });
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      throw new AssertionError("did not hold through the window, first broken " + broken.get(), e);
+    }
+    if (broken.get() != null) {
+      throw new AssertionError("did not hold through the window, broken " + broken.get());
+    }
+  }
+
+  /** How often the host Service's conflict Warning was reported: its Events' counts, summed. */
+  private static long conflicts(String ns, String name) {
+    return Services.eventCount(host.client(), ns, name, "FederatedCopyFieldConflict");
   }
 
   /**
@@ -1012,8 +1165,7 @@ class FederationTest {
    * controller's label stays.
    */
   @Test
-  void aCopyWrittenBeforeServerSideApplyMovesToPiersApplyOwnershipOnce()
-      throws InterruptedException {
+  void aCopyWrittenBeforeServerSideApplyMovesToPiersApplyOwnershipOnce() {
     String ns = namespace("fed-migrate");
     Service hostSvc =
         new ServiceBuilder(
@@ -1039,13 +1191,16 @@ class FederationTest {
     east.client().resource(old).create();
     patchAs(east, "policy-engine", ns, "web", "{\"metadata\":{\"labels\":{\"policy\":\"x\"}}}");
 
-    try (InProcessPier pier = startPier(true, "")) {
+    try (CapturedLog runs = CapturedLog.of(FederationReconciler.class);
+        InProcessPier pier = startPier(true, "")) {
       Services.awaitIngress(east.client(), ns, "web");
-      sawMemberRun(pier, ns, "web", 0);
-      Thread.sleep(2_000);
-      assertThat(Services.eventCount(host.client(), ns, "web", "UpdatedInCluster"))
-          .as("writes to a copy that matches")
-          .isZero();
+      sawMemberRun(runs, "east", ns, "web", resourceVersion(east, ns, "web"));
+      holds(
+          Duration.ofSeconds(2),
+          () ->
+              assertThat(eastWrites.described(ns, "web"))
+                  .as("the federation's writes to a copy that matches")
+                  .isEmpty());
 
       Services.edit(
           host.client(),
@@ -1063,18 +1218,27 @@ class FederationTest {
           .filteredOn(f -> "pier-federation".equals(f.getManager()))
           .extracting(f -> f.getOperation())
           .containsExactly("Apply");
-      Thread.sleep(3_000);
+      sawMemberRun(runs, "east", ns, "web", migrated.getMetadata().getResourceVersion());
+      // The API server logs a request's audit event after it answered: wait for it to be there.
+      await().atMost(Duration.ofSeconds(5)).until(() -> eastWrites.count(ns, "web") >= 2);
+      holds(
+          Duration.ofSeconds(3),
+          () ->
+              assertThat(eastWrites.described(ns, "web"))
+                  .as("the one-time move of Pier's fields, then one apply, for one host change")
+                  .hasSize(2)
+                  .allMatch(w -> w.contains(" patch ") && w.endsWith("-> 200")));
       assertThat(Services.eventCount(host.client(), ns, "web", "UpdatedInCluster"))
-          .as("one apply for one change on the host, after the one-time move")
+          .as("updates reported")
           .isEqualTo(1);
       host.client().services().inNamespace(ns).withName("web").delete();
       await().atMost(CONVERGE).until(() -> copy(east, ns, "web") == null);
     }
   }
 
-  private static void patchAs(
+  private static Service patchAs(
       KubeApiServer member, String manager, String ns, String name, String mergePatch) {
-    member
+    return member
         .client()
         .services()
         .inNamespace(ns)
@@ -1092,39 +1256,109 @@ class FederationTest {
    * host's aggregate (and with it the DNS backend) runs only for a real change.
    */
   @Test
-  void aResyncThatChangesNothingRunsNoAggregate() throws InterruptedException {
+  void aResyncThatChangesNothingRunsNoAggregate() {
     String ns = namespace("fed-resync");
     String fastResync = config(true, "") + "watch:\n  serviceResync: 1s\n";
-    try (InProcessPier pier = InProcessPier.startWithConfig(fastResync, Map.of())) {
+    try (CapturedLog runs = CapturedLog.of(FederationReconciler.class);
+        InProcessPier pier = InProcessPier.startWithConfig(fastResync, Map.of())) {
       host.client().resource(FederatedServices.federated(ns, "web", Map.of())).create();
       awaitCopy(east, ns, "web");
       awaitCopy(west, ns, "web");
       await().atMost(CONVERGE).until(() -> hostIngress(ns, "web").size() == 2);
-      Thread.sleep(2_000);
-      double hostRuns = runs(pier, "host");
-      double memberRuns = runs(pier, "member");
-      Thread.sleep(5_000);
-      assertThat(runs(pier, "member")).as("member runs, one per resync").isGreaterThan(memberRuns);
-      assertThat(runs(pier, "host")).as("aggregate runs without a change").isEqualTo(hostRuns);
+      double hostRuns = hostRunsSettled(pier);
+      PierSaw.LogMark mark = PierSaw.LogMark.now(runs::text);
+      holds(
+          Duration.ofSeconds(5),
+          () ->
+              assertThat(runs(pier, "host"))
+                  .as("aggregate runs without a change")
+                  .isEqualTo(hostRuns));
+      assertThat(runsOf(mark, "west", ns, "web"))
+          .as("runs of west's key, one per resync, during the window")
+          .isGreaterThanOrEqualTo(2);
       host.client().services().inNamespace(ns).withName("web").delete();
       await().atMost(CONVERGE).until(() -> copy(west, ns, "web") == null);
     }
   }
 
   /**
-   * Waits until a member run ended after the member runs counted {@code before}, so that "Pier
-   * wrote nothing to the copy" is a decision Pier took, not a run that never came. Only the count
-   * of all member runs tells a run that wrote nothing (no Event, log line or per-Service metric
-   * does); here they are {@code ns/name}'s: each test deletes its own Services, and a member run is
-   * only for a copy Pier labelled or a federated host Service.
+   * Waits until the host's aggregates that a change caused are done (none ran for a second, five
+   * times the delay an aggregate waits for the other members' changes), and returns their count.
    */
-  private static void sawMemberRun(InProcessPier pier, String ns, String name, double before) {
-    PierSaw.counted(
-        ns + "/" + name + " in a member",
-        "pier_federation_runs_total{side=\"member\"}",
-        before,
-        () -> runs(pier, "member"),
-        CONVERGE);
+  private static double hostRunsSettled(InProcessPier pier) {
+    double[] last = {-1};
+    long[] since = {0};
+    await()
+        .atMost(CONVERGE)
+        .pollInterval(Duration.ofMillis(100))
+        .until(
+            () -> {
+              double now = runs(pier, "host");
+              if (now != last[0]) {
+                last[0] = now;
+                since[0] = System.nanoTime();
+              }
+              return System.nanoTime() - since[0] >= Duration.ofSeconds(1).toNanos();
+            });
+    return last[0];
+  }
+
+  /** A member's copy's resourceVersion now. */
+  private static String resourceVersion(KubeApiServer member, String ns, String name) {
+    return copy(member, ns, name).getMetadata().getResourceVersion();
+  }
+
+  /**
+   * Waits until a run of {@code member}'s key of {@code ns/name} decided on the copy at {@code
+   * resourceVersion} or later (its debug line says so, whatever it decided), so that "Pier wrote
+   * nothing to the copy" is a decision Pier took on it, not a run that never came; runs of other
+   * keys do not count.
+   */
+  private static void sawMemberRun(
+      CapturedLog runs, String member, String ns, String name, String resourceVersion) {
+    Pattern line = runLine(member, ns, name);
+    long wanted = Long.parseLong(resourceVersion);
+    java.util.function.DoubleSupplier latest =
+        () ->
+            runs.text()
+                .lines()
+                .map(line::matcher)
+                .filter(Matcher::find)
+                .mapToLong(m -> Long.parseLong(m.group(1)))
+                .max()
+                .orElse(0);
+    try {
+      // A run follows a change within tens of milliseconds: look often at first.
+      await()
+          .pollDelay(Duration.ZERO)
+          .pollInterval(Duration.ofMillis(25))
+          .atMost(Duration.ofSeconds(2))
+          .until(() -> latest.getAsDouble() >= wanted);
+    } catch (org.awaitility.core.ConditionTimeoutException slow) {
+      // Then wait the rest, and fail saying what was seen.
+      PierSaw.counted(
+          member + "/" + ns + "/" + name + " at resourceVersion " + resourceVersion,
+          "the latest resourceVersion a run of that key decided on",
+          wanted - 1,
+          latest,
+          CONVERGE);
+    }
+  }
+
+  /**
+   * How many runs of {@code member}'s key of {@code ns/name} decided on its copy after the mark.
+   */
+  private static long runsOf(PierSaw.LogMark mark, String member, String ns, String name) {
+    Pattern line = runLine(member, ns, name);
+    return mark.after().lines().filter(l -> line.matcher(l).find()).count();
+  }
+
+  /** FederationReconciler's debug line of a member run that read the copy. */
+  private static Pattern runLine(String member, String ns, String name) {
+    return Pattern.compile(
+        "Service "
+            + Pattern.quote(member + "/" + ns + "/" + name)
+            + ": copy at resourceVersion (\\d+): ");
   }
 
   private static double runs(InProcessPier pier, String side) {

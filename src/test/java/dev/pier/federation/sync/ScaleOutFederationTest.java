@@ -3,16 +3,20 @@ package dev.pier.federation.sync;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.pier.testkit.CapturedLog;
 import dev.pier.testkit.FederatedServices;
 import dev.pier.testkit.FederationConfig;
 import dev.pier.testkit.FreePorts;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
+import dev.pier.testkit.PierSaw;
 import dev.pier.testkit.RealKubeApiServer;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.micrometer.core.instrument.Gauge;
+import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.util.Map;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -83,19 +87,32 @@ class ScaleOutFederationTest {
                       + "  renewDeadline: 2s\n"
                       + "  leaseDuration: 3s\n")
               .yaml();
-      try (InProcessPier pier = InProcessPier.startWithConfig(config, Map.of())) {
-        await().atMost(InProcessPier.CONVERGE).until(() -> ready(pier, "east"));
-        // Pier has web: it was created before Pier started, whose start waits for its caches'
-        // first lists. Without a shard it runs none of it.
-        assertThat(east.client().services().inNamespace(ns).withName("web").get())
-            .as("no copy while the replica holds no shard")
-            .isNull();
+      try (CapturedLog verticle = CapturedLog.of(FederationVerticle.class)) {
+        PierSaw.LogMark start = PierSaw.LogMark.now(verticle::text);
+        try (InProcessPier pier = InProcessPier.startWithConfig(config, Map.of())) {
+          await().atMost(InProcessPier.CONVERGE).until(() -> ready(pier, "east"));
+          // Pier has web (it was created before Pier started, whose start waits for its caches'
+          // first lists), and left east's key of it: without a shard it runs none of it.
+          PierSaw.logged(
+              start,
+              "east's key of " + ns + "/web",
+              Pattern.compile("Service east/" + Pattern.quote(ns) + "/web: not run here"),
+              InProcessPier.CONVERGE);
+          await()
+              .during(Duration.ofSeconds(2))
+              .atMost(Duration.ofSeconds(4))
+              .untilAsserted(
+                  () ->
+                      assertThat(east.client().services().inNamespace(ns).withName("web").get())
+                          .as("no copy while the replica holds no shard")
+                          .isNull());
 
-        host.client().leases().inNamespace(leaseNs).withName("pier").delete();
+          host.client().leases().inNamespace(leaseNs).withName("pier").delete();
 
-        await()
-            .atMost(InProcessPier.CONVERGE)
-            .until(() -> east.client().services().inNamespace(ns).withName("web").get() != null);
+          await()
+              .atMost(InProcessPier.CONVERGE)
+              .until(() -> east.client().services().inNamespace(ns).withName("web").get() != null);
+        }
       }
     }
   }
