@@ -42,7 +42,7 @@ import java.util.stream.Collectors;
  * </ol>
  *
  * <p>With {@code --peer upstream}, each run also measures upstream's service controller (Kubernetes
- * 1.20.2, {@link UpstreamPeer}) on a fresh apiserver with the same nodes and Services, after Pier
+ * 1.37.2, {@link UpstreamPeer}) on a fresh apiserver with the same nodes and Services, after Pier
  * and before the floor (which then runs on upstream's apiserver), and writes the side-by-side table
  * ({@code OUT/side-by-side.csv}, and in {@code OUT/results.md}).
  *
@@ -934,7 +934,7 @@ public final class BenchDriver {
         .append(
             String.format(
                 "%d Ready nodes; N LoadBalancer Services created before each controller starts;"
-                    + " every provider call takes the delay. upstream: Kubernetes 1.20.2's"
+                    + " every provider call takes the delay. upstream: Kubernetes 1.37.2's"
                     + " service controller, %d workers, client QPS/burst %s, protobuf.%n",
                 first.nodes(), upstream.workers(), "5000/5000"))
         .append(

@@ -124,7 +124,7 @@ final class ConvergencePlot {
     g.drawString("thin dashed: the run's floor (the two writes alone)", LEFT + 8, TOP + 16);
     if (runs.stream().anyMatch(Series::peer)) {
       g.drawString(
-          "thick dashed: upstream's service controller (Kubernetes 1.20.2)", LEFT + 8, TOP + 32);
+          "thick dashed: upstream's service controller (Kubernetes 1.37.2)", LEFT + 8, TOP + 32);
     }
     g.dispose();
     Files.createDirectories(file.toAbsolutePath().getParent());

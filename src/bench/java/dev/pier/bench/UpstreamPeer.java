@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Pier's benchmark peer: upstream's service controller as released in Kubernetes 1.20.2 ({@code
+ * Pier's benchmark peer: upstream's service controller as released in Kubernetes 1.37.2 ({@code
  * k8s.io/cloud-provider/controllers/service}), wired by {@code scripts/bench/upstream/main.go} to a
  * cloud provider whose load-balancer calls each take the run's delay and share no lock, built by
  * {@code scripts/bench/upstream/build.sh}. Measured on its own fresh apiserver the way {@link
@@ -29,9 +29,9 @@ import java.util.Map;
  *       the start until the requests stop (its Events included), and the {@code
  *       EnsuredLoadBalancer} Events found;
  *   <li>node sync: one more Ready node; seconds until the provider counted N {@code
- *       UpdateLoadBalancer} calls. Upstream 1.20 updates the load balancers one after the other (N
- *       x delay), so the wait is capped and a capped run reports {@code elapsed x N / done}, marked
- *       as projected.
+ *       UpdateLoadBalancer} calls. Upstream updates them over as many goroutines as service
+ *       workers (1.20 did it one after the other, N x delay); the wait is capped all the same, and
+ *       a capped run reports {@code elapsed x N / done}, marked as projected.
  * </ol>
  *
  * Fails (with the log's path) when the process exits or a phase times out; the process is always
