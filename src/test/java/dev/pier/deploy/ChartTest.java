@@ -465,7 +465,6 @@ class ChartTest {
     assertThat(role.getRules())
         .extracting(ChartTest::rule)
         .containsExactlyInAnyOrder(
-            "[] endpoints [pier-replicas] [get]",
             "[discovery.k8s.io] endpointslices [] [list]",
             "[] pods [] [get]",
             "[coordination.k8s.io] leases [] [update]");

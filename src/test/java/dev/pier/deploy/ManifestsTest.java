@@ -153,14 +153,15 @@ class ManifestsTest {
         .satisfies(p -> assertThat(p.getPort()).isEqualTo(5701));
     assertThat(Manifests.one(file, NetworkPolicy.class).getSpec().getPodSelector().getMatchLabels())
         .isEqualTo(podLabels);
-    // Nothing cluster-wide; discovery reads only this Service's Endpoints by name.
+    // Nothing cluster-wide; discovery lists EndpointSlices and reads no deprecated Endpoints.
     assertThat(Manifests.objects(file))
         .noneMatch(o -> o instanceof ClusterRole || o instanceof ClusterRoleBinding)
         .allSatisfy(o -> assertThat(o.getMetadata().getNamespace()).isEqualTo("pier"));
     assertThat(Manifests.one(file, Role.class).getRules())
-        .filteredOn(r -> r.getResources().contains("endpoints"))
+        .noneMatch(r -> r.getResources().contains("endpoints"))
+        .filteredOn(r -> r.getResources().contains("endpointslices"))
         .singleElement()
-        .satisfies(r -> assertThat(r.getResourceNames()).containsExactly(name));
+        .satisfies(r -> assertThat(r.getVerbs()).containsExactly("list"));
     assertThat(Manifests.one(file, RoleBinding.class).getSubjects())
         .singleElement()
         .satisfies(s -> assertThat(s.getName()).isEqualTo(pod(d).getServiceAccountName()));
