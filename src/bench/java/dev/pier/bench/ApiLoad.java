@@ -9,29 +9,39 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntFunction;
 
 /**
  * Raw API traffic against the benchmark's apiserver with the admin token: many requests in flight,
- * no client-side rate limit; HTTP/2 (streams on one connection) or HTTP/1.1 (a connection per
+ * no client-side rate limit; HTTP/2 (streams on a few connections) or HTTP/1.1 (a connection per
  * request in flight).
  */
 final class ApiLoad {
   private static final int ATTEMPTS = 5;
 
-  private final HttpClient http;
+  // kube-apiserver allows 100 concurrent streams on one HTTP/2 connection (its default when
+  // --http2-max-streams-per-connection is not set), and the JDK client fails a request beyond
+  // that ("too many concurrent streams"): requests go round-robin over this many clients, each
+  // with a connection of its own, so that up to 400 can be in flight.
+  private static final int CONNECTIONS = 4;
+
+  private final HttpClient[] clients = new HttpClient[CONNECTIONS];
+  private final AtomicInteger next = new AtomicInteger();
   private final String base;
   private final String token;
   final AtomicLong retries = new AtomicLong();
 
   ApiLoad(KubeApiServer kube, HttpClient.Version version) {
-    this.http =
-        HttpClient.newBuilder()
-            .version(version)
-            .sslContext(KubeApiServer.trustAllContext())
-            .connectTimeout(Duration.ofSeconds(10))
-            .build();
+    for (int i = 0; i < CONNECTIONS; i++) {
+      clients[i] =
+          HttpClient.newBuilder()
+              .version(version)
+              .sslContext(KubeApiServer.trustAllContext())
+              .connectTimeout(Duration.ofSeconds(10))
+              .build();
+    }
     this.base = kube.url();
     this.token = kube.adminToken();
   }
@@ -61,6 +71,7 @@ final class ApiLoad {
   }
 
   private CompletableFuture<String> send(Call c, int attempt) {
+    HttpClient http = clients[Math.floorMod(next.getAndIncrement(), CONNECTIONS)];
     return http.sendAsync(request(c), HttpResponse.BodyHandlers.ofString())
         .handle(
             (r, e) -> {
