@@ -142,7 +142,8 @@ pier_exited() {
 
 # Long steps run in the background and are waited for: a signal interrupts a wait at once, where
 # it would wait for a foreground command to finish first.
-scripts/provision.sh >"$state/provision.out" &
+# Only the current release: the oldest supported one is for the compatibility tests.
+PIER_PROVISION_OLDEST=0 scripts/provision.sh >"$state/provision.out" &
 wait $!
 bin=$(tail -n 1 "$state/provision.out")
 export PATH="$bin:$PATH"
