@@ -955,9 +955,8 @@ public final class BenchDriver {
         .append(
             String.format(
                 "node sync upstream: from creating the node until the provider counted N"
-                    + " UpdateLoadBalancer calls; upstream updates load balancers one after the"
-                    + " other, so the wait is capped at %d s and a capped run reports elapsed x N /"
-                    + " done (projected: %s).%n",
+                    + " UpdateLoadBalancer calls, over its service workers; the wait is capped at"
+                    + " %d s and a capped run reports elapsed x N / done (projected: %s).%n",
                 upstream.nodeSyncCap().toSeconds(),
                 results.stream()
                     .map(
