@@ -29,9 +29,9 @@ import java.util.Map;
  *       the start until the requests stop (its Events included), and the {@code
  *       EnsuredLoadBalancer} Events found;
  *   <li>node sync: one more Ready node; seconds until the provider counted N {@code
- *       UpdateLoadBalancer} calls. Upstream updates them over as many goroutines as service
- *       workers (1.20 did it one after the other, N x delay); the wait is capped all the same, and
- *       a capped run reports {@code elapsed x N / done}, marked as projected.
+ *       UpdateLoadBalancer} calls. Upstream updates them over as many goroutines as service workers
+ *       (1.20 did it one after the other, N x delay); the wait is capped all the same, and a capped
+ *       run reports {@code elapsed x N / done}, marked as projected.
  * </ol>
  *
  * Fails (with the log's path) when the process exits or a phase times out; the process is always
