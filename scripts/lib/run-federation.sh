@@ -250,9 +250,11 @@ CONFIG
     java scripts/demo/Backend.java 127.0.0.1 "${nodeport[$c]}" "cluster $c (node $c-1)" &
     pids+=($!)
     # No controller-manager runs here: write the EndpointSlice the member's endpoint controller
-    # would, so that the host's annotation lists the member's ingress (ready endpoints only).
+    # would, so that the host's annotation lists the member's ingress (ready endpoints only). Only
+    # readiness is read from it (traffic goes to the nodePort), and the API server refuses a
+    # loopback address there, so it names a pod address.
     kubectl --kubeconfig "$state/$c/kubeconfig" apply -f - >/dev/null <<SLICE
-apiVersion: discovery.k8s.io/v1beta1
+apiVersion: discovery.k8s.io/v1
 kind: EndpointSlice
 metadata:
   name: hello-local
@@ -261,7 +263,7 @@ metadata:
     kubernetes.io/service-name: hello
 addressType: IPv4
 endpoints:
-  - addresses: ["127.0.0.1"]
+  - addresses: ["10.1.0.1"]
     conditions: {ready: true}
 ports:
   - name: http
