@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Whether a Service has endpoints that can take traffic, from its {@code discovery.k8s.io/v1}
@@ -43,8 +44,14 @@ public final class EndpointReadiness {
    * informer index; none for a slice without the service-name label.
    */
   public static List<String> serviceKey(EndpointSlice slice) {
+    return serviceName(slice)
+        .map(svc -> List.of(slice.getMetadata().getNamespace() + "/" + svc))
+        .orElse(List.of());
+  }
+
+  /** The name of the Service a slice belongs to (in the slice's namespace), from its label. */
+  public static Optional<String> serviceName(EndpointSlice slice) {
     Map<String, String> labels = slice.getMetadata().getLabels();
-    String svc = labels == null ? null : labels.get(SERVICE_NAME_LABEL);
-    return svc == null ? List.of() : List.of(slice.getMetadata().getNamespace() + "/" + svc);
+    return Optional.ofNullable(labels == null ? null : labels.get(SERVICE_NAME_LABEL));
   }
 }

@@ -16,6 +16,7 @@ import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.BiPredicate;
 
 /**
@@ -65,12 +66,12 @@ public final class EndpointSliceWatchVerticle extends VerticleBase {
     }
 
     private void send(EndpointSlice slice) {
-      List<String> services = EndpointReadiness.serviceKey(slice);
-      if (services.isEmpty()) {
+      Optional<String> service = EndpointReadiness.serviceName(slice);
+      if (service.isEmpty()) {
         return;
       }
       String ns = slice.getMetadata().getNamespace();
-      String name = services.get(0).substring(ns.length() + 1);
+      String name = service.get();
       ctx.runOnContext(
           v -> {
             Service svc = cluster.service(ns, name);

@@ -61,10 +61,8 @@ final class ReadyEndpoints {
     }
 
     private void tell(EndpointSlice slice) {
-      for (String k : EndpointReadiness.serviceKey(slice)) {
-        int slash = k.indexOf('/');
-        changed.accept(k.substring(0, slash), k.substring(slash + 1));
-      }
+      EndpointReadiness.serviceName(slice)
+          .ifPresent(name -> changed.accept(slice.getMetadata().getNamespace(), name));
     }
 
     @Override
