@@ -3,7 +3,10 @@
 # etcd + kube-apiserver of the current Kubernetes release, then the compatibility tests (tagged
 # "compat") again against the oldest release Pier supports (both in scripts/lib/kube-build.sh).
 # Provisions those first (idempotent; about half an hour the first time on a fresh machine, a
-# no-op afterwards). Extra arguments go to Maven, e.g.
+# no-op afterwards). The test classes run in parallel forks (PIER_TEST_FORKS, by default twice the
+# CPUs, at most 8: they mostly wait on servers), each in a network namespace of its own
+# (scripts/lib/isolated-fork); where no namespace can be made, in one fork. Extra arguments go to
+# Maven, e.g.
 #   scripts/test.sh -Dtest=KubeApiServerTest
 set -euo pipefail
 
@@ -22,4 +25,16 @@ done
 export PIER_KUBE_BIN_DIR="$bin_dir"
 export PIER_KUBE_OLDEST_BIN_DIR
 
-exec mvn -B verify "$@"
+fork_jvm="$root/scripts/lib/isolated-fork/bin/java"
+java_bin="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+forks=(-Dpier.forks=1)
+if PIER_FORK_JAVA="$(command -v "$java_bin")" "$fork_jvm" -version >/dev/null 2>&1; then
+  cpus="$(nproc)"
+  default_forks=$((cpus * 2 > 8 ? 8 : cpus * 2))
+  forks=(-Dpier.forks="${PIER_TEST_FORKS:-$default_forks}" -Dpier.forkJvm="$fork_jvm")
+else
+  echo "warning: cannot give a test fork a network namespace of its own" \
+    "(unshare --net, ip link): the tests run in one fork, which takes much longer" >&2
+fi
+
+exec mvn -B verify "${forks[@]}" "$@"
