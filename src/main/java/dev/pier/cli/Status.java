@@ -190,8 +190,8 @@ final class Status {
             new StatusReport.EventRow(
                 Objects.toString(e.getType(), ""),
                 Objects.toString(e.getReason(), ""),
-                e.getLastTimestamp() == null ? null : Instant.parse(e.getLastTimestamp()),
-                e.getCount() == null ? 1 : e.getCount(),
+                lastSeen(e),
+                count(e),
                 Objects.toString(e.getMessage(), "")));
       }
     }
@@ -199,6 +199,31 @@ final class Status {
         Comparator.comparing(
             StatusReport.EventRow::last, Comparator.nullsFirst(Comparator.naturalOrder())));
     return rows;
+  }
+
+  /**
+   * When an Event was last seen. Events written through events.k8s.io (as the apiserver's own
+   * controllers do) leave {@code lastTimestamp} empty and carry the time in their series or {@code
+   * eventTime}.
+   */
+  static Instant lastSeen(Event e) {
+    if (e.getLastTimestamp() != null) {
+      return Instant.parse(e.getLastTimestamp());
+    }
+    if (e.getSeries() != null && e.getSeries().getLastObservedTime() != null) {
+      return Instant.parse(e.getSeries().getLastObservedTime().getTime());
+    }
+    if (e.getEventTime() != null && e.getEventTime().getTime() != null) {
+      return Instant.parse(e.getEventTime().getTime());
+    }
+    return e.getFirstTimestamp() == null ? null : Instant.parse(e.getFirstTimestamp());
+  }
+
+  private static int count(Event e) {
+    if (e.getCount() != null) {
+      return e.getCount();
+    }
+    return e.getSeries() != null && e.getSeries().getCount() != null ? e.getSeries().getCount() : 1;
   }
 
   static String secretNamespace(Flags f) {

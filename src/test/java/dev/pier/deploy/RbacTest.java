@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.pier.boot.PierOptions;
+import dev.pier.testkit.Edits;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.Kubectl;
@@ -143,19 +144,16 @@ class RbacTest {
           .until(() -> Objects.toString(Traffic.get(ip, 8080), "").contains("hello"));
 
       // A port change repeats the EnsuringLoadBalancer event: Pier counts it with a patch.
-      admin
-          .services()
-          .inNamespace(ns)
-          .withName("web")
-          .edit(
-              s ->
-                  new ServiceBuilder(s)
-                      .editSpec()
-                      .editFirstPort()
-                      .withPort(9090)
-                      .endPort()
-                      .endSpec()
-                      .build());
+      Edits.retrying(
+          admin.services().inNamespace(ns).withName("web"),
+          s ->
+              new ServiceBuilder(s)
+                  .editSpec()
+                  .editFirstPort()
+                  .withPort(9090)
+                  .endPort()
+                  .endSpec()
+                  .build());
       await()
           .atMost(InProcessPier.CONVERGE)
           .until(() -> Objects.toString(Traffic.get(ip, 9090), "").contains("hello"));

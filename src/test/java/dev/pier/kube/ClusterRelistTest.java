@@ -3,6 +3,7 @@ package dev.pier.kube;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.pier.testkit.Edits;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.RealKubeApiServer;
 import io.fabric8.kubernetes.api.model.Service;
@@ -85,17 +86,14 @@ class ClusterRelistTest {
       List<Service> before = new ArrayList<>();
       for (int i = 0; i < MISSED; i++) {
         before.add(cluster.service(ns, name(i)));
-        setup
-            .services()
-            .inNamespace(ns)
-            .withName(name(i))
-            .edit(
-                s ->
-                    new ServiceBuilder(s)
-                        .editMetadata()
-                        .addToLabels("round", "2")
-                        .endMetadata()
-                        .build());
+        Edits.retrying(
+            setup.services().inNamespace(ns).withName(name(i)),
+            s ->
+                new ServiceBuilder(s)
+                    .editMetadata()
+                    .addToLabels("round", "2")
+                    .endMetadata()
+                    .build());
       }
       Map<String, String> server = versions(setup.services().inNamespace(ns).list().getItems());
       await().atMost(Duration.ofSeconds(10)).until(() -> stale(cluster, ns, server).isEmpty());
@@ -131,17 +129,10 @@ class ClusterRelistTest {
 
       // The new informer's events reach the handler.
       updated.clear();
-      setup
-          .services()
-          .inNamespace(ns)
-          .withName(name(SERVICES - 1))
-          .edit(
-              s ->
-                  new ServiceBuilder(s)
-                      .editMetadata()
-                      .addToLabels("round", "3")
-                      .endMetadata()
-                      .build());
+      Edits.retrying(
+          setup.services().inNamespace(ns).withName(name(SERVICES - 1)),
+          s ->
+              new ServiceBuilder(s).editMetadata().addToLabels("round", "3").endMetadata().build());
       await().atMost(Duration.ofSeconds(10)).until(() -> updated.contains(name(SERVICES - 1)));
     }
   }

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.pier.kube.AsyncKubeApi;
 import dev.pier.shards.ShardMap;
+import dev.pier.testkit.Edits;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.RealKubeApiServer;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
@@ -142,15 +143,12 @@ class ShardLeasesTest {
     leases.start();
     leases.want(Set.of(0));
     await().atMost(WAIT).until(() -> gates.isOpen(0));
-    kube.client()
-        .leases()
-        .inNamespace(ns)
-        .withName("pier-shard-0")
-        .edit(
-            l -> {
-              l.getSpec().setHolderIdentity("usurper");
-              return l;
-            });
+    Edits.retrying(
+        kube.client().leases().inNamespace(ns).withName("pier-shard-0"),
+        l -> {
+          l.getSpec().setHolderIdentity("usurper");
+          return l;
+        });
     await().atMost(WAIT).until(() -> events.contains("three-0"));
     assertThat(gates.isOpen(0)).isFalse();
     assertThat(holder(kube.client(), ns, 0)).isEqualTo("usurper");
@@ -183,28 +181,22 @@ class ShardLeasesTest {
     // The old leader renews for 4 s, longer than its lease duration: nothing is taken meanwhile.
     for (int i = 0; i < 8; i++) {
       Thread.sleep(500);
-      kube.client()
-          .leases()
-          .inNamespace(ns)
-          .withName("pier")
-          .edit(
-              l -> {
-                l.getSpec().setRenewTime(ZonedDateTime.now());
-                return l;
-              });
+      Edits.retrying(
+          kube.client().leases().inNamespace(ns).withName("pier"),
+          l -> {
+            l.getSpec().setRenewTime(ZonedDateTime.now());
+            return l;
+          });
       assertThat(leases.held()).as("shards held while the single leader renews").isEmpty();
     }
     assertThat(holder(kube.client(), ns, 0)).isNull();
     // It stops (releases its Lease): the shards are taken at once.
-    kube.client()
-        .leases()
-        .inNamespace(ns)
-        .withName("pier")
-        .edit(
-            l -> {
-              l.getSpec().setHolderIdentity("");
-              return l;
-            });
+    Edits.retrying(
+        kube.client().leases().inNamespace(ns).withName("pier"),
+        l -> {
+          l.getSpec().setHolderIdentity("");
+          return l;
+        });
     await().atMost(WAIT).until(() -> leases.held().size() == 2);
   }
 

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.pier.boot.PierOptions;
 import dev.pier.cloud.hetzner.FakeHetznerCloud;
 import dev.pier.dns.Topology;
+import dev.pier.testkit.Edits;
 import dev.pier.testkit.EndpointSlices;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
@@ -417,17 +418,14 @@ class TwoClustersShareACloudTest {
         .allMatch(w -> w.startsWith(SHARED + " DNSRecordConflict: "));
 
     // The shared names are free now: B's Service takes them on its next sync.
-    b.client
-        .services()
-        .inNamespace(NS)
-        .withName(SHARED)
-        .edit(
-            s ->
-                new ServiceBuilder(s)
-                    .editMetadata()
-                    .addToAnnotations("touched", "yes")
-                    .endMetadata()
-                    .build());
+    Edits.retrying(
+        b.client.services().inNamespace(NS).withName(SHARED),
+        s ->
+            new ServiceBuilder(s)
+                .editMetadata()
+                .addToAnnotations("touched", "yes")
+                .endMetadata()
+                .build());
     awaitNames(b, SHARED);
   }
 

@@ -6,7 +6,6 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.util.List;
 import java.util.Map;
 import java.util.function.UnaryOperator;
@@ -41,15 +40,7 @@ public final class Services {
    */
   public static Service edit(
       KubernetesClient client, String ns, String name, UnaryOperator<Service> change) {
-    for (int attempt = 1; ; attempt++) {
-      try {
-        return client.services().inNamespace(ns).withName(name).edit(change);
-      } catch (KubernetesClientException e) {
-        if (e.getCode() != 409 || attempt >= 10) {
-          throw e;
-        }
-      }
-    }
+    return Edits.retrying(client.services().inNamespace(ns).withName(name), change);
   }
 
   /** The first ingress IP, or null. */

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.pier.boot.PierOptions;
 import dev.pier.dns.Topology;
 import dev.pier.testkit.Compat;
+import dev.pier.testkit.Edits;
 import dev.pier.testkit.EndpointSlices;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
@@ -196,17 +197,14 @@ class DnsLifecycleTest {
       // A reconcile that finds DNS as it should be sends nothing: the zone's serial stays.
       long serial = serial();
       double runs = successfulRuns(pier);
-      client
-          .services()
-          .inNamespace(ns)
-          .withName("web")
-          .edit(
-              s ->
-                  new ServiceBuilder(s)
-                      .editMetadata()
-                      .addToAnnotations("touched", "yes")
-                      .endMetadata()
-                      .build());
+      Edits.retrying(
+          client.services().inNamespace(ns).withName("web"),
+          s ->
+              new ServiceBuilder(s)
+                  .editMetadata()
+                  .addToAnnotations("touched", "yes")
+                  .endMetadata()
+                  .build());
       await().atMost(InProcessPier.CONVERGE).until(() -> successfulRuns(pier) > runs);
       assertThat(serial()).isEqualTo(serial);
       assertThat(pdns.dig(global(ns, "web"), "A")).containsExactly(ip);
@@ -378,17 +376,9 @@ class DnsLifecycleTest {
       awaitA(global(ns, "gone"), ip);
       awaitA(global(ns, "kept"), awaitIngress(ns, "kept"));
     }
-    client
-        .services()
-        .inNamespace(ns)
-        .withName("gone")
-        .edit(
-            s ->
-                new ServiceBuilder(s)
-                    .editMetadata()
-                    .withFinalizers(List.of())
-                    .endMetadata()
-                    .build());
+    Edits.retrying(
+        client.services().inNamespace(ns).withName("gone"),
+        s -> new ServiceBuilder(s).editMetadata().withFinalizers(List.of()).endMetadata().build());
     client.services().inNamespace(ns).withName("gone").delete();
     await()
         .atMost(InProcessPier.CONVERGE)

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.pier.model.FederationKeys;
 import dev.pier.testkit.CapturedLog;
+import dev.pier.testkit.Edits;
 import dev.pier.testkit.FederatedServices;
 import dev.pier.testkit.FederationConfig;
 import dev.pier.testkit.InProcessPier;
@@ -20,6 +21,9 @@ import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -601,17 +605,14 @@ class FederationTest {
     }
 
     // The grace is over while Pier is down (the record's time moved back, as time would pass).
-    host.client()
-        .secrets()
-        .inNamespace(secretNs)
-        .withName("pier-leaving-west")
-        .edit(
-            r -> {
-              r.getMetadata()
-                  .getAnnotations()
-                  .put(FederationKeys.LEAVE_AT_ANNOTATION, java.time.Instant.now().toString());
-              return r;
-            });
+    Edits.retrying(
+        host.client().secrets().inNamespace(secretNs).withName("pier-leaving-west"),
+        r -> {
+          r.getMetadata()
+              .getAnnotations()
+              .put(FederationKeys.LEAVE_AT_ANNOTATION, java.time.Instant.now().toString());
+          return r;
+        });
     try (InProcessPier pier = startPier(false, "  leaveGrace: 1h\n")) {
       // West leaves with the recorded credentials: its copy is orphaned, serving as before.
       await().atMost(CONVERGE).until(() -> !owned(copy(west, ns, "web")));
@@ -663,22 +664,25 @@ class FederationTest {
   }
 
   /** Sets (or with null removes) the member Secret's pier.dev/cluster label. */
+  /**
+   * As {@code kubectl label} does: a merge patch, which Pier's own writes to the Secret never
+   * conflict with.
+   */
   private static void relabelWest(String secretNs, String member) {
     host.client()
         .secrets()
         .inNamespace(secretNs)
         .withName("member-west")
-        .edit(
-            sec -> {
-              Map<String, String> labels = new HashMap<>(sec.getMetadata().getLabels());
-              if (member == null) {
-                labels.remove(FederationKeys.CLUSTER_SECRET_LABEL);
-              } else {
-                labels.put(FederationKeys.CLUSTER_SECRET_LABEL, member);
-              }
-              sec.getMetadata().setLabels(labels);
-              return sec;
-            });
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE),
+            new JsonObject()
+                .put(
+                    "metadata",
+                    new JsonObject()
+                        .put(
+                            "labels",
+                            new JsonObject().put(FederationKeys.CLUSTER_SECRET_LABEL, member)))
+                .encode());
   }
 
   private static String copyUid(KubeApiServer member, String ns) {
@@ -794,17 +798,14 @@ class FederationTest {
       host.client().resource(FederatedServices.federated(ns, "web", Map.of())).create();
       awaitCopy(east, ns, "web");
       awaitCopy(west, ns, "web");
-      west.client()
-          .services()
-          .inNamespace(ns)
-          .withName("web")
-          .edit(
-              s ->
-                  new ServiceBuilder(s)
-                      .editMetadata()
-                      .addToFinalizers("example.com/hold")
-                      .endMetadata()
-                      .build());
+      Edits.retrying(
+          west.client().services().inNamespace(ns).withName("web"),
+          s ->
+              new ServiceBuilder(s)
+                  .editMetadata()
+                  .addToFinalizers("example.com/hold")
+                  .endMetadata()
+                  .build());
 
       host.client().services().inNamespace(ns).withName("web").delete();
       await().atMost(CONVERGE).until(() -> copy(east, ns, "web") == null);
@@ -825,17 +826,10 @@ class FederationTest {
                   hasEvent(
                       ns, "web", "FederatedDeletionTimedOut", "west are still held by finalizers"));
       // The member's own controller lets go: the copy goes.
-      west.client()
-          .services()
-          .inNamespace(ns)
-          .withName("web")
-          .edit(
-              s ->
-                  new ServiceBuilder(s)
-                      .editMetadata()
-                      .withFinalizers(List.of())
-                      .endMetadata()
-                      .build());
+      Edits.retrying(
+          west.client().services().inNamespace(ns).withName("web"),
+          s ->
+              new ServiceBuilder(s).editMetadata().withFinalizers(List.of()).endMetadata().build());
       await().atMost(CONVERGE).until(() -> copy(west, ns, "web") == null);
     }
   }
@@ -1389,16 +1383,13 @@ class FederationTest {
   }
 
   private static void editKubeconfig(String secretNs, String kubeconfig) {
-    host.client()
-        .secrets()
-        .inNamespace(secretNs)
-        .withName("member-west")
-        .edit(
-            sec -> {
-              sec.setData(null);
-              sec.setStringData(Map.of("kubeconfig", kubeconfig));
-              return sec;
-            });
+    Edits.retrying(
+        host.client().secrets().inNamespace(secretNs).withName("member-west"),
+        sec -> {
+          sec.setData(null);
+          sec.setStringData(Map.of("kubeconfig", kubeconfig));
+          return sec;
+        });
   }
 
   private static double ready(InProcessPier pier, String cluster) {

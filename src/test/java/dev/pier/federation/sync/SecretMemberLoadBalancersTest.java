@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.pier.cloud.webhook.ReferenceWebhook;
 import dev.pier.federation.members.MemberSecrets;
 import dev.pier.model.FederationKeys;
+import dev.pier.testkit.Edits;
 import dev.pier.testkit.FederatedServices;
 import dev.pier.testkit.FederationConfig;
 import dev.pier.testkit.InProcessPier;
@@ -95,17 +96,14 @@ class SecretMemberLoadBalancersTest {
   }
 
   private static void annotateWest(String settings) {
-    host.client()
-        .secrets()
-        .inNamespace("pier")
-        .withName("member-west")
-        .edit(
-            s -> {
-              s.getMetadata()
-                  .getAnnotations()
-                  .put(MemberSecrets.LOAD_BALANCER_PROVIDER_ANNOTATION, settings);
-              return s;
-            });
+    Edits.retrying(
+        host.client().secrets().inNamespace("pier").withName("member-west"),
+        s -> {
+          s.getMetadata()
+              .getAnnotations()
+              .put(MemberSecrets.LOAD_BALANCER_PROVIDER_ANNOTATION, settings);
+          return s;
+        });
   }
 
   private static List<Event> secretEvents() {
