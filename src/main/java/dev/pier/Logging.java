@@ -4,6 +4,7 @@ import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.joran.JoranConfigurator;
 import ch.qos.logback.core.joran.spi.JoranException;
 import java.net.URL;
+import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** Switches the log output between the text format (logback.xml) and JSON lines. */
@@ -17,9 +18,7 @@ final class Logging {
   static void quiet() {
     if (System.getenv("PIER_LOG_LEVEL") == null
         && LoggerFactory.getILoggerFactory() instanceof LoggerContext context) {
-      context
-          .getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)
-          .setLevel(ch.qos.logback.classic.Level.OFF);
+      context.getLogger(Logger.ROOT_LOGGER_NAME).setLevel(ch.qos.logback.classic.Level.OFF);
     }
   }
 

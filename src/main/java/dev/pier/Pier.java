@@ -23,6 +23,7 @@ import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -110,7 +111,7 @@ public final class Pier {
     return step.onComplete(ar -> waiting.remove(what));
   }
 
-  private <T> Future<T> awaiting(String what, java.util.function.Supplier<Future<T>> step) {
+  private <T> Future<T> awaiting(String what, Supplier<Future<T>> step) {
     return awaiting(what, step.get());
   }
 

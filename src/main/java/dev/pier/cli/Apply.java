@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -52,7 +53,7 @@ public final class Apply {
 
   public static String describe(HasMetadata o) {
     String ns = o.getMetadata().getNamespace();
-    return o.getKind().toLowerCase(java.util.Locale.ROOT)
+    return o.getKind().toLowerCase(Locale.ROOT)
         + "/"
         + o.getMetadata().getName()
         + (ns == null ? "" : " (namespace " + ns + ")");

@@ -25,6 +25,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
@@ -265,7 +266,7 @@ final class Join {
                 + Durations.format(
                     Duration.between(Instant.now(), expiry)
                         .plusSeconds(30)
-                        .truncatedTo(java.time.temporal.ChronoUnit.MINUTES))
+                        .truncatedTo(ChronoUnit.MINUTES))
                 + ")");
       }
       Secret desired = desiredSecret(JoinKubeconfig.build(o.name(), member.server(), ca, token));

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.HashSet;
 import java.util.Set;
 
 /**
@@ -30,7 +31,7 @@ public record KubeTarget(String role, Config config) {
   /** The given sets of flag names as one. */
   @SafeVarargs
   static Set<String> flags(Set<String> first, Set<String>... more) {
-    Set<String> out = new java.util.HashSet<>(first);
+    Set<String> out = new HashSet<>(first);
     for (Set<String> m : more) {
       out.addAll(m);
     }

@@ -1,5 +1,6 @@
 package dev.pier.cli;
 
+import dev.pier.config.Durations;
 import dev.pier.dns.DnsNames;
 import dev.pier.dns.publish.DnsOptions;
 import dev.pier.federation.FederationOptions;
@@ -18,9 +19,13 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -140,12 +145,12 @@ final class Status {
 
   /** Every Service's names with what the DNS server answers for them now. */
   private static StatusReport answered(StatusReport report, DnsNames names, String server) {
-    Map<String, ServiceNames.Place> places = new java.util.HashMap<>();
+    Map<String, ServiceNames.Place> places = new HashMap<>();
     for (StatusReport.MemberRow m : report.members()) {
       places.put(m.name(), new ServiceNames.Place(m.region(), m.zones()));
     }
-    Map<StatusReport.ServiceRow, List<String>> byService = new java.util.LinkedHashMap<>();
-    Set<String> all = new java.util.LinkedHashSet<>();
+    Map<StatusReport.ServiceRow, List<String>> byService = new LinkedHashMap<>();
+    Set<String> all = new LinkedHashSet<>();
     for (StatusReport.ServiceRow s : report.services()) {
       List<String> ofService =
           ServiceNames.of(
@@ -332,7 +337,7 @@ final class Status {
     }
     try {
       return Instant.parse(annotation);
-    } catch (java.time.format.DateTimeParseException e) {
+    } catch (DateTimeParseException e) {
       return null;
     }
   }
@@ -381,7 +386,7 @@ final class Status {
       PrintStream out) {
     out.println(
         "waiting up to "
-            + dev.pier.config.Durations.format(wait)
+            + Durations.format(wait)
             + " for Pier to report cluster "
             + member
             + " ready");
@@ -425,12 +430,7 @@ final class Status {
                     + (last.reason().isEmpty() ? "no reason given" : last.reason())
                 : "Pier has not taken the new token yet";
     throw CliException.failed(
-        "cluster "
-            + member
-            + ": not ready after "
-            + dev.pier.config.Durations.format(wait)
-            + ": "
-            + why);
+        "cluster " + member + ": not ready after " + Durations.format(wait) + ": " + why);
   }
 
   static void sleep(Duration d) {

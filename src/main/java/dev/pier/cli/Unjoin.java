@@ -16,6 +16,7 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 
@@ -83,7 +84,7 @@ final class Unjoin {
       try (KubernetesClient member = memberTarget.client()) {
         List<HasMetadata> rbac =
             new ArrayList<>(PackagedManifests.load(RbacFiles.FEDERATION_MEMBER));
-        java.util.Collections.reverse(rbac);
+        Collections.reverse(rbac);
         for (HasMetadata o : rbac) {
           out.println(
               "member "

@@ -1,5 +1,7 @@
 package dev.pier.cloud;
 
+import java.util.List;
+
 /**
  * How many addresses one address pool of a provider has and how many of them Services hold.
  *
@@ -13,6 +15,6 @@ public record AddressPoolUsage(String pool, double addresses, long inUse) {
   /** A provider that hands out addresses from pools; safe to call from any thread. */
   public interface Source {
     /** Every pool, in the order configured. */
-    java.util.List<AddressPoolUsage> addressPools();
+    List<AddressPoolUsage> addressPools();
   }
 }

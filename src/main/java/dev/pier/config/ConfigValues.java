@@ -1,5 +1,6 @@
 package dev.pier.config;
 
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -31,7 +32,7 @@ public final class ConfigValues {
    * These values with {@code options} back at their defaults, and {@code source} naming where the
    * values that a part lays over them come from (see {@link ConfigLoader#loadPart}).
    */
-  public ConfigValues withDefaults(java.util.Collection<Option<?>> options, String source) {
+  public ConfigValues withDefaults(Collection<Option<?>> options, String source) {
     Map<Option<?>, Object> v = new HashMap<>(values);
     Map<Option<?>, String> o = new HashMap<>(origins);
     options.forEach(

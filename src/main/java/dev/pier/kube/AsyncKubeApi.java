@@ -10,7 +10,9 @@ import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -28,7 +30,7 @@ public final class AsyncKubeApi {
   private static final String JSON = "application/json";
 
   /** Every request's total deadline: a black-holed API server never holds a key for long. */
-  public static final java.time.Duration REQUEST_TIMEOUT = java.time.Duration.ofSeconds(30);
+  public static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
 
   private final HttpClient http;
   private final String base;
@@ -86,11 +88,11 @@ public final class AsyncKubeApi {
    * A GET whose body is text (health endpoints such as {@code /readyz}), within {@code timeout}.
    * Fails with a {@link KubeApiException} on a non-2xx answer.
    */
-  public Future<String> getText(Context ctx, String path, java.time.Duration timeout) {
+  public Future<String> getText(Context ctx, String path, Duration timeout) {
     HttpRequest request =
         http.newHttpRequestBuilder()
             .uri(base + path)
-            .timeout(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+            .timeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
             .build();
     return Future.fromCompletionStage(sendAsync(request), ctx)
         .compose(
@@ -124,7 +126,7 @@ public final class AsyncKubeApi {
     HttpRequest.Builder builder =
         http.newHttpRequestBuilder()
             .uri(base + path)
-            .timeout(REQUEST_TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+            .timeout(REQUEST_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     HttpRequest request =
         body == null ? builder.build() : builder.method(method, contentType, body.encode()).build();
     return Future.fromCompletionStage(sendAsync(request), ctx)

@@ -14,10 +14,12 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -67,8 +69,8 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
   // Only DNS publishing needs EndpointSlices: created on first use, started by its watcher.
   private volatile ScopedInformer<EndpointSlice> endpointSlices;
   // The load-balancer watchers and the federation may both need an informer: started once.
-  private java.util.concurrent.CompletionStage<Void> servicesStarted;
-  private java.util.concurrent.CompletionStage<Void> nodesStarted;
+  private CompletionStage<Void> servicesStarted;
+  private CompletionStage<Void> nodesStarted;
 
   public Cluster(
       String name,
@@ -135,7 +137,7 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
     this.api = api;
     this.client = client;
     this.serviceResync = serviceResync;
-    List<TrimmingItemStore<Service>> stores = new java.util.ArrayList<>();
+    List<TrimmingItemStore<Service>> stores = new ArrayList<>();
     this.services = newServiceInformer(stores);
     this.serviceItems = stores.get(0);
     this.nodes = client.nodes().runnableInformer(0).itemStore(new TrimmingItemStore<>());
@@ -243,7 +245,7 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
    * namespaces and retrying on a 403: after each namespace's first list, or its first failure).
    */
   public Future<Void> startServices(Context ctx) {
-    java.util.concurrent.CompletionStage<Void> started;
+    CompletionStage<Void> started;
     synchronized (this) {
       if (servicesStarted == null) {
         servicesStarted = services.start(name, "Service", rbac(), forbiddenIsFatal);
@@ -255,7 +257,7 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
 
   /** Starts the Node informer once; completes on {@code ctx} after its first list. */
   public Future<Void> startNodes(Context ctx) {
-    java.util.concurrent.CompletionStage<Void> started;
+    CompletionStage<Void> started;
     synchronized (this) {
       if (nodesStarted == null) {
         nodesStarted = Informers.start(nodes, name, "Node", RbacFiles.BASE, forbiddenIsFatal);
@@ -354,7 +356,7 @@ public final class Cluster implements ClusterAccess, AutoCloseable {
    */
   boolean relistServices(String why, Duration minInterval) {
     ScopedInformer<Service> fresh;
-    List<TrimmingItemStore<Service>> freshItems = new java.util.ArrayList<>();
+    List<TrimmingItemStore<Service>> freshItems = new ArrayList<>();
     synchronized (this) {
       long now = System.nanoTime();
       if (servicesStarted == null

@@ -7,6 +7,8 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,7 +38,7 @@ public final class Informers {
    * any other error (a federation member, whose RBAC may be fixed while Pier runs: one member never
    * stops Pier).
    */
-  public static java.util.concurrent.CompletionStage<Void> start(
+  public static CompletionStage<Void> start(
       SharedIndexInformer<?> informer,
       String cluster,
       String what,
@@ -49,13 +51,13 @@ public final class Informers {
    * As {@link #start(SharedIndexInformer, String, String, String, boolean)}; {@code failed} is told
    * each error the informer retries after.
    */
-  public static java.util.concurrent.CompletionStage<Void> start(
+  public static CompletionStage<Void> start(
       SharedIndexInformer<?> informer,
       String cluster,
       String what,
       String rbac,
       boolean forbiddenIsFatal,
-      java.util.function.Consumer<Throwable> failed) {
+      Consumer<Throwable> failed) {
     WatchLifetime.bound(informer);
     informer.exceptionHandler(
         (isStarted, t) -> {

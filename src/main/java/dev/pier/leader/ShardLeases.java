@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -199,7 +200,7 @@ public final class ShardLeases {
                       }
                       Future.join(released).onComplete(ar -> p.complete());
                     }))
-        .timeout(options.renewDeadline().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+        .timeout(options.renewDeadline().toMillis(), TimeUnit.MILLISECONDS)
         .otherwiseEmpty();
   }
 

@@ -1,5 +1,6 @@
 package dev.pier.metrics;
 
+import com.sun.management.OperatingSystemMXBean;
 import dev.pier.cloud.AddressPoolUsage;
 import dev.pier.model.ServiceKey;
 import dev.pier.queue.Deferral;
@@ -114,8 +115,7 @@ public final class PierMetrics implements WorkQueue.Listener<ServiceKey> {
   public static PrometheusMeterRegistry newRegistry() {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     registry.config().meterFilter(MeterFilter.deny(id -> id.getName().equals("process.cpu.time")));
-    if (ManagementFactory.getOperatingSystemMXBean()
-        instanceof com.sun.management.OperatingSystemMXBean os) {
+    if (ManagementFactory.getOperatingSystemMXBean() instanceof OperatingSystemMXBean os) {
       FunctionCounter.builder("process.cpu", os, o -> o.getProcessCpuTime() / 1e9)
           .description("CPU time used by the Pier process")
           .baseUnit("seconds")

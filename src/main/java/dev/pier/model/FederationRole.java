@@ -1,5 +1,7 @@
 package dev.pier.model;
 
+import java.util.Locale;
+
 /**
  * What a cluster is to the federation: where federated Services are declared, a copy, or neither.
  */
@@ -10,6 +12,6 @@ public enum FederationRole {
 
   /** The config spelling: host, member, none. */
   public String configName() {
-    return name().toLowerCase(java.util.Locale.ROOT);
+    return name().toLowerCase(Locale.ROOT);
   }
 }

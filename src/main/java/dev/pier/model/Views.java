@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
 import io.fabric8.kubernetes.api.model.LoadBalancerStatus;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeAddress;
+import io.fabric8.kubernetes.api.model.PortStatus;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.api.model.ServiceSpec;
@@ -11,6 +12,7 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Collectors;
 
 /** Converts API objects into the immutable views providers see, and statuses to JSON. */
 public final class Views {
@@ -111,14 +113,13 @@ public final class Views {
           i.ports().stream()
               .map(
                   p -> {
-                    io.fabric8.kubernetes.api.model.PortStatus port =
-                        new io.fabric8.kubernetes.api.model.PortStatus();
+                    PortStatus port = new PortStatus();
                     port.setPort(p.port());
                     port.setProtocol(p.protocol());
                     port.setError(p.error());
                     return port;
                   })
-              .collect(java.util.stream.Collectors.toCollection(ArrayList::new)));
+              .collect(Collectors.toCollection(ArrayList::new)));
       ingress.add(out);
     }
     return new LoadBalancerStatus(ingress);

@@ -3,6 +3,7 @@ package dev.pier.nodes;
 import dev.pier.model.ServiceKey;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 
 /**
  * The node set last pushed to each Service's load balancer. Reconcile records it before calling the
@@ -35,7 +36,7 @@ public final class PushedNodeSets {
   }
 
   /** Forgets the node sets of every key {@code which} matches. */
-  public void forget(java.util.function.Predicate<ServiceKey> which) {
+  public void forget(Predicate<ServiceKey> which) {
     sets.keySet().removeIf(which);
   }
 

@@ -3,6 +3,7 @@ package dev.pier.policy;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.api.model.ServiceSpec;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -199,10 +200,10 @@ public final class ServiceFilter {
   }
 
   private static <T> T nullIfEmpty(T v) {
-    if (v instanceof java.util.Collection<?> c && c.isEmpty()) {
+    if (v instanceof Collection<?> c && c.isEmpty()) {
       return null;
     }
-    if (v instanceof java.util.Map<?, ?> m && m.isEmpty()) {
+    if (v instanceof Map<?, ?> m && m.isEmpty()) {
       return null;
     }
     return v;
