@@ -10,7 +10,6 @@ import dev.pier.model.LbIngress;
 import dev.pier.model.LbNode;
 import dev.pier.model.LbService;
 import dev.pier.model.LbStatus;
-import dev.pier.model.ServiceKey;
 import dev.pier.model.ServiceRef;
 import dev.pier.util.Futures;
 import dev.pier.util.RequestFence;
@@ -25,52 +24,43 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Hetzner Cloud load balancers, after hcloud-cloud-controller-manager: a Service owns the load
- * balancer labelled {@code hcloud-ccm/service-uid=<uid>} (so Pier adopts hcloud-ccm's load
- * balancers) and no other. A load balancer already having the Service's name is taken over only
- * with {@code hetzner.adoptByName} and only when it carries no uid label; otherwise the name is
- * refused ({@code LoadBalancerNameTaken}) and nothing is called on it. Reads, host updates and
- * deletes see only the labelled one. It gets one TCP service per Service port (listen port to
- * nodePort) and the nodes' servers ({@code hcloud://<id>} provider ids) as targets. Every change is
- * an Action that is awaited before the next one.
+ * Hetzner Cloud load balancers, after hcloud-cloud-controller-manager. Which load balancer is a
+ * Service's, and which existing ones are adopted or refused, is {@link HetznerOwnership}'s: reads,
+ * host updates and deletes see only the Service's own. It gets one TCP service per Service port
+ * (listen port to nodePort) and the nodes' servers ({@code hcloud://<id>} provider ids) as targets.
+ * Every change is an Action that is awaited before the next one.
  *
- * <p>Every load balancer Pier makes also carries {@code pier.dev/cluster-uid=<uid>}, the uid of the
- * cluster's {@code kube-system} namespace given to {@link #initialize}: cluster names are not
- * unique, so two clusters sharing a project tell their load balancers apart by this label alone. A
- * load balancer labelled with another cluster's uid is never this cluster's, whatever its other
- * labels say; the orphan sweep lists and deletes only load balancers with this cluster's uid. One
- * marked the old way ({@code pier.dev/cluster=<name>} without a uid) is adopted, labelled with the
- * uid, only when its {@code hcloud-ccm/service-uid} is the uid of a Service of this cluster (at
- * {@link #initialize}, or when that Service is ensured); any other is left alone with a warning.
+ * <p>Every load balancer Pier makes carries {@code pier.dev/cluster-uid=<uid>}, the uid of the
+ * cluster's {@code kube-system} namespace given to {@link #initialize}; one marked the old way
+ * ({@code pier.dev/cluster=<name>} without a uid) is adopted at {@link #initialize}, or when its
+ * Service is ensured, only when its Service is one of this cluster's.
  */
 public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
   private static final Logger log = LoggerFactory.getLogger(HetznerLoadBalancerProvider.class);
   private static final ServiceLog serviceLog = ServiceLog.of(HetznerLoadBalancerProvider.class);
 
   /** The label hcloud-ccm and Pier both put on a Service's load balancer. */
-  public static final String SERVICE_UID_LABEL = "hcloud-ccm/service-uid";
+  public static final String SERVICE_UID_LABEL = HetznerOwnership.SERVICE_UID_LABEL;
 
   /** Pier's ownership labels: the cluster, namespace and name of the Service. */
-  public static final String CLUSTER_LABEL = "pier.dev/cluster";
+  public static final String CLUSTER_LABEL = HetznerOwnership.CLUSTER_LABEL;
 
   /** The cluster's identity: the uid of its kube-system namespace. */
-  public static final String CLUSTER_UID_LABEL = "pier.dev/cluster-uid";
+  public static final String CLUSTER_UID_LABEL = HetznerOwnership.CLUSTER_UID_LABEL;
 
-  public static final String NAMESPACE_LABEL = "pier.dev/namespace";
-  public static final String NAME_LABEL = "pier.dev/name";
+  public static final String NAMESPACE_LABEL = HetznerOwnership.NAMESPACE_LABEL;
+  public static final String NAME_LABEL = HetznerOwnership.NAME_LABEL;
 
   private static final String PROVIDER_ID_PREFIX = "hcloud://";
 
   private final HetznerOptions options;
   private final HetznerApi api;
-  // Cluster name -> uid of its kube-system namespace, from initialize.
-  private final Map<String, String> clusterUids = new ConcurrentHashMap<>();
+  private final HetznerOwnership ownership;
 
   public HetznerLoadBalancerProvider(Vertx vertx, HetznerOptions options) {
     this(vertx, options, RequestFence.OPEN);
@@ -86,6 +76,7 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
     }
     this.options = options;
     this.api = new HetznerApi(vertx, options, fence);
+    this.ownership = new HetznerOwnership(api, options.isAdoptByName());
   }
 
   @Override
@@ -101,13 +92,11 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
    */
   @Override
   public Future<Void> initialize(ClusterIdentity cluster, List<LbService> services) {
-    clusterUids.put(cluster.name(), cluster.uid());
+    ownership.remember(cluster);
     Set<String> serviceUids = new HashSet<>();
     services.forEach(s -> serviceUids.add(s.uid()));
     return guarded(
-            () ->
-                api.loadBalancers(Map.of("label_selector", CLUSTER_LABEL + "=" + cluster.name()))
-                    .compose(lbs -> adoptOldScheme(cluster, lbs, serviceUids)),
+            () -> ownership.adoptOldScheme(cluster, serviceUids),
             Map.<String, HetznerErrors.Source>of())
         .recover(
             e -> {
@@ -117,71 +106,6 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
                   e.getMessage());
               return Future.succeededFuture();
             });
-  }
-
-  private Future<Void> adoptOldScheme(
-      ClusterIdentity cluster, List<LoadBalancer> lbs, Set<String> serviceUids) {
-    Future<Void> chain = Future.succeededFuture();
-    for (LoadBalancer lb : lbs) {
-      if (lb.labels().containsKey(CLUSTER_UID_LABEL)) {
-        continue;
-      }
-      String serviceUid = lb.labels().getOrDefault(SERVICE_UID_LABEL, "");
-      if (serviceUid.isEmpty() || !serviceUids.contains(serviceUid)) {
-        log.warn(
-            "Cluster {}: load balancer {} ({}) is labelled {}={} without {} and its {}={} is no"
-                + " Service of this cluster: it may belong to another cluster of the same name, so"
-                + " it is left alone and never swept; label it {}={} to hand it to this cluster,"
-                + " or delete it by hand",
-            cluster.name(),
-            lb.id(),
-            lb.name(),
-            CLUSTER_LABEL,
-            cluster.name(),
-            CLUSTER_UID_LABEL,
-            SERVICE_UID_LABEL,
-            serviceUid.isEmpty() ? "\"\"" : serviceUid,
-            CLUSTER_UID_LABEL,
-            cluster.uid());
-        continue;
-      }
-      Map<String, String> labels = new LinkedHashMap<>(lb.labels());
-      labels.put(CLUSTER_UID_LABEL, cluster.uid());
-      log.info(
-          "Cluster {}: adopting load balancer {} ({}): its Service {} exists in this cluster;"
-              + " labelling it {}={}",
-          cluster.name(),
-          lb.id(),
-          lb.name(),
-          serviceUid,
-          CLUSTER_UID_LABEL,
-          cluster.uid());
-      chain =
-          chain.compose(
-              v ->
-                  api.put("/load_balancers/" + lb.id(), new HetznerJson.Update(null, labels))
-                      .mapEmpty());
-    }
-    return chain;
-  }
-
-  /** The uid of the named cluster, given to {@link #initialize}; a retry before that. */
-  private String clusterUid(String clusterName) {
-    String uid = clusterUids.get(clusterName);
-    if (uid == null) {
-      throw new ProviderException.Retry(
-          "cluster "
-              + clusterName
-              + ": its identity (kube-system uid) is not known yet: the provider was not"
-              + " initialized for it");
-    }
-    return uid;
-  }
-
-  /** True when the load balancer is labelled as another cluster's. */
-  private static boolean foreign(LoadBalancer lb, String clusterUid) {
-    String marked = lb.labels().get(CLUSTER_UID_LABEL);
-    return marked != null && !marked.equals(clusterUid);
   }
 
   @Override
@@ -197,7 +121,8 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
   public Future<Optional<LbStatus>> getLoadBalancer(String clusterName, LbService service) {
     return guarded(
         () ->
-            owned(clusterName, service)
+            ownership
+                .owned(clusterName, service)
                 .map(
                     lb ->
                         lb == null
@@ -221,7 +146,8 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
     ServiceRef p = service.ref();
     return guarded(
         () ->
-            findForEnsure(clusterName, service, spec.name())
+            ownership
+                .findForEnsure(clusterName, service, spec.name())
                 .compose(
                     lb -> {
                       if (lb == null) {
@@ -251,7 +177,8 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
     Map<Long, String> targets = targets(nodes, new ArrayList<>());
     return guarded(
         () ->
-            owned(clusterName, service)
+            ownership
+                .owned(clusterName, service)
                 .compose(
                     lb -> {
                       if (lb == null) {
@@ -268,7 +195,8 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
   public Future<Void> ensureLoadBalancerDeleted(String clusterName, LbService service) {
     return guarded(
         () ->
-            owned(clusterName, service)
+            ownership
+                .owned(clusterName, service)
                 .compose(
                     lb ->
                         lb == null
@@ -286,32 +214,7 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
         new OwnedLoadBalancers() {
           @Override
           public Future<List<OwnedLoadBalancer>> list(String clusterName) {
-            return guarded(
-                () ->
-                    api.loadBalancers(
-                            Map.of(
-                                "label_selector",
-                                CLUSTER_UID_LABEL
-                                    + "="
-                                    + clusterUid(clusterName)
-                                    + ","
-                                    + SERVICE_UID_LABEL))
-                        .map(
-                            lbs ->
-                                lbs.stream()
-                                    .map(
-                                        lb ->
-                                            new OwnedLoadBalancer(
-                                                Long.toString(lb.id()),
-                                                lb.name(),
-                                                lb.labels().getOrDefault(SERVICE_UID_LABEL, ""),
-                                                clusterName
-                                                    + "/"
-                                                    + lb.labels().getOrDefault(NAMESPACE_LABEL, "")
-                                                    + "/"
-                                                    + lb.labels().getOrDefault(NAME_LABEL, "")))
-                                    .toList()),
-                Map.of());
+            return guarded(() -> ownership.listOwned(clusterName), Map.of());
           }
 
           @Override
@@ -329,17 +232,10 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
                                             + lb.id()
                                             + " has delete protection; delete it by hand"));
                               }
-                              String uid = clusterUid(clusterName);
-                              if (!uid.equals(found.labels().get(CLUSTER_UID_LABEL))) {
-                                return Future.failedFuture(
-                                    new ProviderException.Retry(
-                                        "load balancer "
-                                            + lb.id()
-                                            + " no longer carries "
-                                            + CLUSTER_UID_LABEL
-                                            + "="
-                                            + uid
-                                            + "; left alone"));
+                              Optional<ProviderException> refused =
+                                  ownership.refuseSweep(clusterName, lb.id(), found);
+                              if (refused.isPresent()) {
+                                return Future.failedFuture(refused.get());
                               }
                               return HetznerLoadBalancerProvider.this.delete(
                                   lb.service(clusterName), found, lb.serviceUid());
@@ -360,152 +256,7 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
     return Future.succeededFuture();
   }
 
-  // --- finding, creating, updating, deleting -------------------------------------------------
-
-  /**
-   * The Service's own load balancer: the one labelled {@code hcloud-ccm/service-uid=<uid>} and not
-   * labelled as another cluster's, or null. Reads, host updates and deletes only ever see this one,
-   * so a Service never changes or deletes a load balancer it does not own, whatever its name
-   * annotation says. One without a cluster uid is this cluster's: its Service is.
-   */
-  private Future<LoadBalancer> owned(String clusterName, LbService service) {
-    String clusterUid = clusterUid(clusterName);
-    return api.loadBalancers(Map.of("label_selector", SERVICE_UID_LABEL + "=" + service.uid()))
-        .map(
-            all -> {
-              List<LoadBalancer> byUid = new ArrayList<>();
-              for (LoadBalancer lb : all) {
-                if (foreign(lb, clusterUid)) {
-                  serviceLog.warn(
-                      service.ref(),
-                      "load balancer {} ({}) carries {}={} but {}={}, another cluster's; not"
-                          + " this Service's",
-                      lb.id(),
-                      lb.name(),
-                      SERVICE_UID_LABEL,
-                      service.uid(),
-                      CLUSTER_UID_LABEL,
-                      lb.labels().get(CLUSTER_UID_LABEL));
-                } else {
-                  byUid.add(lb);
-                }
-              }
-              if (byUid.isEmpty()) {
-                return null;
-              }
-              if (byUid.size() > 1) {
-                serviceLog.warn(
-                    service.ref(),
-                    "{} load balancers carry {}={}; using {}",
-                    byUid.size(),
-                    SERVICE_UID_LABEL,
-                    service.uid(),
-                    byUid.get(0).id());
-              }
-              return byUid.get(0);
-            });
-  }
-
-  /**
-   * The load balancer an ensure works on: the Service's own; else, when one already has the
-   * Service's load balancer name, that one only if adoption by name is on and it carries no uid
-   * label (the update then labels it as this Service's); null when the name is free. A name taken
-   * by a load balancer that is not the Service's fails with {@code LoadBalancerNameTaken}, before
-   * anything is called on it; so does renaming the Service's own load balancer to such a name.
-   */
-  private Future<LoadBalancer> findForEnsure(String clusterName, LbService service, String name) {
-    String clusterUid = clusterUid(clusterName);
-    return owned(clusterName, service)
-        .compose(
-            own -> {
-              if (own != null && own.name().equals(name)) {
-                return Future.succeededFuture(own);
-              }
-              return api.loadBalancers(Map.of("name", name))
-                  .map(
-                      byName -> {
-                        if (own != null) {
-                          // A rename of the Service's own load balancer.
-                          if (byName.isEmpty() || byName.get(0).id() == own.id()) {
-                            return own;
-                          }
-                          throw renameTaken(own, byName.get(0));
-                        }
-                        if (byName.isEmpty()) {
-                          return null;
-                        }
-                        LoadBalancer lb = byName.get(0);
-                        String owner = lb.labels().getOrDefault(SERVICE_UID_LABEL, "");
-                        if (foreign(lb, clusterUid)) {
-                          throw nameTaken(service, lb, owner, true);
-                        }
-                        if (owner.equals(service.uid())) {
-                          return lb;
-                        }
-                        if (owner.isEmpty() && options.isAdoptByName()) {
-                          serviceLog.info(
-                              service.ref(),
-                              "adopting unlabelled load balancer {} ({}) by name",
-                              lb.id(),
-                              lb.name());
-                          return lb;
-                        }
-                        throw nameTaken(service, lb, owner, false);
-                      });
-            });
-  }
-
-  /** The permanent error for renaming the Service's load balancer to a name another one has. */
-  private static ProviderException.InvalidInput renameTaken(LoadBalancer own, LoadBalancer other) {
-    String field = "metadata.annotations[" + HetznerSpec.NAME + "]";
-    return new ProviderException.InvalidInput(
-        field,
-        other.name(),
-        field
-            + "="
-            + other.name()
-            + ": load balancer "
-            + other.id()
-            + " already has this name, so this Service's load balancer "
-            + own.id()
-            + " ("
-            + own.name()
-            + ") cannot be renamed to it; pick another name",
-        "LoadBalancerNameTaken");
-  }
-
-  /** The permanent error for a name that belongs to a load balancer the Service does not own. */
-  private ProviderException.InvalidInput nameTaken(
-      LbService service, LoadBalancer lb, String owner, boolean otherCluster) {
-    boolean annotated = service.annotations().containsKey(HetznerSpec.NAME);
-    String field =
-        annotated ? "metadata.annotations[" + HetznerSpec.NAME + "]" : "load balancer name";
-    String why =
-        otherCluster
-            ? "it is labelled "
-                + CLUSTER_UID_LABEL
-                + "="
-                + lb.labels().get(CLUSTER_UID_LABEL)
-                + ", another cluster's, and is never taken over; pick another name"
-            : owner.isEmpty()
-                ? "it carries no "
-                    + SERVICE_UID_LABEL
-                    + " label, so it is not this Service's; pick another name, or label it "
-                    + SERVICE_UID_LABEL
-                    + "="
-                    + service.uid()
-                    + " (or enable hetzner.adoptByName) to hand it over to this Service"
-                : "it is labelled "
-                    + SERVICE_UID_LABEL
-                    + "="
-                    + owner
-                    + " for another Service and is never taken over; pick another name";
-    return new ProviderException.InvalidInput(
-        field,
-        lb.name(),
-        field + "=" + lb.name() + ": load balancer " + lb.id() + " of this name exists and " + why,
-        "LoadBalancerNameTaken");
-  }
+  // --- creating, updating, deleting ---------------------------------------------------------
 
   private Future<Long> create(
       String clusterName, LbService service, HetznerSpec spec, Map<Long, String> targets) {
@@ -514,7 +265,7 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
             spec.name(),
             spec.type(),
             new HetznerJson.Algorithm(spec.algorithm()),
-            labels(clusterName, clusterUid(clusterName), service),
+            ownership.labels(clusterName, service),
             spec.services().stream().map(HetznerSpec.ServiceSpec::toApi).toList(),
             targets.keySet().stream()
                 .map(id -> HetznerJson.Target.of(id, spec.usePrivateIp()))
@@ -547,7 +298,7 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
     ServiceRef p = service.ref();
     Future<Void> chain = Future.succeededFuture();
 
-    Map<String, String> wanted = labels(clusterName, clusterUid(clusterName), service);
+    Map<String, String> wanted = ownership.labels(clusterName, service);
     Map<String, String> labels = null;
     if (!lb.labels().entrySet().containsAll(wanted.entrySet())) {
       labels = new LinkedHashMap<>(lb.labels());
@@ -671,19 +422,9 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
    */
   private Future<Void> delete(ServiceRef p, LoadBalancer lb, String uid) {
     long id = lb.id();
-    if (uid == null || uid.isEmpty() || !uid.equals(lb.labels().get(SERVICE_UID_LABEL))) {
-      return Future.failedFuture(
-          new ProviderException.Retry(
-              p
-                  + ": load balancer "
-                  + id
-                  + " ("
-                  + lb.name()
-                  + ") does not carry "
-                  + SERVICE_UID_LABEL
-                  + "="
-                  + uid
-                  + "; not deleting it"));
+    Optional<ProviderException> refused = HetznerOwnership.refuseDelete(p, lb, uid);
+    if (refused.isPresent()) {
+      return Future.failedFuture(refused.get());
     }
     if (lb.protection().delete()) {
       // hcloud-ccm's behaviour: a protected load balancer is left in place, the Service goes.
@@ -768,18 +509,6 @@ public final class HetznerLoadBalancerProvider implements LoadBalancerProvider {
                   + " is not hcloud://<server id>; it gets no traffic"));
     }
     return ids;
-  }
-
-  private static Map<String, String> labels(
-      String clusterName, String clusterUid, LbService service) {
-    ServiceKey key = service.key();
-    Map<String, String> labels = new LinkedHashMap<>();
-    labels.put(SERVICE_UID_LABEL, service.uid());
-    labels.put(CLUSTER_LABEL, clusterName);
-    labels.put(CLUSTER_UID_LABEL, clusterUid);
-    labels.put(NAMESPACE_LABEL, key.namespace());
-    labels.put(NAME_LABEL, key.name());
-    return labels;
   }
 
   private static LbStatus status(LoadBalancer lb, HetznerSpec spec) {

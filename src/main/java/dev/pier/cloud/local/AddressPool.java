@@ -2,18 +2,13 @@ package dev.pier.cloud.local;
 
 import dev.pier.cloud.AddressPoolUsage;
 import dev.pier.cloud.ProviderException;
-import java.math.BigInteger;
+import dev.pier.cloud.local.AddressSlots.Holding;
 import java.util.ArrayList;
-import java.util.BitSet;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * The load balancer addresses of the {@code local} provider: one address per Service (a dual-stack
@@ -37,27 +32,18 @@ import java.util.TreeSet;
  *
  * <p>Memory stays proportional to the number of allocations: one small record per Service and, per
  * pool, a bit set (pools up to 2^24 addresses) or a sorted set of the taken offsets (larger ones).
+ * The pools are parsed by {@link PoolRanges}; who holds which address is kept by {@link
+ * AddressSlots}.
  *
  * <p>Not thread-safe: the provider confines it to one context.
  */
 public final class AddressPool {
 
-  /** Pools up to this many addresses track free addresses in a bit set. */
-  private static final long BITSET_LIMIT = 1L << 24;
-
-  /** 2^64 - 1: offsets into a pool are unsigned 64-bit numbers. */
-  private static final BigInteger MAX_RANGE_SIZE =
-      BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE);
-
   /** Suffix of the key of a dual-stack Service's second address; no Service key contains it. */
   private static final String SECOND_FAMILY = "#second-family";
 
-  private final List<Range> ranges;
-  private final String description;
-  private final Map<String, Allocation> byKey = new HashMap<>();
-
-  /** The keys of the Services of each sharing group (namespace and sharing key). */
-  private final Map<String, Set<String>> groups = new HashMap<>();
+  private final PoolRanges ranges;
+  private final AddressSlots slots;
 
   /**
    * Builds a pool from CIDR and range strings, each open to every namespace.
@@ -66,12 +52,12 @@ public final class AddressPool {
    *     overlaps another
    */
   public AddressPool(List<String> pools) {
-    this(specs(pools), 0);
+    this(PoolRanges.parse(specs(pools)));
   }
 
-  private AddressPool(List<PoolSpec> pools, int unused) {
-    this.ranges = parse(pools);
-    this.description = describe(pools);
+  private AddressPool(PoolRanges ranges) {
+    this.ranges = ranges;
+    this.slots = new AddressSlots(ranges.all());
   }
 
   /**
@@ -82,7 +68,7 @@ public final class AddressPool {
    *     overlaps another, or two pools have the same name
    */
   public static AddressPool of(List<PoolSpec> pools) {
-    return new AddressPool(pools, 0);
+    return new AddressPool(PoolRanges.parse(pools));
   }
 
   /**
@@ -91,7 +77,7 @@ public final class AddressPool {
    * @throws IllegalArgumentException naming the bad value
    */
   public static void validate(List<String> pools) {
-    parse(specs(pools));
+    PoolRanges.parse(specs(pools));
   }
 
   private static List<PoolSpec> specs(List<String> pools) {
@@ -105,25 +91,21 @@ public final class AddressPool {
     return specs;
   }
 
-  private static String describe(List<PoolSpec> pools) {
-    return "[" + String.join(", ", pools.stream().map(PoolSpec::toString).toList()) + "]";
-  }
-
   /** The pools as configured, for messages: {@code [127.240.0.0/16]}. */
   public String describe() {
-    return description;
+    return ranges.description();
   }
 
   /** Whether {@code ip} is a literal address inside one of the pools. */
   public boolean contains(String ip) {
     Ip parsed = Ip.parse(ip);
-    return parsed != null && rangeOf(parsed) >= 0;
+    return parsed != null && ranges.indexOf(parsed) >= 0;
   }
 
   /** The address allocated to the Service {@code key}. */
   public Optional<String> lookup(String key) {
-    Allocation a = byKey.get(key);
-    return a == null ? Optional.empty() : Optional.of(ranges.get(a.range).format(a.offset));
+    Holding h = slots.get(key);
+    return h == null ? Optional.empty() : Optional.of(format(h));
   }
 
   /** The key of the Service holding {@code ip}. */
@@ -132,13 +114,13 @@ public final class AddressPool {
     if (parsed == null) {
       return Optional.empty();
     }
-    int r = rangeOf(parsed);
+    int r = ranges.indexOf(parsed);
     if (r < 0) {
       return Optional.empty();
     }
     long offset = ranges.get(r).offsetOf(parsed);
-    return ranges.get(r).slots.taken(offset)
-        ? Optional.ofNullable(serviceOf(holderKey(r, offset)))
+    return slots.taken(r, offset)
+        ? Optional.ofNullable(serviceOf(slots.holderKey(r, offset)))
         : Optional.empty();
   }
 
@@ -147,11 +129,12 @@ public final class AddressPool {
    * any thread.
    */
   public List<AddressPoolUsage> usage() {
-    Map<String, double[]> byPool = new java.util.LinkedHashMap<>();
-    for (Range r : ranges) {
-      double[] u = byPool.computeIfAbsent(r.pool.label(), k -> new double[2]);
-      u[0] += r.count.doubleValue();
-      u[1] += r.inUse;
+    Map<String, double[]> byPool = new LinkedHashMap<>();
+    List<PoolRange> all = ranges.all();
+    for (int i = 0; i < all.size(); i++) {
+      double[] u = byPool.computeIfAbsent(all.get(i).pool().label(), k -> new double[2]);
+      u[0] += all.get(i).count().doubleValue();
+      u[1] += slots.inUse(i);
     }
     List<AddressPoolUsage> out = new ArrayList<>(byPool.size());
     byPool.forEach((pool, u) -> out.add(new AddressPoolUsage(pool, u[0], (long) u[1])));
@@ -247,106 +230,148 @@ public final class AddressPool {
    */
   public String allocateFor(
       String key, String namespace, String uid, Request request, String preferredIp) {
-    String poolName = request.pool();
-    if (poolName != null) {
-      requirePool(poolName, namespace);
+    if (request.pool() != null) {
+      requirePool(request.pool(), namespace);
     }
     String group = group(namespace, request.share());
-    Allocation current = byKey.get(key);
-    if (current != null
-        && (!fits(ranges.get(current.range), namespace, request)
-            || (!Objects.equals(current.group, group) && sharedWithOthers(key, current)))) {
-      // Outside what the Service may use now, or shared under a key the Service no longer has.
-      release(key);
-      current = null;
-    }
-    if (current != null) {
-      regroup(key, current, group);
-    }
+    Holding current = keepIfUsable(key, namespace, request, group);
     String requestedIp = request.ip();
     if (requestedIp != null && !requestedIp.isEmpty()) {
-      Ip ip = Ip.parse(requestedIp.trim());
-      if (ip == null) {
-        throw request.invalid(requestedIp, " is not an IP address");
-      }
-      int r = usableRange(ip, namespace, request);
-      long offset = ranges.get(r).offsetOf(ip);
-      if (current != null && current.range == r && current.offset == offset) {
-        current.uid = uid;
-        return ip.toString();
-      }
-      if (ranges.get(r).slots.taken(offset)) {
-        String holder = holderKey(r, offset);
-        if (group != null && group.equals(byKey.get(holder).group)) {
-          release(key);
-          take(key, uid, r, offset, group);
-          return ip.toString();
-        }
+      return takeRequested(key, namespace, uid, request, group, current);
+    }
+    if (current != null) {
+      slots.setUid(key, uid);
+      return format(current);
+    }
+    Optional<String> joined = joinGroup(key, namespace, uid, request, group);
+    if (joined.isPresent()) {
+      return joined.get();
+    }
+    Optional<String> preferred = takePreferred(key, namespace, uid, request, group, preferredIp);
+    return preferred.orElseGet(() -> takeLowestFree(key, namespace, uid, request, group));
+  }
+
+  /**
+   * The Service's holding, moved into {@code group}; null, its address released, when the address
+   * lies outside what the Service may use now or is shared under a key the Service no longer has.
+   */
+  private Holding keepIfUsable(String key, String namespace, Request request, String group) {
+    Holding current = slots.get(key);
+    if (current == null) {
+      return null;
+    }
+    if (!fits(ranges.get(current.range()), namespace, request)
+        || (!Objects.equals(current.group(), group) && slots.sharedWithOthers(key))) {
+      release(key);
+      return null;
+    }
+    slots.regroup(key, group);
+    return current;
+  }
+
+  /** Moves the Service to its requested address, or says why it cannot have it. */
+  private String takeRequested(
+      String key, String namespace, String uid, Request request, String group, Holding current) {
+    String requestedIp = request.ip();
+    Ip ip = Ip.parse(requestedIp.trim());
+    if (ip == null) {
+      throw request.invalid(requestedIp, " is not an IP address");
+    }
+    int r = usableRange(ip, namespace, request);
+    long offset = ranges.get(r).offsetOf(ip);
+    if (current != null && current.at(r, offset)) {
+      slots.setUid(key, uid);
+      return ip.toString();
+    }
+    if (slots.taken(r, offset)) {
+      String holder = slots.holderKey(r, offset);
+      if (group == null || !group.equals(slots.get(holder).group())) {
         throw new ProviderException.Retry(
             request.subject(requestedIp)
                 + " is allocated to Service "
                 + serviceOf(holder)
                 + "; waiting for it to be released");
       }
-      release(key);
-      take(key, uid, r, offset, group);
-      return ip.toString();
     }
-    if (current != null) {
-      current.uid = uid;
-      return ranges.get(current.range).format(current.offset);
+    release(key);
+    slots.take(key, uid, r, offset, group);
+    return ip.toString();
+  }
+
+  /** Joins the address a member of the Service's sharing group holds, if one fits the request. */
+  private Optional<String> joinGroup(
+      String key, String namespace, String uid, Request request, String group) {
+    if (group == null) {
+      return Optional.empty();
     }
-    if (group != null) {
-      for (String member : groups.getOrDefault(group, Set.of())) {
-        Allocation shared = byKey.get(member);
-        if (fits(ranges.get(shared.range), namespace, request)) {
-          take(key, uid, shared.range, shared.offset, group);
-          return ranges.get(shared.range).format(shared.offset);
-        }
+    for (String member : slots.members(group)) {
+      Holding shared = slots.get(member);
+      if (fits(ranges.get(shared.range()), namespace, request)) {
+        slots.take(key, uid, shared.range(), shared.offset(), group);
+        return Optional.of(format(shared));
       }
     }
+    return Optional.empty();
+  }
+
+  /** Takes {@code preferredIp} when it is a free address the request may have. */
+  private Optional<String> takePreferred(
+      String key, String namespace, String uid, Request request, String group, String preferredIp) {
     Ip preferred = preferredIp == null ? null : Ip.parse(preferredIp);
-    if (preferred != null) {
-      int r = rangeOf(preferred);
-      if (r >= 0 && fits(ranges.get(r), namespace, request)) {
-        long offset = ranges.get(r).offsetOf(preferred);
-        if (!ranges.get(r).slots.taken(offset)) {
-          take(key, uid, r, offset, group);
-          return preferred.toString();
-        }
-      }
+    if (preferred == null) {
+      return Optional.empty();
     }
+    int r = ranges.indexOf(preferred);
+    if (r < 0 || !fits(ranges.get(r), namespace, request)) {
+      return Optional.empty();
+    }
+    long offset = ranges.get(r).offsetOf(preferred);
+    if (slots.taken(r, offset)) {
+      return Optional.empty();
+    }
+    slots.take(key, uid, r, offset, group);
+    return Optional.of(preferred.toString());
+  }
+
+  /** Takes the lowest free address of the first range that fits the request and has one. */
+  private String takeLowestFree(
+      String key, String namespace, String uid, Request request, String group) {
     List<PoolSpec> allowed = new ArrayList<>();
-    for (int r = 0; r < ranges.size(); r++) {
-      Range range = ranges.get(r);
+    List<PoolRange> all = ranges.all();
+    for (int r = 0; r < all.size(); r++) {
+      PoolRange range = all.get(r);
       if (!fits(range, namespace, request)) {
         continue;
       }
-      if (!allowed.contains(range.pool)) {
-        allowed.add(range.pool);
+      if (!allowed.contains(range.pool())) {
+        allowed.add(range.pool());
       }
-      long offset = range.slots.lowestFree();
+      long offset = slots.lowestFree(r);
       if (offset != -1) {
-        take(key, uid, r, offset, group);
+        slots.take(key, uid, r, offset, group);
         return range.format(offset);
       }
     }
+    throw exhausted(namespace, allowed);
+  }
+
+  private RuntimeException exhausted(String namespace, List<PoolSpec> allowed) {
     if (allowed.isEmpty()) {
-      throw new ProviderException.InvalidInput(
+      return new ProviderException.InvalidInput(
           "metadata.namespace",
           namespace,
           "no address pool may be used by namespace "
               + namespace
               + "; the address pools are "
-              + description);
+              + ranges.description());
     }
-    boolean restricted = allowed.size() < pools().size();
-    throw new ProviderException.Retry(
+    boolean restricted = allowed.size() < ranges.pools().size();
+    return new ProviderException.Retry(
         "address pools "
-            + describe(allowed)
+            + PoolRanges.describe(allowed)
             + (restricted ? " that namespace " + namespace + " may use" : "")
             + " are exhausted ("
-            + byKey.size()
+            + slots.size()
             + " addresses allocated); waiting for an address to be released");
   }
 
@@ -370,11 +395,11 @@ public final class AddressPool {
   /** The range of a requested address, or an invalid-input error saying why it cannot be had. */
   private int usableRange(Ip ip, String namespace, Request request) {
     String text = ip.toString();
-    int r = rangeOf(ip);
+    int r = ranges.indexOf(ip);
     if (r < 0) {
-      throw request.invalid(text, " is outside the address pools " + description);
+      throw request.invalid(text, " is outside the address pools " + ranges.description());
     }
-    PoolSpec owner = ranges.get(r).pool;
+    PoolSpec owner = ranges.get(r).pool();
     if (!owner.admits(namespace)) {
       throw request.invalid(
           text,
@@ -402,7 +427,7 @@ public final class AddressPool {
   private void requirePool(String name, String namespace) {
     String field = LocalAnnotations.field(LocalAnnotations.ADDRESS_POOL);
     List<String> names = new ArrayList<>();
-    for (PoolSpec p : pools()) {
+    for (PoolSpec p : ranges.pools()) {
       if (p.name() != null) {
         names.add(p.name());
       }
@@ -434,13 +459,9 @@ public final class AddressPool {
             + (names.isEmpty() ? "; no pool has a name" : "; the named pools are " + names));
   }
 
-  private static boolean fits(Range range, String namespace, String poolName) {
-    return range.pool.admits(namespace) && (poolName == null || poolName.equals(range.pool.name()));
-  }
-
-  private static boolean fits(Range range, String namespace, Request request) {
-    return fits(range, namespace, request.pool())
-        && (request.v6() == null || request.v6() == range.v6);
+  private static boolean fits(PoolRange range, String namespace, Request request) {
+    return range.admits(namespace, request.pool())
+        && (request.v6() == null || request.v6() == range.v6());
   }
 
   /**
@@ -448,12 +469,7 @@ public final class AddressPool {
    * addresses of the family ({@code v6}: IPv6, else IPv4).
    */
   public boolean hasFamily(String namespace, String poolName, boolean v6) {
-    for (Range range : ranges) {
-      if (range.v6 == v6 && fits(range, namespace, poolName)) {
-        return true;
-      }
-    }
-    return false;
+    return ranges.hasFamily(namespace, poolName, v6);
   }
 
   /**
@@ -474,28 +490,17 @@ public final class AddressPool {
         : key;
   }
 
-  /** The distinct configured pools, in order. */
-  private List<PoolSpec> pools() {
-    List<PoolSpec> pools = new ArrayList<>();
-    for (Range range : ranges) {
-      if (!pools.contains(range.pool)) {
-        pools.add(range.pool);
-      }
-    }
-    return pools;
-  }
-
   /** The pools a namespace may use, for messages: {@code ; its pools are [...]}. */
   private String usable(String namespace) {
     List<PoolSpec> allowed = new ArrayList<>();
-    for (PoolSpec p : pools()) {
+    for (PoolSpec p : ranges.pools()) {
       if (p.admits(namespace)) {
         allowed.add(p);
       }
     }
     return allowed.isEmpty()
         ? "; no address pool admits it"
-        : "; the pools it may use are " + describe(allowed);
+        : "; the pools it may use are " + PoolRanges.describe(allowed);
   }
 
   /** Same as {@link #reserve(String, String, String, String, String)} without a namespace. */
@@ -521,11 +526,12 @@ public final class AddressPool {
   public void reserve(String key, String namespace, String uid, String ip, String share) {
     String group = group(namespace, share);
     Ip parsed = Ip.parse(ip);
-    int r = parsed == null ? -1 : rangeOf(parsed);
+    int r = parsed == null ? -1 : ranges.indexOf(parsed);
     if (r < 0) {
-      throw new IllegalArgumentException(ip + " is outside the address pools " + description);
+      throw new IllegalArgumentException(
+          ip + " is outside the address pools " + ranges.description());
     }
-    PoolSpec owner = ranges.get(r).pool;
+    PoolSpec owner = ranges.get(r).pool();
     if (!owner.admits(namespace)) {
       throw new IllegalArgumentException(
           ip
@@ -536,20 +542,20 @@ public final class AddressPool {
               + " may not use");
     }
     long offset = ranges.get(r).offsetOf(parsed);
-    Allocation current = byKey.get(key);
-    if (current != null && current.range == r && current.offset == offset) {
-      current.uid = uid;
-      regroup(key, current, group);
+    Holding current = slots.get(key);
+    if (current != null && current.at(r, offset)) {
+      slots.setUid(key, uid);
+      slots.regroup(key, group);
       return;
     }
-    if (ranges.get(r).slots.taken(offset)) {
-      String holder = holderKey(r, offset);
-      if (group == null || !group.equals(byKey.get(holder).group)) {
+    if (slots.taken(r, offset)) {
+      String holder = slots.holderKey(r, offset);
+      if (group == null || !group.equals(slots.get(holder).group())) {
         throw new IllegalStateException(ip + " is allocated to Service " + serviceOf(holder));
       }
     }
     release(key);
-    take(key, uid, r, offset, group);
+    slots.take(key, uid, r, offset, group);
   }
 
   /**
@@ -557,25 +563,13 @@ public final class AddressPool {
    * its last holder releases it.
    */
   public Optional<String> release(String key) {
-    Allocation a = byKey.get(key);
-    if (a == null) {
-      return Optional.empty();
-    }
-    boolean shared = sharedWithOthers(key, a);
-    byKey.remove(key);
-    leaveGroup(key, a.group);
-    Range range = ranges.get(a.range);
-    if (!shared) {
-      range.slots.clear(a.offset);
-      range.inUse--;
-    }
-    return Optional.of(range.format(a.offset));
+    return slots.release(key).map(this::format);
   }
 
   /** The keys of the Services holding an address, in no particular order. */
   public List<String> keys() {
-    List<String> keys = new ArrayList<>(byKey.size());
-    for (String key : byKey.keySet()) {
+    List<String> keys = new ArrayList<>(slots.size());
+    for (String key : slots.keys()) {
       if (!isSecondFamilyKey(key)) {
         keys.add(key);
       }
@@ -585,332 +579,20 @@ public final class AddressPool {
 
   /** The uid recorded with the Service's allocation. */
   public Optional<String> uid(String key) {
-    Allocation a = byKey.get(key);
-    return a == null ? Optional.empty() : Optional.ofNullable(a.uid);
+    Holding h = slots.get(key);
+    return h == null ? Optional.empty() : Optional.ofNullable(h.uid());
   }
 
   @Override
   public String toString() {
-    return "AddressPool" + description + " with " + byKey.size() + " allocated";
+    return "AddressPool" + ranges.description() + " with " + slots.size() + " allocated";
   }
 
-  private void take(String key, String uid, int range, long offset, String group) {
-    Range r = ranges.get(range);
-    if (!r.slots.taken(offset)) {
-      // A shared address is taken once, by its first holder.
-      r.slots.set(offset);
-      r.inUse++;
-    }
-    byKey.put(key, new Allocation(range, offset, uid, group));
-    if (group != null) {
-      groups.computeIfAbsent(group, g -> new LinkedHashSet<>()).add(key);
-    }
+  private String format(Holding h) {
+    return ranges.get(h.range()).format(h.offset());
   }
 
   private static String group(String namespace, String share) {
     return share == null ? null : namespace + "/" + share;
-  }
-
-  /** Whether another Service (only one of the same sharing group can) holds the same address. */
-  private boolean sharedWithOthers(String key, Allocation a) {
-    if (a.group == null) {
-      return false;
-    }
-    for (String member : groups.getOrDefault(a.group, Set.of())) {
-      Allocation other = byKey.get(member);
-      if (!member.equals(key) && other.range == a.range && other.offset == a.offset) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /** Moves a Service that holds its address alone, or keeps it, into {@code group}. */
-  private void regroup(String key, Allocation a, String group) {
-    if (!Objects.equals(a.group, group)) {
-      leaveGroup(key, a.group);
-      a.group = group;
-      if (group != null) {
-        groups.computeIfAbsent(group, g -> new LinkedHashSet<>()).add(key);
-      }
-    }
-  }
-
-  private void leaveGroup(String key, String group) {
-    Set<String> members = group == null ? null : groups.get(group);
-    if (members != null) {
-      members.remove(key);
-      if (members.isEmpty()) {
-        groups.remove(group);
-      }
-    }
-  }
-
-  /** Finds the holder of a taken address; linear, used only for messages. */
-  private String holderKey(int range, long offset) {
-    for (Map.Entry<String, Allocation> e : byKey.entrySet()) {
-      if (e.getValue().range == range && e.getValue().offset == offset) {
-        return e.getKey();
-      }
-    }
-    return null;
-  }
-
-  private int rangeOf(Ip ip) {
-    for (int i = 0; i < ranges.size(); i++) {
-      if (ranges.get(i).contains(ip)) {
-        return i;
-      }
-    }
-    return -1;
-  }
-
-  private static List<Range> parse(List<PoolSpec> pools) {
-    if (pools == null || pools.isEmpty()) {
-      throw new IllegalArgumentException("at least one address pool is required");
-    }
-    List<Range> out = new ArrayList<>(pools.size());
-    Set<String> names = new HashSet<>();
-    for (PoolSpec pool : pools) {
-      if (pool.name() != null && !names.add(pool.name())) {
-        throw new IllegalArgumentException("two address pools are named " + pool.name());
-      }
-      if (pool.addresses().isEmpty()) {
-        throw new IllegalArgumentException("address pool " + pool.label() + " has no addresses");
-      }
-      for (String raw : pool.addresses()) {
-        if (raw == null || raw.isBlank()) {
-          throw new IllegalArgumentException("address pool must not be empty");
-        }
-        Range range = parseOne(raw.trim(), pool);
-        for (Range other : out) {
-          if (other.v6 == range.v6
-              && other.first.compareTo(range.lastInclusive()) <= 0
-              && range.first.compareTo(other.lastInclusive()) <= 0) {
-            throw new IllegalArgumentException(
-                "address pool " + range.text + " overlaps address pool " + other.text);
-          }
-        }
-        out.add(range);
-      }
-    }
-    return List.copyOf(out);
-  }
-
-  private static Range parseOne(String text, PoolSpec pool) {
-    int slash = text.indexOf('/');
-    int dash = text.indexOf('-');
-    if (slash >= 0) {
-      Cidr cidr = Cidr.parse(text);
-      if (cidr == null) {
-        throw bad(text);
-      }
-      Ip net = cidr.address();
-      int prefix = cidr.prefix();
-      int bits = net.bits();
-      if (prefix > bits) {
-        throw new IllegalArgumentException(
-            "address pool " + text + ": prefix length " + prefix + " is longer than " + bits);
-      }
-      BigInteger hostMask = cidr.hostMask();
-      if (net.value().and(hostMask).signum() != 0) {
-        BigInteger base = cidr.network();
-        throw new IllegalArgumentException(
-            "address pool "
-                + text
-                + " has host bits set; did you mean "
-                + Ip.format(net.v6(), base)
-                + "/"
-                + prefix
-                + "?");
-      }
-      if (bits - prefix > 64) {
-        throw new IllegalArgumentException(
-            "address pool " + text + " is too large; use a /64 or a smaller pool");
-      }
-      BigInteger first = net.value();
-      BigInteger last = net.value().or(hostMask);
-      if (!net.v6() && prefix < 31) {
-        first = first.add(BigInteger.ONE);
-        last = last.subtract(BigInteger.ONE);
-      } else if (net.v6() && prefix < 127) {
-        first = first.add(BigInteger.ONE);
-      }
-      return new Range(net.v6(), first, last, text, pool);
-    }
-    if (dash >= 0) {
-      Ip from = Ip.parse(text.substring(0, dash).trim());
-      Ip to = Ip.parse(text.substring(dash + 1).trim());
-      if (from == null || to == null) {
-        throw bad(text);
-      }
-      if (from.v6() != to.v6()) {
-        throw new IllegalArgumentException(
-            "address pool " + text + " mixes an IPv4 and an IPv6 address");
-      }
-      if (from.value().compareTo(to.value()) > 0) {
-        throw new IllegalArgumentException("address pool " + text + " ends before it starts");
-      }
-      if (to.value().subtract(from.value()).compareTo(MAX_RANGE_SIZE) >= 0) {
-        throw new IllegalArgumentException(
-            "address pool " + text + " is too large; at most 2^64 - 1 addresses are supported");
-      }
-      return new Range(from.v6(), from.value(), to.value(), text, pool);
-    }
-    throw bad(text);
-  }
-
-  private static IllegalArgumentException bad(String text) {
-    return new IllegalArgumentException(
-        "address pool "
-            + text
-            + " is neither a CIDR (127.240.0.0/16) nor a range (10.0.0.10-10.0.0.20)");
-  }
-
-  /** One Service's address: a pool index and an offset into it. */
-  private static final class Allocation {
-    final int range;
-    final long offset;
-    String uid;
-
-    /** The sharing group (namespace and {@code pier.dev/allow-shared-ip} key), or null. */
-    String group;
-
-    Allocation(int range, long offset, String uid, String group) {
-      this.range = range;
-      this.offset = offset;
-      this.uid = uid;
-      this.group = group;
-    }
-  }
-
-  /**
-   * One pool: a contiguous run of addresses and which of them are taken. Offsets and the size are
-   * unsigned 64-bit numbers.
-   */
-  private static final class Range {
-    final boolean v6;
-    final BigInteger first;
-    final BigInteger count;
-    final String text;
-    final PoolSpec pool;
-    final Slots slots;
-    // Written only on the provider's context, read by metrics from any thread.
-    volatile long inUse;
-
-    Range(boolean v6, BigInteger first, BigInteger last, String text, PoolSpec pool) {
-      this.v6 = v6;
-      this.pool = pool;
-      this.first = first;
-      this.count = last.subtract(first).add(BigInteger.ONE);
-      this.text = text;
-      this.slots =
-          count.compareTo(BigInteger.valueOf(BITSET_LIMIT)) <= 0
-              ? new BitSlots(count.intValueExact())
-              : new SparseSlots(count.longValue());
-    }
-
-    BigInteger lastInclusive() {
-      return first.add(count).subtract(BigInteger.ONE);
-    }
-
-    boolean contains(Ip ip) {
-      if (ip.v6() != v6) {
-        return false;
-      }
-      BigInteger d = ip.value().subtract(first);
-      return d.signum() >= 0 && d.compareTo(count) < 0;
-    }
-
-    /** The unsigned offset of an address this range contains. */
-    long offsetOf(Ip ip) {
-      return ip.value().subtract(first).longValue();
-    }
-
-    String format(long offset) {
-      return Ip.format(v6, first.add(new BigInteger(Long.toUnsignedString(offset))));
-    }
-  }
-
-  /** The taken offsets of one pool. */
-  private interface Slots {
-    boolean taken(long offset);
-
-    void set(long offset);
-
-    void clear(long offset);
-
-    /** The lowest free offset, or -1 (never a valid offset) when every address is taken. */
-    long lowestFree();
-  }
-
-  /** A bit per address, grown only as far as the highest taken one. */
-  private static final class BitSlots implements Slots {
-    private final int size;
-    private final BitSet bits = new BitSet();
-
-    BitSlots(int size) {
-      this.size = size;
-    }
-
-    @Override
-    public boolean taken(long offset) {
-      return bits.get((int) offset);
-    }
-
-    @Override
-    public void set(long offset) {
-      bits.set((int) offset);
-    }
-
-    @Override
-    public void clear(long offset) {
-      bits.clear((int) offset);
-    }
-
-    @Override
-    public long lowestFree() {
-      int free = bits.nextClearBit(0);
-      return free < size ? free : -1;
-    }
-  }
-
-  /** Taken offsets of a very large (IPv6) pool, kept sorted as unsigned numbers. */
-  private static final class SparseSlots implements Slots {
-    /** Unsigned. */
-    private final long size;
-
-    private final TreeSet<Long> taken = new TreeSet<>(Long::compareUnsigned);
-
-    SparseSlots(long size) {
-      this.size = size;
-    }
-
-    @Override
-    public boolean taken(long offset) {
-      return taken.contains(offset);
-    }
-
-    @Override
-    public void set(long offset) {
-      taken.add(offset);
-    }
-
-    @Override
-    public void clear(long offset) {
-      taken.remove(offset);
-    }
-
-    @Override
-    public long lowestFree() {
-      long candidate = 0;
-      for (long t : taken) {
-        if (t != candidate) {
-          break;
-        }
-        candidate++;
-      }
-      return Long.compareUnsigned(candidate, size) < 0 ? candidate : -1;
-    }
   }
 }

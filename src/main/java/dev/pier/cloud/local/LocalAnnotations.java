@@ -1,5 +1,7 @@
 package dev.pier.cloud.local;
 
+import dev.pier.model.LbService;
+
 /** The Service annotations the {@code local} provider reads. */
 final class LocalAnnotations {
 
@@ -17,5 +19,11 @@ final class LocalAnnotations {
   /** The field an invalid-input error names: {@code metadata.annotations[pier.dev/...]}. */
   static String field(String annotation) {
     return "metadata.annotations[" + annotation + "]";
+  }
+
+  /** The Service's trimmed annotation value, null when absent or blank. */
+  static String value(LbService svc, String annotation) {
+    String value = svc.annotations().get(annotation);
+    return value == null || value.isBlank() ? null : value.trim();
   }
 }

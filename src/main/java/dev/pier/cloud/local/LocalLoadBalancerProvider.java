@@ -50,8 +50,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A dual-stack Service ({@code ipFamilyPolicy} {@code PreferDualStack} or {@code
  * RequireDualStack} with both {@code ipFamilies}, or an IPv4 and an IPv6 address requested) gets an
- * address of each family when the pools it may use hold both, listeners on both, and an ingress
- * entry per address in its {@code ipFamilies} order.
+ * address of each family when the pools it may use hold both ({@link AddressChoice}), listeners on
+ * both, and an ingress entry per address in its {@code ipFamilies} order.
  *
  * <p>Backends are health-checked on Vert.x periodic timers: a TCP connect to {@code node:nodePort},
  * or for {@code externalTrafficPolicy: Local} an HTTP {@code GET /healthz} on {@code
@@ -97,10 +97,6 @@ public final class LocalLoadBalancerProvider
   /** The {@code ipMode} of every ingress: traffic reaches the nodes through a proxy. */
   public static final String IP_MODE = "Proxy";
 
-  private static final String IPV4 = "IPv4";
-  private static final String IPV6 = "IPv6";
-  private static final String REQUIRE_DUAL_STACK = "RequireDualStack";
-
   private static final Logger log = LoggerFactory.getLogger(LocalLoadBalancerProvider.class);
   private static final ServiceLog serviceLog = ServiceLog.of(LocalLoadBalancerProvider.class);
 
@@ -108,6 +104,7 @@ public final class LocalLoadBalancerProvider
   private final Context context;
   private final LocalProviderOptions options;
   private final AddressPool pool;
+  private final AddressChoice addresses;
   private final NetClient proxyClient;
   private final HealthChecks healthChecks;
   private final ProxyLimits limits;
@@ -130,21 +127,22 @@ public final class LocalLoadBalancerProvider
    *
    * @throws IllegalArgumentException when the options' pools are malformed
    */
-  @Override
-  public List<AddressPoolUsage> addressPools() {
-    return pool.usage();
-  }
-
   public LocalLoadBalancerProvider(
       Vertx vertx, LocalProviderOptions options, MeterRegistry registry, EventSink events) {
     this.vertx = vertx;
     this.options = options;
     this.pool = AddressPool.of(options.getPools());
+    this.addresses = new AddressChoice(pool);
     this.context = vertx.getOrCreateContext();
     this.proxyClient = vertx.createNetClient();
     this.healthChecks = new HealthChecks(vertx, options);
     this.limits = new ProxyLimits(options, registry, events);
     limits.checkFileDescriptors();
+  }
+
+  @Override
+  public List<AddressPoolUsage> addressPools() {
+    return pool.usage();
   }
 
   @Override
@@ -163,23 +161,7 @@ public final class LocalLoadBalancerProvider
         () -> {
           int restored = 0;
           for (LbService svc : services) {
-            List<String> ips = statusAddressesInPools(svc);
-            for (int i = 0; i < ips.size(); i++) {
-              String ip = ips.get(i);
-              String key = svc.key().toString();
-              try {
-                pool.reserve(
-                    i == 0 ? key : AddressPool.secondFamilyKey(key),
-                    svc.key().namespace(),
-                    svc.uid(),
-                    ip,
-                    annotation(svc, LocalAnnotations.ALLOW_SHARED_IP));
-                restored++;
-              } catch (IllegalStateException | IllegalArgumentException e) {
-                serviceLog.warn(
-                    svc.ref(), "cannot keep address {} from its status: {}", ip, e.getMessage());
-              }
-            }
+            restored += addresses.restore(svc);
           }
           log.info(
               "Cluster {}: restored {} load balancer addresses from Service status, pools {}",
@@ -395,12 +377,12 @@ public final class LocalLoadBalancerProvider
     }
     SourceRanges sourceRanges = SourceRanges.parse(svc.sourceRanges());
     String key = svc.key().toString();
-    String share = annotation(svc, LocalAnnotations.ALLOW_SHARED_IP);
+    String share = LocalAnnotations.value(svc, LocalAnnotations.ALLOW_SHARED_IP);
     if (share != null) {
       checkSharers(svc, share);
     }
     Balancer b = balancers.get(key);
-    List<String> ips = allocateAddresses(svc);
+    List<String> ips = addresses.choose(svc);
 
     List<Future<Void>> closing = new ArrayList<>();
     if (b == null) {
@@ -505,164 +487,6 @@ public final class LocalLoadBalancerProvider
     }
   }
 
-  /**
-   * Allocates the Service's addresses from the pools, in its {@code ipFamilies} order: one, or one
-   * per IP family when it asks for both ({@code spec.ipFamilyPolicy} {@code PreferDualStack} or
-   * {@code RequireDualStack} with two {@code ipFamilies}, or an IPv4 and an IPv6 address in {@code
-   * pier.dev/load-balancer-ips}) and the pools it may use hold both families. {@code
-   * RequireDualStack} without a pool of one of the families is invalid input; {@code
-   * PreferDualStack} then serves the family it can.
-   *
-   * <p>The named pool of {@code pier.dev/address-pool} applies to both addresses; the addresses of
-   * {@code pier.dev/load-balancer-ips} (at most one per family), else the deprecated {@code
-   * spec.loadBalancerIP}, are requested.
-   */
-  private List<String> allocateAddresses(LbService svc) {
-    String key = svc.key().toString();
-    String namespace = svc.key().namespace();
-    String poolName = annotation(svc, LocalAnnotations.ADDRESS_POOL);
-    String share = annotation(svc, LocalAnnotations.ALLOW_SHARED_IP);
-    String ips = annotation(svc, LocalAnnotations.LOAD_BALANCER_IPS);
-    String field = LocalAnnotations.field(LocalAnnotations.LOAD_BALANCER_IPS);
-    Map<String, String> requested = ips == null ? Map.of() : requestedByFamily(svc, ips);
-    AddressPool.Request base =
-        ips == null
-            ? new AddressPool.Request(
-                poolName,
-                svc.loadBalancerIp(),
-                AddressPool.Request.SPEC_FIELD,
-                svc.loadBalancerIp(),
-                share)
-            : new AddressPool.Request(poolName, null, field, ips, share);
-
-    List<String> order = new ArrayList<>();
-    for (String family : svc.ipFamilies()) {
-      if (family.equals(IPV4) || family.equals(IPV6)) {
-        order.add(family);
-      }
-    }
-    for (String family : List.of(IPV4, IPV6)) {
-      if (!order.contains(family)) {
-        order.add(family);
-      }
-    }
-    boolean dual = requested.size() == 2 || (svc.wantsDualStack() && svc.ipFamilies().size() == 2);
-    if (!dual) {
-      if (ips != null) {
-        List<String> families = svc.ipFamilies().isEmpty() ? order : svc.ipFamilies();
-        String ip =
-            families.stream().map(requested::get).filter(a -> a != null).findFirst().orElse(null);
-        if (ip == null) {
-          throw new ProviderException.InvalidInput(
-              field,
-              ips,
-              field
-                  + "="
-                  + ips
-                  + ": no address of the Service's IP families "
-                  + svc.ipFamilies()
-                  + "; the local provider serves the address of each family the Service has");
-        }
-        base = new AddressPool.Request(poolName, ip, field, ips, share);
-      }
-      String only =
-          pool.allocateFor(key, namespace, svc.uid(), base, statusAddressInPools(svc, null));
-      releaseSecondFamily(svc);
-      return List.of(only);
-    }
-
-    List<String> served = new ArrayList<>(2);
-    for (String family : order) {
-      if (requested.containsKey(family)
-          || pool.hasFamily(namespace, poolName, family.equals(IPV6))) {
-        served.add(family);
-      }
-    }
-    if (served.size() < 2 && REQUIRE_DUAL_STACK.equals(svc.ipFamilyPolicy())) {
-      List<String> missing = new ArrayList<>(order);
-      missing.removeAll(served);
-      throw new ProviderException.InvalidInput(
-          "spec.ipFamilyPolicy",
-          REQUIRE_DUAL_STACK,
-          "spec.ipFamilyPolicy="
-              + REQUIRE_DUAL_STACK
-              + ": no address pool of "
-              + String.join(" or ", missing)
-              + (poolName == null ? "" : " named " + poolName)
-              + " that namespace "
-              + namespace
-              + " may use; the address pools are "
-              + pool.describe());
-    }
-    if (served.isEmpty()) {
-      served.add(order.get(0));
-    }
-    List<String> allocated = new ArrayList<>(2);
-    for (int i = 0; i < served.size(); i++) {
-      String family = served.get(i);
-      boolean v6 = family.equals(IPV6);
-      String ip = requested.get(family);
-      if (ip == null && ips == null && svc.loadBalancerIp() != null) {
-        Ip legacy = Ip.parse(svc.loadBalancerIp());
-        ip = legacy != null && legacy.v6() == v6 ? svc.loadBalancerIp() : null;
-      }
-      AddressPool.Request request =
-          new AddressPool.Request(poolName, ip, base.ipField(), base.ipValue(), share).ofFamily(v6);
-      String held = i == 0 ? key : AddressPool.secondFamilyKey(key);
-      try {
-        allocated.add(
-            pool.allocateFor(held, namespace, svc.uid(), request, statusAddressInPools(svc, v6)));
-      } catch (ProviderException.Retry e) {
-        if (i == 0 || REQUIRE_DUAL_STACK.equals(svc.ipFamilyPolicy()) || ip != null) {
-          throw e;
-        }
-        serviceLog.warn(svc.ref(), "serving {} only: {}", served.get(0), e.getMessage());
-      }
-    }
-    if (allocated.size() == 1) {
-      releaseSecondFamily(svc);
-    }
-    return List.copyOf(allocated);
-  }
-
-  private void releaseSecondFamily(LbService svc) {
-    pool.release(AddressPool.secondFamilyKey(svc.key().toString()))
-        .ifPresent(ip -> serviceLog.info(svc.ref(), "released address {}", ip));
-  }
-
-  /**
-   * The addresses of {@code pier.dev/load-balancer-ips} by IP family: at most one per family, each
-   * one the Service could be given.
-   */
-  private Map<String, String> requestedByFamily(LbService svc, String ips) {
-    String field = LocalAnnotations.field(LocalAnnotations.LOAD_BALANCER_IPS);
-    String poolName = annotation(svc, LocalAnnotations.ADDRESS_POOL);
-    AddressPool.Request checking = new AddressPool.Request(poolName, null, field, ips, null);
-    Map<String, String> byFamily = new HashMap<>();
-    for (String part : ips.split(",", -1)) {
-      String text = part.trim();
-      Ip ip = Ip.parse(text);
-      if (ip == null) {
-        throw checking.invalid(text, " is not an IP address");
-      }
-      String family = ip.v6() ? IPV6 : IPV4;
-      if (byFamily.put(family, ip.toString()) != null) {
-        throw new ProviderException.InvalidInput(
-            field,
-            ips,
-            field + "=" + ips + ": two " + family + " addresses; give at most one per IP family");
-      }
-      pool.checkRequestable(text, svc.key().namespace(), checking);
-    }
-    return byFamily;
-  }
-
-  /** A trimmed annotation value, null when absent or blank. */
-  private static String annotation(LbService svc, String name) {
-    String value = svc.annotations().get(name);
-    return value == null || value.isBlank() ? null : value.trim();
-  }
-
   private PortListener newListener(Balancer b, String ip, String protocol, int port) {
     Backends backends = new Backends(healthChecks);
     if (protocol.equals("TCP")) {
@@ -742,30 +566,6 @@ public final class LocalLoadBalancerProvider
     } else {
       caller.runOnContext(v -> complete.run());
     }
-  }
-
-  /** The first address in the Service's status that lies in the pools, of a family or any. */
-  private String statusAddressInPools(LbService svc, Boolean v6) {
-    for (LbIngress ingress : svc.status().ingress()) {
-      Ip ip = ingress.ip() == null ? null : Ip.parse(ingress.ip());
-      if (ip != null && (v6 == null || ip.v6() == v6) && pool.contains(ingress.ip())) {
-        return ingress.ip();
-      }
-    }
-    return null;
-  }
-
-  /** The pool addresses of the Service's status: at most one per IP family, in status order. */
-  private List<String> statusAddressesInPools(LbService svc) {
-    List<String> ips = new ArrayList<>(2);
-    Set<Boolean> families = new java.util.HashSet<>();
-    for (LbIngress ingress : svc.status().ingress()) {
-      Ip ip = ingress.ip() == null ? null : Ip.parse(ingress.ip());
-      if (ip != null && pool.contains(ingress.ip()) && families.add(ip.v6())) {
-        ips.add(ingress.ip());
-      }
-    }
-    return ips;
   }
 
   private static String[] backendHosts(List<LbNode> nodes) {

@@ -1,5 +1,6 @@
 package dev.pier.cloud.local;
 
+import com.sun.management.UnixOperatingSystemMXBean;
 import dev.pier.events.EventSink;
 import dev.pier.model.ServiceRef;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -115,7 +116,7 @@ final class ProxyLimits {
    */
   void checkFileDescriptors() {
     OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
-    if (!(os instanceof com.sun.management.UnixOperatingSystemMXBean unix)) {
+    if (!(os instanceof UnixOperatingSystemMXBean unix)) {
       return;
     }
     long needed = 2L * options.getMaxConnections() + options.getMaxUdpSessions();
