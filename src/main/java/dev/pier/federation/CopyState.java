@@ -2,6 +2,7 @@ package dev.pier.federation;
 
 import dev.pier.model.LbStatus;
 import dev.pier.model.Views;
+import dev.pier.nodes.Topology;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.List;

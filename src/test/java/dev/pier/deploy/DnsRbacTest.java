@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.pier.boot.PierOptions;
-import dev.pier.dns.Topology;
+import dev.pier.nodes.Topology;
 import dev.pier.testkit.EndpointSlices;
 import dev.pier.testkit.ExternalDnsWebhookServer;
 import dev.pier.testkit.InProcessPier;

@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.pier.boot.PierOptions;
 import dev.pier.cloud.hetzner.FakeHetznerCloud;
-import dev.pier.dns.Topology;
+import dev.pier.nodes.Topology;
 import dev.pier.testkit.Edits;
 import dev.pier.testkit.EndpointSlices;
 import dev.pier.testkit.InProcessPier;

@@ -1,12 +1,12 @@
 package dev.pier.dns.publish;
 
 import dev.pier.dns.ClusterLocation;
-import dev.pier.dns.Topology;
 import dev.pier.kube.Cluster;
 import dev.pier.kube.Clusters;
 import dev.pier.model.Addresses;
 import dev.pier.model.ServiceKey;
 import dev.pier.model.Views;
+import dev.pier.nodes.Topology;
 import dev.pier.queue.WorkKind;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
@@ -16,7 +16,6 @@ import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.slf4j.Logger;
@@ -52,20 +51,14 @@ public final class TopologyWatchVerticle extends VerticleBase {
   }
 
   private static boolean sameTopology(Node a, Node b) {
-    Map<String, String> la = labels(a);
-    Map<String, String> lb = labels(b);
-    for (String k :
-        List.of(Topology.REGION, Topology.ZONE, Topology.BETA_REGION, Topology.BETA_ZONE)) {
+    Map<String, String> la = Topology.labels(a);
+    Map<String, String> lb = Topology.labels(b);
+    for (String k : Topology.LABELS) {
       if (!Objects.equals(la.get(k), lb.get(k))) {
         return false;
       }
     }
     return true;
-  }
-
-  private static Map<String, String> labels(Node n) {
-    Map<String, String> l = n.getMetadata().getLabels();
-    return l == null ? Map.of() : l;
   }
 
   private final class NodeHandler implements ResourceEventHandler<Node> {

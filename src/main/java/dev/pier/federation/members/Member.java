@@ -3,10 +3,10 @@ package dev.pier.federation.members;
 import dev.pier.federation.ClusterHealthState;
 import dev.pier.federation.LeavePolicy;
 import dev.pier.federation.MemberInfo;
-import dev.pier.federation.Topology;
 import dev.pier.kube.Cluster;
 import dev.pier.kube.ClusterAccess;
 import dev.pier.model.ClusterSpec;
+import dev.pier.nodes.Topology;
 
 /**
  * A member cluster of the federation: its configuration, its client and caches, its health and its
@@ -140,6 +140,6 @@ public final class Member {
 
   /** Region and zones: the configured ones, else read from the member's nodes. */
   public Topology topology() {
-    return Topology.of(access.nodes(), spec.region(), spec.zones());
+    return Topology.ofNodes(access.nodes(), spec.region(), spec.zones());
   }
 }
