@@ -12,6 +12,7 @@ import dev.pier.dns.publish.TopologyWatchVerticle;
 import dev.pier.federation.Federated;
 import dev.pier.federation.FederationOptions;
 import dev.pier.federation.members.Members;
+import dev.pier.federation.sync.FederationQueueOptions;
 import dev.pier.federation.sync.FederationShards;
 import dev.pier.federation.sync.FederationVerticle;
 import dev.pier.kube.AsyncKubeApi;
@@ -330,10 +331,11 @@ public record Components(
                 members,
                 federationOptions,
                 metrics,
-                config.get(PierOptions.RECONCILE_CONCURRENCY),
-                config.get(PierOptions.RECONCILE_MIN_RETRY_DELAY),
-                config.get(PierOptions.RECONCILE_MAX_RETRY_DELAY),
-                config.get(PierOptions.RECONCILE_RUN_DEADLINE),
+                new FederationQueueOptions(
+                    config.get(PierOptions.RECONCILE_CONCURRENCY),
+                    config.get(PierOptions.RECONCILE_MIN_RETRY_DELAY),
+                    config.get(PierOptions.RECONCILE_MAX_RETRY_DELAY),
+                    config.get(PierOptions.RECONCILE_RUN_DEADLINE)),
                 dns,
                 guard,
                 gate instanceof ShardGates shardGates

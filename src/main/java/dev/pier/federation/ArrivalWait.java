@@ -1,7 +1,12 @@
 package dev.pier.federation;
 
+import dev.pier.model.LbIngress;
+import dev.pier.model.LbStatus;
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Predicate;
 
 /**
  * Whether a host Service's aggregate waits for members whose load balancers are on their way. On a
@@ -36,5 +41,38 @@ public final class ArrivalWait {
     }
     long left = incompleteSince + max.toMillis() - now;
     return left <= 0 ? Duration.ZERO : Duration.ofMillis(left);
+  }
+
+  /**
+   * The placed members a LoadBalancer Service's aggregate waits for: ready, and with no address in
+   * their copy (or no copy).
+   *
+   * @param loadBalancer the host Service is of type LoadBalancer (no other waits)
+   * @param ready whether a member is ready now (not whether the aggregate holds it as last seen)
+   */
+  public static Set<String> pending(
+      boolean loadBalancer, List<IngressAggregate.MemberStatus> statuses, Predicate<String> ready) {
+    Set<String> pending = new TreeSet<>();
+    if (!loadBalancer) {
+      return pending;
+    }
+    for (IngressAggregate.MemberStatus s : statuses) {
+      if (ready.test(s.cluster())
+          && (s.copy() == null
+              || s.copy().getIngress() == null
+              || s.copy().getIngress().isEmpty())) {
+        pending.add(s.cluster());
+      }
+    }
+    return pending;
+  }
+
+  /** The addresses of a status as the wait compares them: IPs, else hostnames. */
+  public static Set<String> addresses(LbStatus status) {
+    Set<String> out = new TreeSet<>();
+    for (LbIngress i : status.ingress()) {
+      out.add(i.ip() != null ? i.ip() : String.valueOf(i.hostname()));
+    }
+    return out;
   }
 }

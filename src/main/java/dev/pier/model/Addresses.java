@@ -64,9 +64,6 @@ public final class Addresses {
     return new DeliveryOptions().setLocalOnly(true);
   }
 
-  /** Keys of federated Services (host or member cluster) to run. */
-  public static final String FEDERATION = "pier.federation";
-
   /**
    * "start" and "stop" of the federation's work queue (request/reply); under scale-out also {@link
    * #SHARDS_GAINED} and {@link #SHARDS_LOST} with header {@link #SHARD}.

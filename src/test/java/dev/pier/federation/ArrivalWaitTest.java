@@ -2,7 +2,10 @@ package dev.pier.federation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.LoadBalancerIngressBuilder;
+import io.fabric8.kubernetes.api.model.LoadBalancerStatus;
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -51,5 +54,23 @@ class ArrivalWaitTest {
     assertThat(
             ArrivalWait.decide(Set.of("west"), Set.of(), Set.of("10.0.0.1"), 0, 1, Duration.ZERO))
         .isZero();
+  }
+
+  @Test
+  void theReadyMembersWithoutAnAddressArePendingForALoadBalancerOnly() {
+    LoadBalancerStatus none = new LoadBalancerStatus(List.of());
+    LoadBalancerStatus one =
+        new LoadBalancerStatus(
+            List.of(new LoadBalancerIngressBuilder().withIp("10.0.0.1").build()));
+    List<IngressAggregate.MemberStatus> statuses =
+        List.of(
+            new IngressAggregate.MemberStatus("east", true, one, true),
+            new IngressAggregate.MemberStatus("west", true, none, false),
+            new IngressAggregate.MemberStatus("north", true, null, false),
+            new IngressAggregate.MemberStatus("south", true, new LoadBalancerStatus(), false),
+            new IngressAggregate.MemberStatus("down", true, null, false));
+    assertThat(ArrivalWait.pending(true, statuses, name -> !name.equals("down")))
+        .containsExactly("north", "south", "west");
+    assertThat(ArrivalWait.pending(false, statuses, name -> true)).isEmpty();
   }
 }

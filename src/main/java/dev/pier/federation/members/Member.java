@@ -7,6 +7,9 @@ import dev.pier.kube.Cluster;
 import dev.pier.kube.ClusterAccess;
 import dev.pier.model.ClusterSpec;
 import dev.pier.nodes.Topology;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import java.util.function.BiConsumer;
 
 /**
  * A member cluster of the federation: its configuration, its client and caches, its health and its
@@ -123,8 +126,7 @@ public final class Member {
    * must be reachable); {@code changed} is told namespace and name of every Service whose endpoints
    * changed.
    */
-  public io.vertx.core.Future<Void> startEndpoints(
-      io.vertx.core.Context ctx, java.util.function.BiConsumer<String, String> changed) {
+  public Future<Void> startEndpoints(Context ctx, BiConsumer<String, String> changed) {
     return endpoints.start(cluster, ctx, changed);
   }
 

@@ -1,0 +1,373 @@
+package dev.pier.federation.sync;
+
+import dev.pier.config.Durations;
+import dev.pier.events.EventReasons;
+import dev.pier.events.ObjectRef;
+import dev.pier.federation.ArrivalWait;
+import dev.pier.federation.CopyState;
+import dev.pier.federation.Federated;
+import dev.pier.federation.FederationOptions;
+import dev.pier.federation.FederationScope;
+import dev.pier.federation.HeldMembers;
+import dev.pier.federation.IngressAggregate;
+import dev.pier.federation.IngressAnnotation;
+import dev.pier.federation.Placement;
+import dev.pier.federation.members.Member;
+import dev.pier.federation.members.Members;
+import dev.pier.kube.ClusterAccess;
+import dev.pier.kube.KubeApiException;
+import dev.pier.log.ServiceLog;
+import dev.pier.model.FederationKeys;
+import dev.pier.model.LbStatus;
+import dev.pier.model.ServiceKey;
+import dev.pier.model.ServiceRef;
+import dev.pier.model.Views;
+import dev.pier.policy.ServiceFilter;
+import dev.pier.queue.WorkKind;
+import dev.pier.queue.WorkResult;
+import io.fabric8.kubernetes.api.model.LoadBalancerStatus;
+import io.fabric8.kubernetes.api.model.Service;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.LongSupplier;
+
+/**
+ * The runs of host keys: a key of the host cluster keeps the federation's finalizer, computes the
+ * status and the ingress annotation from the members' copies (read from caches, never from a
+ * member), publishes the DNS names, and hands a Service being deleted or no longer federated to
+ * {@link HostRelease}.
+ *
+ * <p>It logs as {@link FederationReconciler}, the one logger of the federation's runs.
+ */
+final class HostAggregateReconciler {
+  private static final ServiceLog log = ServiceLog.of(FederationReconciler.class);
+  private static final Set<WorkKind> RUN = Set.of(WorkKind.RECONCILE);
+  // A host write that met a newer version (409) runs again soon, on what the Service is now.
+  private static final Duration CONFLICT_RETRY = Duration.ofSeconds(1);
+  // A member's copy that could not be read (its owner moving) is asked again this soon.
+  private static final Duration UNKNOWN_RETRY = Duration.ofSeconds(2);
+
+  private final Context ctx;
+  private final ClusterAccess host;
+  private final Members members;
+  private final FederationOptions options;
+  private final FederationScope scope;
+  private final LongSupplier clock;
+  private final ServiceCopies copies;
+  private final ServingNames names;
+  private final HeldNames heldNames;
+  private final HostRelease release;
+
+  /** When each host Service's aggregate was first found waiting for a member's address. */
+  private final Map<ServiceKey, Long> incompleteSince = new HashMap<>();
+
+  /**
+   * One aggregate of one host Service, once its copies are read.
+   *
+   * @param version the Service's version this run's writes are based on (the one it read, or its
+   *     own previous write's)
+   */
+  private record Run(
+      ServiceKey key,
+      Service svc,
+      String version,
+      Placement.Result placement,
+      HeldMembers.Decision hold,
+      Map<String, CopyState> copies) {}
+
+  HostAggregateReconciler(
+      Context ctx,
+      ClusterAccess host,
+      Members members,
+      FederationOptions options,
+      FederationScope scope,
+      LongSupplier clock,
+      ServiceCopies copies,
+      ServingNames names,
+      HeldNames heldNames,
+      HostRelease release) {
+    this.ctx = ctx;
+    this.host = host;
+    this.members = members;
+    this.options = options;
+    this.scope = scope;
+    this.clock = clock;
+    this.copies = copies;
+    this.names = names;
+    this.heldNames = heldNames;
+    this.release = release;
+  }
+
+  Future<WorkResult> run(ServiceKey key) {
+    Service svc = host.service(key.namespace(), key.name());
+    if (svc == null) {
+      incompleteSince.remove(key);
+      return done();
+    }
+    boolean hasFinalizer = Federated.hasFinalizer(svc);
+    if (svc.getMetadata().getDeletionTimestamp() != null || !scope.federated(svc)) {
+      return hasFinalizer ? release.run(key, svc) : done();
+    }
+    if (scope.refused(svc)) {
+      notAllowed(key, svc);
+      return done();
+    }
+    String read = svc.getMetadata().getResourceVersion();
+    Future<String> marked =
+        hasFinalizer
+            ? Future.succeededFuture(read)
+            : host.federationWrites().addFinalizer(ctx, key, read);
+    return marked
+        .compose(version -> readCopies(key, svc, version))
+        .recover(
+            e -> {
+              if (KubeApiException.conflict(e)) {
+                // The Service changed since this run read it: run again on what it is now.
+                return Future.succeededFuture(WorkResult.retryAfter(CONFLICT_RETRY, RUN));
+              }
+              log.warn(ref(svc), "aggregating status failed: {}", e.getMessage());
+              return Future.succeededFuture(WorkResult.retry(RUN));
+            });
+  }
+
+  private void notAllowed(ServiceKey key, Service svc) {
+    host.events()
+        .warning(
+            ObjectRef.of(ref(svc)),
+            EventReasons.FEDERATION_NOT_ALLOWED,
+            "Not federated: namespace "
+                + key.namespace()
+                + " is not opted in to federation "
+                + options.name()
+                + " (label it "
+                + FederationKeys.FEDERATION_LABEL
+                + "="
+                + options.name()
+                + ", or list it in federation.namespaces); nothing is created, changed or"
+                + " deleted in the members for it"
+                + (options.namespacedMembers()
+                    ? ". With federation.memberScope namespaces only federation.namespaces"
+                        + " counts: list it there, and bind the members' Role in it"
+                    : ""));
+  }
+
+  private Future<WorkResult> readCopies(ServiceKey key, Service svc, String version) {
+    Placement.Result placement = Placement.of(svc, members.infos());
+    return copies
+        .read(key, placement.clusters())
+        .compose(
+            read ->
+                read.unknown().isEmpty()
+                    ? aggregate(key, svc, version, placement, read.known())
+                    : unknownCopies(svc, read.unknown()));
+  }
+
+  /** A member's copy could not be read: nothing is written until it can be. */
+  private Future<WorkResult> unknownCopies(Service svc, Map<String, String> unknown) {
+    // Retried every few seconds while a member's owner moves: worth a line only when debugging.
+    log.debug(
+        ref(svc),
+        "waiting to aggregate: the copies in {} cannot be read now ({}); status and names stay as"
+            + " they are",
+        unknown.keySet(),
+        String.join("; ", unknown.values()));
+    return Future.succeededFuture(WorkResult.retryAfter(UNKNOWN_RETRY, RUN));
+  }
+
+  private Future<WorkResult> aggregate(
+      ServiceKey key,
+      Service svc,
+      String version,
+      Placement.Result placement,
+      Map<String, CopyState> copies) {
+    if (placement.problem() != null) {
+      host.events()
+          .warning(ObjectRef.of(ref(svc)), EventReasons.INVALID_PLACEMENT, placement.problem());
+    }
+    HeldMembers.Decision hold = hold(placement);
+    if (!hold.holding()) {
+      heldNames.release(key);
+    } else {
+      heldNames.hold(key, hold.since());
+      warnHeld(svc, hold);
+      if (hold.held().stream().anyMatch(n -> !copies.get(n).synced())) {
+        // Not seen since Pier started: there is no last answer to hold, and nothing known to
+        // change, so the status and the names stay as they are.
+        return Future.succeededFuture(WorkResult.retryAfter(untilReleased(hold), RUN));
+      }
+    }
+    return aggregate(new Run(key, svc, version, placement, hold, copies));
+  }
+
+  private Future<WorkResult> aggregate(Run run) {
+    List<IngressAggregate.MemberStatus> statuses = memberStatuses(run);
+    String previous = annotation(run.svc(), FederationKeys.INGRESSES_ANNOTATION);
+    IngressAggregate.Result result =
+        IngressAggregate.compute(statuses, previous, options.unreadyClusters());
+    LbStatus aggregate = Views.status(new LoadBalancerStatus(result.ingress()));
+    Duration wait = arrivalWait(run.key(), run.svc(), statuses, aggregate);
+    if (!wait.isZero()) {
+      // A member's load balancer is on its way: its address joins these in one write.
+      return Future.succeededFuture(WorkResult.retryAfter(wait, RUN));
+    }
+    return write(run, annotations(run, previous, result.annotation()), aggregate);
+  }
+
+  /** What each placed member shows, a member held as last seen counting as ready. */
+  private List<IngressAggregate.MemberStatus> memberStatuses(Run run) {
+    List<IngressAggregate.MemberStatus> statuses = new ArrayList<>();
+    for (String name : run.placement().clusters()) {
+      Member m = members.get(name);
+      CopyState copy = run.copies().get(name);
+      if (m == null || copy == null) {
+        continue;
+      }
+      if (!m.ready()) {
+        host.events()
+            .warning(
+                ObjectRef.of(ref(run.svc())),
+                EventReasons.CLUSTER_UNREACHABLE,
+                "Cluster " + name + " is not ready: its copy is not kept in sync until it is");
+      }
+      statuses.add(
+          new IngressAggregate.MemberStatus(
+              name,
+              m.ready() || run.hold().held().contains(name),
+              copy.owned() ? Views.loadBalancerStatus(copy.status()) : null,
+              copy.readyEndpoints()));
+    }
+    return statuses;
+  }
+
+  /** The federation's annotations on the host Service that change: the ingresses, the hold. */
+  private static Map<String, String> annotations(Run run, String previous, String next) {
+    Map<String, String> annotations = new LinkedHashMap<>();
+    if (!Objects.equals(previous, next)
+        // No entry yet and none before: nothing to write.
+        && !(previous == null && IngressAnnotation.json(List.of()).equals(next))) {
+      annotations.put(FederationKeys.INGRESSES_ANNOTATION, next);
+    }
+    // The hold, where `pier status` reads it: written when it starts and ends, not each run.
+    HeldMembers.Decision hold = run.hold();
+    String heldSince = hold.holding() ? Instant.ofEpochMilli(hold.since()).toString() : null;
+    if (!Objects.equals(heldSince, annotation(run.svc(), FederationKeys.NAMES_HELD_ANNOTATION))) {
+      annotations.put(FederationKeys.NAMES_HELD_ANNOTATION, heldSince);
+    }
+    return annotations;
+  }
+
+  /** The annotations, then the status, each only when it changed; then the names. */
+  private Future<WorkResult> write(Run run, Map<String, String> annotations, LbStatus aggregate) {
+    ServiceKey key = run.key();
+    HeldMembers.Decision hold = run.hold();
+    Future<String> annotated =
+        annotations.isEmpty()
+            ? Future.succeededFuture(run.version())
+            : host.federationWrites().annotate(ctx, key, annotations, run.version());
+    return annotated
+        .compose(
+            v ->
+                status(run.svc()).shows(aggregate)
+                    ? Future.succeededFuture(v)
+                    : host.federationWrites().status(ctx, key, aggregate, v))
+        .compose(v -> names.sync(key, run.svc(), run.placement(), hold, run.copies()))
+        .map(
+            r ->
+                hold.holding() && r.outcome() == WorkResult.Outcome.SUCCESS
+                    // Looked at again when the hold ends, if no readiness change came first.
+                    ? WorkResult.retryAfter(untilReleased(hold), RUN)
+                    : r);
+  }
+
+  /**
+   * How long to wait before writing this aggregate ({@link ArrivalWait}): the placed members that
+   * are ready and still have no address for a LoadBalancer Service are pending.
+   */
+  private Duration arrivalWait(
+      ServiceKey key, Service svc, List<IngressAggregate.MemberStatus> statuses, LbStatus next) {
+    Set<String> pending =
+        ArrivalWait.pending(
+            ServiceFilter.isLoadBalancer(svc),
+            statuses,
+            name -> {
+              Member m = members.get(name);
+              return m != null && m.ready();
+            });
+    if (pending.isEmpty()) {
+      incompleteSince.remove(key);
+      return Duration.ZERO;
+    }
+    long now = clock.getAsLong();
+    return ArrivalWait.decide(
+        pending,
+        ArrivalWait.addresses(status(svc)),
+        ArrivalWait.addresses(next),
+        incompleteSince.computeIfAbsent(key, k -> now),
+        now,
+        options.aggregateWait());
+  }
+
+  /** The panic threshold over the members the Service is placed in, for this run. */
+  private HeldMembers.Decision hold(Placement.Result placement) {
+    List<HeldMembers.Placed> placed = new ArrayList<>();
+    for (String name : placement.clusters()) {
+      Member m = members.get(name);
+      if (m != null) {
+        placed.add(new HeldMembers.Placed(name, m.ready(), m.unreadySince()));
+      }
+    }
+    return HeldMembers.decide(
+        placed, options.panicThreshold(), options.maxHold(), clock.getAsLong());
+  }
+
+  private Duration untilReleased(HeldMembers.Decision hold) {
+    return Duration.ofMillis(Math.max(1_000, hold.until() - clock.getAsLong()));
+  }
+
+  private void warnHeld(Service svc, HeldMembers.Decision hold) {
+    host.events()
+        .warning(
+            ObjectRef.of(ref(svc)),
+            EventReasons.FEDERATED_NAMES_HELD,
+            "Only "
+                + hold.reachable()
+                + " of "
+                + hold.placed()
+                + " placed clusters are reachable (below federation.panicThreshold "
+                + options.panicThreshold()
+                + "%): clusters "
+                + String.join(", ", new TreeSet<>(hold.held()))
+                + " are kept as last seen in the status and DNS names since "
+                + Instant.ofEpochMilli(hold.since())
+                + ", for at most "
+                + Durations.format(options.maxHold()));
+  }
+
+  private ServiceRef ref(Service svc) {
+    return Views.ref(host.name(), svc);
+  }
+
+  private static String annotation(Service svc, String key) {
+    Map<String, String> a = svc.getMetadata().getAnnotations();
+    return a == null ? null : a.get(key);
+  }
+
+  /** The Service's status as it shows it now. */
+  private static LbStatus status(Service svc) {
+    return Views.status(svc.getStatus() == null ? null : svc.getStatus().getLoadBalancer());
+  }
+
+  private static Future<WorkResult> done() {
+    return Future.succeededFuture(WorkResult.success());
+  }
+}
