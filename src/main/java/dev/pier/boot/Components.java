@@ -187,123 +187,307 @@ public record Components(
       LeaderElectionOptions electionOptions,
       ScaleOutOptions scaleOutOptions,
       ClusterManager replicas) {
-    PierMetrics metrics = new PierMetrics(registry);
     List<ClusterSetup> setups = ClusterConfigs.of(config, System::getenv);
-    // Runs check it before each write and provider call, and every API write checks it again
-    // right before it is sent: open while this process holds the Lease (with scale-out: the
-    // Lease of the key's shard).
-    WorkGate gate =
-        scaleOutOptions != null
-            ? new ShardGates(shardMap(scaleOutOptions, setups), scaleOutOptions.renewDeadline())
-            : electionOptions == null
-                ? LeaderGate.alwaysOpen()
-                : LeaderGate.forLease(electionOptions.getRenewDeadline());
-    FederationOptions federationOptions = FederationSettings.federationOptions(config);
-    List<Cluster> connected = new ArrayList<>();
-    Map<String, LoadBalancerProvider> providers = new LinkedHashMap<>();
-    Cluster host = null;
-    Duration resync = config.get(PierOptions.WATCH_SERVICE_RESYNC);
-    RelistCounters relists = new RelistCounters(registry);
-    List<Cluster> withLoadBalancers = new ArrayList<>();
-    Map<ClusterSpec, Cluster> configuredMembers = new LinkedHashMap<>();
+    Wiring w =
+        new Wiring(
+            config,
+            vertx,
+            registry,
+            new PierMetrics(registry),
+            gate(electionOptions, scaleOutOptions, setups),
+            FederationSettings.federationOptions(config),
+            config.get(PierOptions.WATCH_SERVICE_RESYNC),
+            new RelistCounters(registry));
+    Connected c = connect(w, setups);
+    ServiceFilter filter = serviceFilter(w, c);
+    LoadBalancerProvider provider = provider(w, c, wrap);
+    Clusters clusters = new Clusters(c.withLoadBalancers());
+    Members members = members(w, c, clusters);
+    DnsPublisher dns = dns(w, c, setups, filter);
+    DeletionGuard guard = deletionGuard(w);
+    LoadBalancerController lb = loadBalancerController(w, clusters, provider, filter, dns);
+    FederationVerticle federation = federation(w, c.host(), members, dns, guard);
+    Leadership leadership = leadership(w, c, electionOptions, scaleOutOptions, replicas);
+    c.connected().forEach(w.relists()::track);
+    OrphanSweeper sweeper =
+        OrphanSweeper.forProvider(
+            clusters,
+            provider,
+            orphanPeriod(config),
+            guard,
+            registry,
+            w.gate(),
+            orphanCleanup(config));
+    return new Components(
+        vertx,
+        registry,
+        w.metrics(),
+        clusters,
+        List.copyOf(c.connected()),
+        c.host(),
+        members,
+        federation,
+        provider,
+        dns,
+        leadership.election(),
+        leadership.scaleOut(),
+        sweeper,
+        guard,
+        lb.reconciler(),
+        lb.watchers(),
+        config.get(PierOptions.ADMIN_HOST),
+        config.get(PierOptions.ADMIN_PORT),
+        metricsAuth(config, c.connected()));
+  }
+
+  /** What every subsystem's wiring needs. */
+  private record Wiring(
+      ConfigValues config,
+      Vertx vertx,
+      PrometheusMeterRegistry registry,
+      PierMetrics metrics,
+      WorkGate gate,
+      FederationOptions federationOptions,
+      Duration resync,
+      RelistCounters relists) {}
+
+  /**
+   * The configured clusters, connected.
+   *
+   * @param providers the provider of each cluster with {@code loadBalancers: true}, by name
+   * @param host the federation's host, or null
+   * @param configuredMembers the federation members of the configuration file
+   */
+  private record Connected(
+      List<Cluster> connected,
+      Map<String, LoadBalancerProvider> providers,
+      Cluster host,
+      List<Cluster> withLoadBalancers,
+      Map<ClusterSpec, Cluster> configuredMembers) {}
+
+  /**
+   * Who may write: the Lease's campaign, or with scale-out this replica's part; either may be null.
+   */
+  private record Leadership(LeaderElection election, ScaleOut scaleOut) {}
+
+  private static Leadership leadership(
+      Wiring w,
+      Connected c,
+      LeaderElectionOptions electionOptions,
+      ScaleOutOptions scaleOutOptions,
+      ClusterManager replicas) {
+    // With a federation the Leases live in its host cluster.
+    KubernetesClient leaseClient = (c.host() != null ? c.host() : c.connected().get(0)).client();
+    if (scaleOutOptions != null) {
+      return new Leadership(
+          null,
+          scaleOut(
+              w.config(),
+              w.vertx(),
+              replicas,
+              (ShardGates) w.gate(),
+              scaleOutOptions,
+              leaseClient,
+              w.registry()));
+    }
+    return new Leadership(
+        electionOptions == null
+            ? null
+            : new LeaderElection(
+                leaseClient,
+                electionOptions,
+                w.vertx().getOrCreateContext(),
+                (LeaderGate) w.gate()),
+        null);
+  }
+
+  /** The verticles of the load-balancer controller. */
+  private record LoadBalancerController(ReconcileVerticle reconciler, List<Deployable> watchers) {}
+
+  /**
+   * Runs check it before each write and provider call, and every API write checks it again right
+   * before it is sent: open while this process holds the Lease (with scale-out: the Lease of the
+   * key's shard).
+   */
+  private static WorkGate gate(
+      LeaderElectionOptions electionOptions,
+      ScaleOutOptions scaleOutOptions,
+      List<ClusterSetup> setups) {
+    if (scaleOutOptions != null) {
+      return new ShardGates(shardMap(scaleOutOptions, setups), scaleOutOptions.renewDeadline());
+    }
+    return electionOptions == null
+        ? LeaderGate.alwaysOpen()
+        : LeaderGate.forLease(electionOptions.getRenewDeadline());
+  }
+
+  /** Connects every configured cluster, with its provider; on a failure closes what it opened. */
+  private static Connected connect(Wiring w, List<ClusterSetup> setups) {
+    Connected c =
+        new Connected(
+            new ArrayList<>(),
+            new LinkedHashMap<>(),
+            null,
+            new ArrayList<>(),
+            new LinkedHashMap<>());
     try {
       for (ClusterSetup setup : setups) {
-        Cluster c =
-            cluster(
-                vertx,
-                setup.spec(),
-                setup.kubeconfigOrigin(),
-                resync,
-                gate,
-                federationOptions.namespaces(),
-                setup.spec().federation() == FederationRole.MEMBER,
-                setup.spec().federation() == FederationRole.MEMBER
-                    ? memberScope(federationOptions, setup.spec())
-                    : Set.of());
-        connected.add(c);
-        if (setup.spec().loadBalancers()) {
-          withLoadBalancers.add(c);
-          providers.put(
-              c.name(),
-              LoadBalancerProviders.create(vertx, setup.config(), registry, c.events(), gate));
-        }
-        switch (setup.spec().federation()) {
-          case HOST -> host = c;
-          case MEMBER -> {
-            // A member is never needed to start: it keeps retrying, even on a 403.
-            if (!setup.spec().loadBalancers()) {
-              c.retryWhenForbidden();
-            }
-            configuredMembers.put(setup.spec(), c);
-          }
-          default -> {}
-        }
+        c = connect(w, setup, c);
       }
+      return c;
     } catch (RuntimeException e) {
-      connected.forEach(Cluster::close);
-      providers.values().forEach(LoadBalancerProvider::close);
+      c.connected().forEach(Cluster::close);
+      c.providers().values().forEach(LoadBalancerProvider::close);
       throw e;
     }
-    ServiceFilter filter = serviceFilter(config);
-    if (host != null) {
-      filter =
-          filter.withFederationHost(
-              host.name(), svc -> Federated.isFederated(svc, federationOptions.namespaces()));
+  }
+
+  private static Connected connect(Wiring w, ClusterSetup setup, Connected c) {
+    ClusterSpec spec = setup.spec();
+    boolean member = spec.federation() == FederationRole.MEMBER;
+    Cluster cluster =
+        cluster(
+            w.vertx(),
+            spec,
+            setup.kubeconfigOrigin(),
+            w.resync(),
+            w.gate(),
+            w.federationOptions().namespaces(),
+            member,
+            member ? memberScope(w.federationOptions(), spec) : Set.of());
+    c.connected().add(cluster);
+    if (spec.loadBalancers()) {
+      c.withLoadBalancers().add(cluster);
+      c.providers()
+          .put(
+              cluster.name(),
+              LoadBalancerProviders.create(
+                  w.vertx(), setup.config(), w.registry(), cluster.events(), w.gate()));
     }
-    NodeEligibility eligibility = NodeEligibility.of(config.get(PierOptions.NODES_PREDICATES));
+    if (member) {
+      // A member is never needed to start: it keeps retrying, even on a 403.
+      if (!spec.loadBalancers()) {
+        cluster.retryWhenForbidden();
+      }
+      c.configuredMembers().put(spec, cluster);
+    }
+    if (spec.federation() == FederationRole.HOST) {
+      return new Connected(
+          c.connected(), c.providers(), cluster, c.withLoadBalancers(), c.configuredMembers());
+    }
+    return c;
+  }
+
+  /** The Services Pier serves; a federation host's federated Services are the federation's. */
+  private static ServiceFilter serviceFilter(Wiring w, Connected c) {
+    ServiceFilter filter = serviceFilter(w.config());
+    if (c.host() == null) {
+      return filter;
+    }
+    Set<String> namespaces = w.federationOptions().namespaces();
+    return filter.withFederationHost(
+        c.host().name(), svc -> Federated.isFederated(svc, namespaces));
+  }
+
+  /** The provider every run calls: metered, routed by cluster when there are several. */
+  private static LoadBalancerProvider provider(
+      Wiring w, Connected c, UnaryOperator<LoadBalancerProvider> wrap) {
     // With a federation, members that join through a Secret may bring a provider of their own.
-    ClusterRoutedProvider routed =
-        providers.size() == 1 && host == null ? null : new ClusterRoutedProvider(providers);
+    ClusterRoutedProvider routed = routed(c);
     LoadBalancerProvider provider =
         new MeteredProvider(
-            wrap.apply(routed == null ? providers.values().iterator().next() : routed),
-            metrics,
-            vertx,
-            config.get(PierOptions.RECONCILE_PROVIDER_CALL_DEADLINE),
-            config.get(PierOptions.PROVIDER));
-    providers.forEach(
-        (cluster, p) -> {
-          if (p instanceof AddressPoolUsage.Source pools) {
-            metrics.bindAddressPools(cluster, pools);
-          }
-        });
-    Clusters clusters = new Clusters(withLoadBalancers);
+            wrap.apply(routed == null ? c.providers().values().iterator().next() : routed),
+            w.metrics(),
+            w.vertx(),
+            w.config().get(PierOptions.RECONCILE_PROVIDER_CALL_DEADLINE),
+            w.config().get(PierOptions.PROVIDER));
+    c.providers()
+        .forEach(
+            (cluster, p) -> {
+              if (p instanceof AddressPoolUsage.Source pools) {
+                w.metrics().bindAddressPools(cluster, pools);
+              }
+            });
+    return provider;
+  }
+
+  private static ClusterRoutedProvider routed(Connected c) {
+    return c.providers().size() == 1 && c.host() == null
+        ? null
+        : new ClusterRoutedProvider(c.providers());
+  }
+
+  /** The federation's members: the configured ones, and those that join through a Secret. */
+  private static Members members(Wiring w, Connected c, Clusters clusters) {
+    ClusterRoutedProvider routed = routed(c);
     LoadBalancerMembers loadBalancerMembers =
-        routed == null ? null : new LoadBalancerMembers(vertx, clusters, routed);
+        routed == null ? null : new LoadBalancerMembers(w.vertx(), clusters, routed);
     Members members =
         new Members(
-            federationOptions,
+            w.federationOptions(),
             memberConnector(
-                vertx, config, resync, gate, federationOptions, relists, loadBalancerMembers));
-    configuredMembers.forEach(members::addConfigured);
+                w.vertx(),
+                w.config(),
+                w.resync(),
+                w.gate(),
+                w.federationOptions(),
+                w.relists(),
+                loadBalancerMembers));
+    c.configuredMembers().forEach(members::addConfigured);
+    return members;
+  }
+
+  /** The DNS publisher, or null when DNS publishing is off. */
+  private static DnsPublisher dns(
+      Wiring w, Connected c, List<ClusterSetup> setups, ServiceFilter filter) {
     DnsPublisher dns =
         DnsSetup.create(
-            vertx,
-            config,
+            w.vertx(),
+            w.config(),
             filter,
             System::getenv,
-            setups.size() > 1 ? setups.stream().map(c -> c.spec().name()).toList() : List.of(),
-            host == null ? "" : host.name(),
-            gate);
+            setups.size() > 1 ? setups.stream().map(s -> s.spec().name()).toList() : List.of(),
+            c.host() == null ? "" : c.host().name(),
+            w.gate());
     if (dns != null) {
-      metrics.bindOwnedDnsNames(dns::ownedNames);
+      w.metrics().bindOwnedDnsNames(dns::ownedNames);
     }
+    return dns;
+  }
+
+  private static DeletionGuard deletionGuard(Wiring w) {
+    DeletionGuard guard = deletionGuard(w.config());
+    Gauge.builder("pier.deletion.guard.held", guard, DeletionGuard::held)
+        .description(
+            "Deletions Pier started on its own that the deletion guard holds until confirmed")
+        .register(w.registry());
+    return guard;
+  }
+
+  /** The reconcile verticle and the watchers that feed it keys. */
+  private static LoadBalancerController loadBalancerController(
+      Wiring w,
+      Clusters clusters,
+      LoadBalancerProvider provider,
+      ServiceFilter filter,
+      DnsPublisher dns) {
+    NodeEligibility eligibility = NodeEligibility.of(w.config().get(PierOptions.NODES_PREDICATES));
     PushedNodeSets pushed = new PushedNodeSets();
     DeletedServices deleted = new DeletedServices();
     ReconcileVerticle reconciler =
         new ReconcileVerticle(
             clusters,
             provider,
-            reconcileOptions(config),
+            reconcileOptions(w.config()),
             filter,
             eligibility,
             pushed,
             deleted,
-            metrics,
+            w.metrics(),
             dns,
-            gate);
-    metrics.bindQueue(reconciler::queueStats);
-    metrics.bindWaitingRequests(reconciler::waitingRequestsSeen);
+            w.gate());
+    w.metrics().bindQueue(reconciler::queueStats);
+    w.metrics().bindWaitingRequests(reconciler::waitingRequestsSeen);
     List<Deployable> watchers = new ArrayList<>();
     watchers.add(new WatchVerticle(clusters, filter, deleted::record));
     watchers.add(
@@ -311,72 +495,38 @@ public record Components(
             clusters,
             eligibility,
             pushed,
-            config.get(PierOptions.NODE_SYNC_PERIOD),
-            config.get(PierOptions.NODE_SYNC_DEBOUNCE),
-            metrics));
+            w.config().get(PierOptions.NODE_SYNC_PERIOD),
+            w.config().get(PierOptions.NODE_SYNC_DEBOUNCE),
+            w.metrics()));
     if (dns != null) {
       watchers.add(new EndpointSliceWatchVerticle(clusters, dns::wantsDns));
       watchers.add(new TopologyWatchVerticle(clusters, dns));
     }
-    DeletionGuard guard = deletionGuard(config);
-    Gauge.builder("pier.deletion.guard.held", guard, DeletionGuard::held)
-        .description(
-            "Deletions Pier started on its own that the deletion guard holds until confirmed")
-        .register(registry);
-    FederationVerticle federation =
-        host == null
-            ? null
-            : new FederationVerticle(
-                host,
-                members,
-                federationOptions,
-                metrics,
-                new FederationQueueOptions(
-                    config.get(PierOptions.RECONCILE_CONCURRENCY),
-                    config.get(PierOptions.RECONCILE_MIN_RETRY_DELAY),
-                    config.get(PierOptions.RECONCILE_MAX_RETRY_DELAY),
-                    config.get(PierOptions.RECONCILE_RUN_DEADLINE)),
-                dns,
-                guard,
-                gate instanceof ShardGates shardGates
-                    ? FederationShards.divided(shardGates.shards(), shardGates::holds)
-                    : FederationShards.whole());
-    // With a federation the Leases live in its host cluster.
-    KubernetesClient leaseClient = (host != null ? host : connected.get(0)).client();
-    LeaderElection election =
-        electionOptions == null
-            ? null
-            : new LeaderElection(
-                leaseClient, electionOptions, vertx.getOrCreateContext(), (LeaderGate) gate);
-    ScaleOut scaleOut =
-        scaleOutOptions == null
-            ? null
-            : scaleOut(
-                config, vertx, replicas, (ShardGates) gate, scaleOutOptions, leaseClient, registry);
-    connected.forEach(relists::track);
-    OrphanSweeper sweeper =
-        OrphanSweeper.forProvider(
-            clusters, provider, orphanPeriod(config), guard, registry, gate, orphanCleanup(config));
-    return new Components(
-        vertx,
-        registry,
-        metrics,
-        clusters,
-        List.copyOf(connected),
+    return new LoadBalancerController(reconciler, List.copyOf(watchers));
+  }
+
+  /** The federation controller, or null without a host cluster. */
+  private static FederationVerticle federation(
+      Wiring w, Cluster host, Members members, DnsPublisher dns, DeletionGuard guard) {
+    if (host == null) {
+      return null;
+    }
+    ConfigValues config = w.config();
+    return new FederationVerticle(
         host,
         members,
-        federation,
-        provider,
+        w.federationOptions(),
+        w.metrics(),
+        new FederationQueueOptions(
+            config.get(PierOptions.RECONCILE_CONCURRENCY),
+            config.get(PierOptions.RECONCILE_MIN_RETRY_DELAY),
+            config.get(PierOptions.RECONCILE_MAX_RETRY_DELAY),
+            config.get(PierOptions.RECONCILE_RUN_DEADLINE)),
         dns,
-        election,
-        scaleOut,
-        sweeper,
         guard,
-        reconciler,
-        List.copyOf(watchers),
-        config.get(PierOptions.ADMIN_HOST),
-        config.get(PierOptions.ADMIN_PORT),
-        metricsAuth(config, connected));
+        w.gate() instanceof ShardGates shardGates
+            ? FederationShards.divided(shardGates.shards(), shardGates::holds)
+            : FederationShards.whole());
   }
 
   /**
