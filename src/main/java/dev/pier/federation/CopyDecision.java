@@ -32,7 +32,14 @@ public final class CopyDecision {
     REFUSED,
     /** Hold: a copy is wanted, but a Service of that name that Pier did not create is there. */
     CONFLICT,
-    /** Ensure: a copy is wanted and there is none: create it. */
+    /**
+     * Wait: a copy is wanted, but the host Service does not carry the federation's finalizer yet. A
+     * copy made before it could outlive a deletion that asked to keep it, or the other way round:
+     * the Service would go at once, before Pier saw the deletion. The host key adds the finalizer,
+     * and that change runs every key again.
+     */
+    WAIT_FINALIZER,
+    /** Ensure: a copy is wanted, there is none, and the host Service carries the finalizer. */
     CREATE,
     /** Ensure: a copy is wanted and Pier's is there: bring it in line ({@link #update}). */
     UPDATE,
@@ -127,7 +134,7 @@ public final class CopyDecision {
     if (f.wanted()) {
       return switch (f.ownership()) {
         case FOREIGN -> Action.CONFLICT;
-        case ABSENT -> Action.CREATE;
+        case ABSENT -> Federated.hasFinalizer(f.host()) ? Action.CREATE : Action.WAIT_FINALIZER;
         case OWNED -> Action.UPDATE;
       };
     }

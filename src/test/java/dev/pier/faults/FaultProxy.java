@@ -33,7 +33,12 @@ final class FaultProxy implements AutoCloseable {
   }
 
   /** One call as the proxy saw it, with the fault it answered (NONE: forwarded). */
-  record Call(Instant at, String method, String path, String body, Fault fault) {}
+  /**
+   * @param started when the request's head arrived: a request a process began to send before it was
+   *     frozen arrives, in part, before it is thawed
+   * @param at when the whole request had arrived
+   */
+  record Call(Instant started, Instant at, String method, String path, String body, Fault fault) {}
 
   private record Hook(BiPredicate<String, String> when, Runnable action) {}
 
@@ -112,6 +117,7 @@ final class FaultProxy implements AutoCloseable {
   }
 
   private void handle(HttpServerRequest req) {
+    Instant started = Instant.now();
     req.body()
         .onSuccess(
             body -> {
@@ -122,7 +128,13 @@ final class FaultProxy implements AutoCloseable {
                 f = fault;
                 delay = delayMillis;
                 calls.add(
-                    new Call(Instant.now(), req.method().name(), req.path(), body.toString(), f));
+                    new Call(
+                        started,
+                        Instant.now(),
+                        req.method().name(),
+                        req.path(),
+                        body.toString(),
+                        f));
                 if (f == Fault.NONE
                     && hook != null
                     && hook.when().test(req.path(), body.toString())) {

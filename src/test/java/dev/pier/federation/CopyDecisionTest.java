@@ -28,7 +28,9 @@ class CopyDecisionTest {
         .build();
   }
 
-  private static final Service HOST = host(b -> b);
+  private static final Service HOST =
+      host(b -> b.editMetadata().addToFinalizers(FederationKeys.FINALIZER).endMetadata());
+  private static final Service HOST_WITHOUT_FINALIZER = host(b -> b);
   private static final Service HOST_DELETING =
       host(b -> b.editMetadata().withDeletionTimestamp(DELETED_AT).endMetadata());
   private static final Service HOST_DELETING_ORPHAN =
@@ -154,6 +156,32 @@ class CopyDecisionTest {
         .isEqualTo(Action.UPDATE);
     assertThat(CopyDecision.decide(withCopy(ready(), true, Ownership.FOREIGN)))
         .isEqualTo(Action.CONFLICT);
+  }
+
+  /**
+   * A copy made before the host Service carries the federation's finalizer could outlive a deletion
+   * that asked to keep it (the Service would go at once, and its copy with it): the member key
+   * waits for the host key's finalizer, whose write runs every key again.
+   */
+  @Test
+  void noCopyIsCreatedBeforeTheHostServiceCarriesTheFinalizer() {
+    Facts f = ready();
+    Facts early =
+        new Facts(
+            f.memberReady(),
+            f.servicesRead(),
+            f.namespacedMembers(),
+            f.namespaceUnreadable(),
+            HOST_WITHOUT_FINALIZER,
+            f.refused(),
+            f.wanted(),
+            f.copy(),
+            f.ownership(),
+            f.leaving(),
+            f.leavePolicy());
+    assertThat(CopyDecision.decide(early)).isEqualTo(Action.WAIT_FINALIZER);
+    assertThat(CopyDecision.decide(withCopy(early, true, Ownership.OWNED)))
+        .isEqualTo(Action.UPDATE);
   }
 
   @Test

@@ -51,8 +51,6 @@ final class HetznerOwnership {
   static final String NAMESPACE_LABEL = "pier.dev/namespace";
   static final String NAME_LABEL = "pier.dev/name";
 
-  private static final String TAKEN = "LoadBalancerNameTaken";
-
   private final HetznerApi api;
   private final boolean adoptByName;
 
@@ -276,7 +274,7 @@ final class HetznerOwnership {
             + " ("
             + own.name()
             + ") cannot be renamed to it; pick another name",
-        TAKEN);
+        "LoadBalancerNameTaken");
   }
 
   /** The permanent error for a name that belongs to a load balancer the Service does not own. */
@@ -309,7 +307,7 @@ final class HetznerOwnership {
         field,
         lb.name(),
         field + "=" + lb.name() + ": load balancer " + lb.id() + " of this name exists and " + why,
-        TAKEN);
+        "LoadBalancerNameTaken");
   }
 
   // --- deleting and sweeping -----------------------------------------------------------------

@@ -118,7 +118,7 @@ final class MemberCopyReconciler {
     CopyDecision.Facts facts = facts(member, key);
     Run run = new Run(key, member, facts.host(), facts.copy());
     return switch (CopyDecision.decide(facts)) {
-      case MEMBER_UNAVAILABLE, SERVICES_UNREAD, REFUSED -> done();
+      case MEMBER_UNAVAILABLE, SERVICES_UNREAD, REFUSED, WAIT_FINALIZER -> done();
       case NAMESPACE_UNREAD -> retryNamespace();
       case NAMESPACE_MISSING -> namespaceMissing(run, key.namespace(), facts.namespaceUnreadable());
       case CONFLICT -> conflict(run);

@@ -116,6 +116,12 @@ class FederationReconcilerTest {
     return hostService(b -> b);
   }
 
+  /** The host Service once its host key added the finalizer, which a copy is made after. */
+  private static Service finalizedHostService() {
+    return hostService(
+        b -> b.editMetadata().addToFinalizers(FederationKeys.FINALIZER).endMetadata());
+  }
+
   /** The host Service being deleted, still held by the federation's finalizer. */
   private Service deletedHostService(UnaryOperator<ServiceBuilder> edit) {
     return hostService(
@@ -186,7 +192,7 @@ class FederationReconcilerTest {
 
   @Test
   void aPlacedCopyThatIsAbsentIsCreated() {
-    host.put(hostService());
+    host.put(finalizedHostService());
 
     assertThat(run(EAST_KEY).outcome()).isEqualTo(Outcome.SUCCESS);
 
@@ -195,8 +201,17 @@ class FederationReconcilerTest {
   }
 
   @Test
-  void aMissingNamespaceIsCreatedOnlyWhenTheMemberSaysSo() {
+  void aMemberKeyRunBeforeTheHostKeyAddedTheFinalizerCreatesNoCopy() {
     host.put(hostService());
+
+    assertThat(run(EAST_KEY).outcome()).isEqualTo(Outcome.SUCCESS);
+
+    assertThat(eastWrites.calls).isEmpty();
+  }
+
+  @Test
+  void aMissingNamespaceIsCreatedOnlyWhenTheMemberSaysSo() {
+    host.put(finalizedHostService());
     eastWrites.failOnce.put("create", new KubeApiException(404, "namespaces \"ns\" not found"));
 
     run(EAST_KEY);
@@ -209,7 +224,7 @@ class FederationReconcilerTest {
   @Test
   void withNamespacedMembersAMissingNamespaceIsNeverCreated() {
     options.setMemberScope(FederationOptions.MemberScope.NAMESPACES).setNamespaces(List.of("ns"));
-    host.put(hostService());
+    host.put(finalizedHostService());
     eastWrites.failOnce.put("create", new KubeApiException(404, "namespaces \"ns\" not found"));
 
     WorkResult result = run(EAST_KEY);
@@ -231,11 +246,12 @@ class FederationReconcilerTest {
         .setMemberScope(FederationOptions.MemberScope.NAMESPACES)
         .setNamespaces(List.of("ns", "api"));
     east.unreadable.put("ns", "services is forbidden");
-    host.put(hostService());
+    host.put(finalizedHostService());
     Service api =
         new ServiceBuilder(Services.loadBalancer("api", "web", 80, 30080))
             .editMetadata()
             .withUid("api-uid")
+            .addToFinalizers(FederationKeys.FINALIZER)
             .endMetadata()
             .build();
     host.put(api);
@@ -275,9 +291,9 @@ class FederationReconcilerTest {
    */
   @Test
   void copiesOfOneMissingNamespaceCreateItOnce() {
-    Service web = hostService();
+    Service web = finalizedHostService();
     Service api =
-        new ServiceBuilder(hostService())
+        new ServiceBuilder(finalizedHostService())
             .editMetadata()
             .withName("api")
             .withUid("host-api-uid")
