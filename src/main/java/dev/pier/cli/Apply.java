@@ -63,7 +63,13 @@ public final class Apply {
     if (e.getStatus() != null && e.getStatus().getMessage() != null) {
       return e.getCode() + " " + e.getStatus().getMessage();
     }
-    return e.getMessage();
+    // Without a status the request did not get an answer: the cause says why (refused, reset,
+    // timed out, a certificate).
+    Throwable cause = e;
+    while (cause.getCause() != null && cause.getCause() != cause) {
+      cause = cause.getCause();
+    }
+    return cause == e ? e.getMessage() : e.getMessage() + " (" + cause + ")";
   }
 
   private static JsonObject json(HasMetadata o) {
