@@ -200,9 +200,10 @@ public record Components(
             new RelistCounters(registry));
     Connected c = connect(w, setups);
     ServiceFilter filter = serviceFilter(w, c);
-    LoadBalancerProvider provider = provider(w, c, wrap);
+    ClusterRoutedProvider routed = routed(c);
+    LoadBalancerProvider provider = provider(w, c, routed, wrap);
     Clusters clusters = new Clusters(c.withLoadBalancers());
-    Members members = members(w, c, clusters);
+    Members members = members(w, c, clusters, routed);
     DnsPublisher dns = dns(w, c, setups, filter);
     DeletionGuard guard = deletionGuard(w);
     LoadBalancerController lb = loadBalancerController(w, clusters, provider, filter, dns);
@@ -389,11 +390,12 @@ public record Components(
         c.host().name(), svc -> Federated.isFederated(svc, namespaces));
   }
 
-  /** The provider every run calls: metered, routed by cluster when there are several. */
+  /** The provider every run calls: metered, routed by cluster when {@code routed} is not null. */
   private static LoadBalancerProvider provider(
-      Wiring w, Connected c, UnaryOperator<LoadBalancerProvider> wrap) {
-    // With a federation, members that join through a Secret may bring a provider of their own.
-    ClusterRoutedProvider routed = routed(c);
+      Wiring w,
+      Connected c,
+      ClusterRoutedProvider routed,
+      UnaryOperator<LoadBalancerProvider> wrap) {
     LoadBalancerProvider provider =
         new MeteredProvider(
             wrap.apply(routed == null ? c.providers().values().iterator().next() : routed),
@@ -411,6 +413,11 @@ public record Components(
     return provider;
   }
 
+  /**
+   * The one router of provider calls by cluster, or null with a single cluster and no federation.
+   * With a federation, members that join through a Secret may bring a provider of their own: the
+   * provider every run calls and the members' attachments share this instance.
+   */
   private static ClusterRoutedProvider routed(Connected c) {
     return c.providers().size() == 1 && c.host() == null
         ? null
@@ -418,8 +425,8 @@ public record Components(
   }
 
   /** The federation's members: the configured ones, and those that join through a Secret. */
-  private static Members members(Wiring w, Connected c, Clusters clusters) {
-    ClusterRoutedProvider routed = routed(c);
+  private static Members members(
+      Wiring w, Connected c, Clusters clusters, ClusterRoutedProvider routed) {
     LoadBalancerMembers loadBalancerMembers =
         routed == null ? null : new LoadBalancerMembers(w.vertx(), clusters, routed);
     Members members =
