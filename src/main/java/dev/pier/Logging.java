@@ -1,7 +1,9 @@
 package dev.pier;
 
+import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.joran.JoranConfigurator;
+import ch.qos.logback.core.ConsoleAppender;
 import ch.qos.logback.core.joran.spi.JoranException;
 import java.net.URL;
 import org.slf4j.Logger;
@@ -13,13 +15,36 @@ final class Logging {
 
   /**
    * For the operator's commands: their output is the command's, so the libraries log nothing,
-   * unless {@code PIER_LOG_LEVEL} asks for more.
+   * unless {@code PIER_LOG_LEVEL} asks for more, and what they log goes to standard error, never
+   * into the output a script reads ({@code pier status -o json}).
    */
   static void quiet() {
-    if (System.getenv("PIER_LOG_LEVEL") == null
-        && LoggerFactory.getILoggerFactory() instanceof LoggerContext context) {
-      context.getLogger(Logger.ROOT_LOGGER_NAME).setLevel(ch.qos.logback.classic.Level.OFF);
+    if (LoggerFactory.getILoggerFactory() instanceof LoggerContext context) {
+      quiet(context, System.getenv("PIER_LOG_LEVEL"));
     }
+  }
+
+  static void quiet(LoggerContext context, String logLevel) {
+    if (logLevel == null) {
+      // Loggers with a level of their own (io.netty, io.fabric8) do not follow the root's.
+      for (ch.qos.logback.classic.Logger l : context.getLoggerList()) {
+        if (l.getLevel() != null) {
+          l.setLevel(Level.OFF);
+        }
+      }
+      context.getLogger(Logger.ROOT_LOGGER_NAME).setLevel(Level.OFF);
+    }
+    context
+        .getLogger(Logger.ROOT_LOGGER_NAME)
+        .iteratorForAppenders()
+        .forEachRemaining(
+            a -> {
+              if (a instanceof ConsoleAppender<?> console) {
+                console.stop();
+                console.setTarget("System.err");
+                console.start();
+              }
+            });
   }
 
   static void configure(String format) {

@@ -8,6 +8,7 @@ import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.joran.JoranConfigurator;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.LoggingEvent;
+import ch.qos.logback.core.ConsoleAppender;
 import ch.qos.logback.core.OutputStreamAppender;
 import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
@@ -32,6 +33,47 @@ class LoggingTest {
     String line = new String(out.getEncoder().encode(event), StandardCharsets.UTF_8).trim();
     context.stop();
     return new JsonObject(line);
+  }
+
+  private static LoggerContext shipped() throws Exception {
+    LoggerContext context = new LoggerContext();
+    context.setMDCAdapter(new ch.qos.logback.classic.util.LogbackMDCAdapter());
+    JoranConfigurator configurator = new JoranConfigurator();
+    configurator.setContext(context);
+    configurator.doConfigure(LoggingTest.class.getResource("/logback.xml"));
+    return context;
+  }
+
+  /**
+   * A command's output is what a script reads: the libraries' warnings (Netty's on a machine
+   * without a hardware address) stay out of it, those of loggers with a level of their own too.
+   */
+  @Test
+  void aCommandLogsNothingAndNeverToItsOutput() throws Exception {
+    LoggerContext context = shipped();
+    Logging.quiet(context, null);
+    assertThat(context.getLogger("io.netty.util.internal.MacAddressUtil").isWarnEnabled())
+        .isFalse();
+    assertThat(context.getLogger("io.fabric8.kubernetes").isWarnEnabled()).isFalse();
+    assertThat(context.getLogger("dev.pier.cli").isErrorEnabled()).isFalse();
+    ConsoleAppender<?> console =
+        (ConsoleAppender<?>)
+            context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).getAppender("STDOUT");
+    assertThat(console.getTarget()).isEqualTo("System.err");
+    context.stop();
+  }
+
+  /** With PIER_LOG_LEVEL the libraries log as asked, on standard error. */
+  @Test
+  void aCommandLogsAsAskedOnStandardError() throws Exception {
+    LoggerContext context = shipped();
+    Logging.quiet(context, "DEBUG");
+    assertThat(context.getLogger("io.netty.util.internal.MacAddressUtil").isWarnEnabled()).isTrue();
+    ConsoleAppender<?> console =
+        (ConsoleAppender<?>)
+            context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).getAppender("STDOUT");
+    assertThat(console.getTarget()).isEqualTo("System.err");
+    context.stop();
   }
 
   @Test

@@ -9,6 +9,7 @@ import dev.pier.shards.ScaleOutOptions;
 import io.vertx.core.VertxOptions;
 import io.vertx.spi.cluster.hazelcast.ConfigUtil;
 import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
+import java.util.function.Function;
 
 /**
  * The {@code scaleOut.*} options, and the Hazelcast cluster manager and event-bus settings they
@@ -20,8 +21,24 @@ final class ScaleOutSetup {
 
   /** The settings, or null when scale-out is off; a {@link ConfigException} when they are bad. */
   static ScaleOutOptions options(ConfigValues config) {
+    return options(config, System::getenv);
+  }
+
+  /**
+   * As {@link #options(ConfigValues)}, with the pod's and its node's addresses from {@code env}
+   * ({@code POD_IP} and {@code HOST_IP}, which the manifests set from the downward API).
+   */
+  static ScaleOutOptions options(ConfigValues config, Function<String, String> env) {
     if (!config.get(PierOptions.SCALE_OUT_ENABLED)) {
       return null;
+    }
+    String podIp = env.apply("POD_IP");
+    if (podIp != null && !podIp.isBlank() && podIp.equals(env.apply("HOST_IP"))) {
+      throw new ConfigException(
+          "scaleOut.enabled: this pod runs on the node's network (POD_IP and HOST_IP are both "
+              + podIp
+              + "): the replicas' cluster ports would sit on the node's address, where no"
+              + " NetworkPolicy applies; run scale-out without hostNetwork");
     }
     ScaleOutOptions options =
         new ScaleOutOptions(

@@ -27,6 +27,23 @@ class ScaleOutSetupTest {
         .isNull();
   }
 
+  /**
+   * On the node's network (hostNetwork: the pod's IP is the node's) the cluster ports sit on the
+   * node's address, where no NetworkPolicy applies: scale-out refuses to start there.
+   */
+  @Test
+  void scaleOutRefusesToRunOnTheNodesNetwork() {
+    ConfigValues config = config(Map.of(PierOptions.SCALE_OUT_MEMBERS.envName(), "10.0.0.1:5701"));
+    Map<String, String> hostNetwork = Map.of("POD_IP", "10.0.0.1", "HOST_IP", "10.0.0.1");
+    assertThatThrownBy(() -> ScaleOutSetup.options(config, hostNetwork::get))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("scaleOut.enabled")
+        .hasMessageContaining("the node's network")
+        .hasMessageContaining("POD_IP and HOST_IP are both 10.0.0.1");
+    Map<String, String> podNetwork = Map.of("POD_IP", "10.244.1.7", "HOST_IP", "10.0.0.1");
+    assertThat(ScaleOutSetup.options(config, podNetwork::get)).isNotNull();
+  }
+
   @Test
   void replicasNeedAWayToFindEachOther() {
     assertThatThrownBy(() -> ScaleOutSetup.options(config(Map.of())))

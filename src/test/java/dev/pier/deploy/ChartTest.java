@@ -207,6 +207,15 @@ class ChartTest {
     assertThat(pierYaml(rendering)).contains("192.0.2.0/24");
     assertThatThrownBy(() -> Chart.template(Chart.KUBE_CURRENT).set("replicas", 2).call())
         .hasMessageContaining("replicas: 1");
+    // Nor on the node's network.
+    assertThatThrownBy(
+            () ->
+                Chart.template(Chart.KUBE_CURRENT)
+                    .set("scaleOut.enabled", true)
+                    .set("leaderElection.enabled", false)
+                    .set("local.hostNetwork", true)
+                    .call())
+        .hasMessageContaining("scaleOut.enabled and local.hostNetwork do not mix");
   }
 
   @Test
@@ -447,6 +456,18 @@ class ChartTest {
     Deployment d = one(rendering, Deployment.class);
     assertThat(d.getSpec().getReplicas()).isEqualTo(3);
     Map<String, String> podLabels = d.getSpec().getTemplate().getMetadata().getLabels();
+    // What Pier reads to refuse scale-out on the node's network.
+    assertThat(d.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv())
+        .anySatisfy(
+            e -> {
+              assertThat(e.getName()).isEqualTo("POD_IP");
+              assertThat(e.getValueFrom().getFieldRef().getFieldPath()).isEqualTo("status.podIP");
+            })
+        .anySatisfy(
+            e -> {
+              assertThat(e.getName()).isEqualTo("HOST_IP");
+              assertThat(e.getValueFrom().getFieldRef().getFieldPath()).isEqualTo("status.hostIP");
+            });
 
     // Hazelcast's Kubernetes discovery: a headless Service whose endpoints are every replica,
     // ready or not (a replica joins before it is ready).

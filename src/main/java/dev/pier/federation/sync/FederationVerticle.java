@@ -20,6 +20,7 @@ import dev.pier.queue.WorkResult;
 import dev.pier.retry.ExponentialBackoff;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Future;
@@ -57,6 +58,7 @@ public final class FederationVerticle extends VerticleBase {
   private final DnsPublisher dns;
   private final OptedInNamespaces optedIn = new OptedInNamespaces();
   private final FederationShards shards;
+  private final Counter droppedChanges;
   private WorkQueue<ServiceKey> queue;
   private FederationReconciler reconciler;
   private CopyExchange exchange;
@@ -86,6 +88,11 @@ public final class FederationVerticle extends VerticleBase {
     this.dns = dns;
     this.guard = guard;
     this.shards = shards;
+    this.droppedChanges =
+        Counter.builder("pier.federation.changes.dropped")
+            .description(
+                "Changes told to this replica as the host's owner that named no host key it runs")
+            .register(registry);
   }
 
   @Override
@@ -223,7 +230,7 @@ public final class FederationVerticle extends VerticleBase {
       queue.resume();
     }
     if (shards.isHostShard(shard)) {
-      exchange.listenForChanges(this::hostChanged);
+      exchange.listenForChanges(this::changeTold);
       keys.hostKeys();
     }
     for (Member m : members.all()) {
@@ -281,6 +288,20 @@ public final class FederationVerticle extends VerticleBase {
       queue.addAfter(hostKey, EnumSet.of(WorkKind.RECONCILE), AGGREGATE_DELAY);
     } else if (running) {
       exchange.tellChanged(hostKey);
+    }
+  }
+
+  /**
+   * Under scale-out, another replica told this one, as the host's owner, that a copy changed. The
+   * receive path never sends: a key of any cluster but the host, or one that arrives while this
+   * replica does not run the host side, is dropped and counted, so no message can go round.
+   */
+  private void changeTold(ServiceKey hostKey) {
+    if (isHostKey(hostKey) && runsHere(hostKey)) {
+      queue.addAfter(hostKey, EnumSet.of(WorkKind.RECONCILE), AGGREGATE_DELAY);
+    } else {
+      droppedChanges.increment();
+      log.debug("Dropped a change told for {}: not a host key this replica runs", hostKey);
     }
   }
 

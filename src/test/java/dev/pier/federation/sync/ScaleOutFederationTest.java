@@ -3,6 +3,8 @@ package dev.pier.federation.sync;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.pier.model.Addresses;
+import dev.pier.shards.ShardMap;
 import dev.pier.testkit.CapturedLog;
 import dev.pier.testkit.FederatedServices;
 import dev.pier.testkit.FederationConfig;
@@ -12,11 +14,17 @@ import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.PierSaw;
 import dev.pier.testkit.RealKubeApiServer;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
+import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -57,36 +65,7 @@ class ScaleOutFederationTest {
       // Many Services in the member: its cache takes a while to fill once its owner starts it,
       // longer than the first run of the member's keys takes to start.
       crowd(east, 1500);
-      int port = FreePorts.take();
-      String config =
-          FederationConfig.host(host.kubeconfigPath())
-              .loadBalancers(false)
-              .member("east", east.kubeconfigPath())
-              .loadBalancers(false)
-              .health("200ms")
-              .topLevelYaml(
-                  "provider: benchmark\n"
-                      + "leaderElection:\n"
-                      + "  namespace: "
-                      + leaseNs
-                      + "\n"
-                      + "scaleOut:\n"
-                      + "  enabled: true\n"
-                      + "  shards: 4\n"
-                      + "  host: 127.0.0.1\n"
-                      + "  port: "
-                      + port
-                      + "\n"
-                      + "  members: [\"127.0.0.1:"
-                      + port
-                      + "\"]\n"
-                      + "  clusterName: fed-scale-"
-                      + ProcessHandle.current().pid()
-                      + "\n"
-                      + "  retryPeriod: 500ms\n"
-                      + "  renewDeadline: 2s\n"
-                      + "  leaseDuration: 3s\n")
-              .yaml();
+      String config = config(host, east, leaseNs);
       try (CapturedLog verticle = CapturedLog.of(FederationVerticle.class)) {
         PierSaw.LogMark start = PierSaw.LogMark.now(verticle::text);
         try (InProcessPier pier = InProcessPier.startWithConfig(config, Map.of())) {
@@ -113,6 +92,117 @@ class ScaleOutFederationTest {
               .atMost(InProcessPier.CONVERGE)
               .until(() -> east.client().services().inNamespace(ns).withName("web").get() != null);
         }
+      }
+    }
+  }
+
+  /** A replica of four shards serving host and member east (without load balancers). */
+  private static String config(KubeApiServer host, KubeApiServer east, String leaseNs) {
+    int port = FreePorts.take();
+    return FederationConfig.host(host.kubeconfigPath())
+        .loadBalancers(false)
+        .member("east", east.kubeconfigPath())
+        .loadBalancers(false)
+        .health("200ms")
+        .topLevelYaml(
+            "provider: benchmark\n"
+                + "leaderElection:\n"
+                + "  namespace: "
+                + leaseNs
+                + "\n"
+                + "scaleOut:\n"
+                + "  enabled: true\n"
+                + "  shards: 4\n"
+                + "  host: 127.0.0.1\n"
+                + "  port: "
+                + port
+                + "\n"
+                + "  members: [\"127.0.0.1:"
+                + port
+                + "\"]\n"
+                + "  clusterName: fed-scale-"
+                + ProcessHandle.current().pid()
+                + "\n"
+                + "  retryPeriod: 500ms\n"
+                + "  renewDeadline: 2s\n"
+                + "  leaseDuration: 3s\n")
+        .yaml();
+  }
+
+  /**
+   * A change told to this replica as the host's owner for a key it does not run (here a cluster
+   * whose member shard another replica holds) is dropped and counted: the receive path never sends
+   * it on, so it cannot go round between the replicas, or back to this one, for ever.
+   */
+  @Test
+  void aChangeToldForAKeyThisReplicaDoesNotRunIsDroppedNotSentOn(KubeApiServer host)
+      throws Exception {
+    try (KubeApiServer east = KubeApiServer.start()) {
+      String leaseNs = host.createNamespace("fed-scale-told");
+      String ghost =
+          Stream.of("ghost-a", "ghost-b", "ghost-c", "ghost-d", "ghost-e")
+              .filter(n -> new ShardMap(4).ofMember(n) != ShardMap.CLUSTER_WIDE)
+              .findFirst()
+              .orElseThrow();
+      // Another replica holds the ghost member's shard.
+      host.client()
+          .leases()
+          .inNamespace(leaseNs)
+          .resource(
+              new LeaseBuilder()
+                  .withNewMetadata()
+                  .withName("pier-shard-" + new ShardMap(4).ofMember(ghost))
+                  .endMetadata()
+                  .withNewSpec()
+                  .withHolderIdentity("another-replica")
+                  .withLeaseDurationSeconds(3600)
+                  .withRenewTime(ZonedDateTime.now())
+                  .endSpec()
+                  .build())
+          .create();
+      try (InProcessPier pier =
+          InProcessPier.startWithConfig(config(host, east, leaseNs), Map.of())) {
+        Vertx vertx = pier.pier().vertx();
+        AtomicInteger told = new AtomicInteger();
+        vertx
+            .eventBus()
+            .addInboundInterceptor(
+                c -> {
+                  if (Addresses.FEDERATION_CHANGED.equals(c.message().address())) {
+                    told.incrementAndGet();
+                  }
+                  c.next();
+                });
+        String key = ghost + "/default/web";
+        // Once this replica holds the host's shard, it listens for changes: the request is
+        // answered.
+        await()
+            .atMost(InProcessPier.CONVERGE)
+            .until(
+                () -> {
+                  try {
+                    vertx
+                        .eventBus()
+                        .request(Addresses.FEDERATION_CHANGED, key)
+                        .toCompletionStage()
+                        .toCompletableFuture()
+                        .get(5, TimeUnit.SECONDS);
+                    return true;
+                  } catch (ExecutionException e) {
+                    return false;
+                  }
+                });
+        int sent = told.get();
+        await()
+            .during(Duration.ofSeconds(5))
+            .atMost(Duration.ofSeconds(8))
+            .untilAsserted(
+                () ->
+                    assertThat(told.get()).as("deliveries of the one change told").isEqualTo(sent));
+        Counter dropped =
+            pier.pier().metrics().registry().find("pier.federation.changes.dropped").counter();
+        assertThat(dropped).isNotNull();
+        assertThat(dropped.count()).isGreaterThanOrEqualTo(1.0);
       }
     }
   }
