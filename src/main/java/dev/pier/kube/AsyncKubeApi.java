@@ -36,6 +36,7 @@ public final class AsyncKubeApi {
   private final String base;
   private final AtomicInteger inFlight = new AtomicInteger();
   private final RequestFence fence;
+  private final RequestSlots slots;
   private final ServerWarnings warnings = new ServerWarnings();
 
   public AsyncKubeApi(KubernetesClient client) {
@@ -48,6 +49,11 @@ public final class AsyncKubeApi {
    *     fails the write and nothing is sent. This is the leadership gate at the request.
    */
   public AsyncKubeApi(KubernetesClient client, RequestFence fence) {
+    this(client, fence, RequestSlots.of(client.getHttpClient()));
+  }
+
+  AsyncKubeApi(KubernetesClient client, RequestFence fence, RequestSlots slots) {
+    this.slots = slots;
     this.http = client.getHttpClient();
     String master = client.getConfiguration().getMasterUrl();
     this.base = master.endsWith("/") ? master.substring(0, master.length() - 1) : master;
@@ -116,6 +122,23 @@ public final class AsyncKubeApi {
   }
 
   private Future<JsonObject> send(
+      Context ctx, String method, String path, String contentType, JsonObject body) {
+    return slots
+        .acquire(ctx)
+        .compose(
+            v -> {
+              Future<JsonObject> sent;
+              try {
+                sent = sendNow(ctx, method, path, contentType, body);
+              } catch (RuntimeException e) {
+                sent = Future.failedFuture(e);
+              }
+              return sent.andThen(ar -> slots.release());
+            });
+  }
+
+  /** Sends with a slot held: the fence is asked now, right before the request goes. */
+  private Future<JsonObject> sendNow(
       Context ctx, String method, String path, String contentType, JsonObject body) {
     if (!"GET".equals(method)) {
       RuntimeException refused = fence.refusal(fence.term(), method + " " + path);
