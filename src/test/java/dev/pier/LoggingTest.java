@@ -44,6 +44,12 @@ class LoggingTest {
     return context;
   }
 
+  private static String consoleTarget(LoggerContext context) {
+    return ((ConsoleAppender<?>)
+            context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).getAppender("STDOUT"))
+        .getTarget();
+  }
+
   /**
    * A command's output is what a script reads: the libraries' warnings (Netty's on a machine
    * without a hardware address) stay out of it, those of loggers with a level of their own too.
@@ -56,10 +62,7 @@ class LoggingTest {
         .isFalse();
     assertThat(context.getLogger("io.fabric8.kubernetes").isWarnEnabled()).isFalse();
     assertThat(context.getLogger("dev.pier.cli").isErrorEnabled()).isFalse();
-    ConsoleAppender<?> console =
-        (ConsoleAppender<?>)
-            context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).getAppender("STDOUT");
-    assertThat(console.getTarget()).isEqualTo("System.err");
+    assertThat(consoleTarget(context)).isEqualTo("System.err");
     context.stop();
   }
 
@@ -69,10 +72,7 @@ class LoggingTest {
     LoggerContext context = shipped();
     Logging.quiet(context, "DEBUG");
     assertThat(context.getLogger("io.netty.util.internal.MacAddressUtil").isWarnEnabled()).isTrue();
-    ConsoleAppender<?> console =
-        (ConsoleAppender<?>)
-            context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).getAppender("STDOUT");
-    assertThat(console.getTarget()).isEqualTo("System.err");
+    assertThat(consoleTarget(context)).isEqualTo("System.err");
     context.stop();
   }
 

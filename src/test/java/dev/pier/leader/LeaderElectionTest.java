@@ -3,13 +3,13 @@ package dev.pier.leader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.pier.testkit.Edits;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.PierProcess;
 import dev.pier.testkit.RealKubeApiServer;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.ZonedDateTime;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
@@ -50,28 +50,17 @@ class LeaderElectionTest {
       // Another holder takes the Lease for a while (as after a partition): Pier cannot renew.
       // Pier renews every retryPeriod, so the take-over retries on a conflict as a real contender
       // would.
-      for (int attempt = 1; ; attempt++) {
-        try {
-          client
-              .leases()
-              .inNamespace(leaseNs)
-              .withName(LeaderElectionOptions.DEFAULT_LEASE_NAME)
-              .edit(
-                  l ->
-                      new LeaseBuilder(l)
-                          .editSpec()
-                          .withHolderIdentity("someone-else")
-                          .withLeaseDurationSeconds(8)
-                          .withRenewTime(ZonedDateTime.now())
-                          .endSpec()
-                          .build());
-          break;
-        } catch (KubernetesClientException e) {
-          if (e.getCode() != 409 || attempt >= 20) {
-            throw e;
-          }
-        }
-      }
+      Edits.retrying(
+          client.leases().inNamespace(leaseNs).withName(LeaderElectionOptions.DEFAULT_LEASE_NAME),
+          20,
+          l ->
+              new LeaseBuilder(l)
+                  .editSpec()
+                  .withHolderIdentity("someone-else")
+                  .withLeaseDurationSeconds(8)
+                  .withRenewTime(ZonedDateTime.now())
+                  .endSpec()
+                  .build());
       // It stands by: not leading, still ready, still running.
       await()
           .atMost(InProcessPier.CONVERGE)

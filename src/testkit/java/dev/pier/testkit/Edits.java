@@ -17,11 +17,17 @@ public final class Edits {
   private Edits() {}
 
   public static <T extends HasMetadata> T retrying(Resource<T> resource, UnaryOperator<T> change) {
+    return retrying(resource, ATTEMPTS, change);
+  }
+
+  /** As {@link #retrying(Resource, UnaryOperator)}, at most {@code attempts} times. */
+  public static <T extends HasMetadata> T retrying(
+      Resource<T> resource, int attempts, UnaryOperator<T> change) {
     for (int attempt = 1; ; attempt++) {
       try {
         return resource.edit(change);
       } catch (KubernetesClientException e) {
-        if (e.getCode() != 409 || attempt >= ATTEMPTS) {
+        if (e.getCode() != 409 || attempt >= attempts) {
           throw e;
         }
       }

@@ -9,11 +9,13 @@ import dev.pier.federation.members.Members;
 import dev.pier.kube.ClusterAccess;
 import dev.pier.model.ServiceKey;
 import dev.pier.policy.DeletionGuard;
+import dev.pier.queue.WorkKind;
 import dev.pier.queue.WorkResult;
 import io.fabric8.kubernetes.api.model.Service;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import java.time.Duration;
+import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
@@ -29,6 +31,12 @@ import java.util.function.Predicate;
  * <p>Both halves log under this class's name: one logger for the federation's runs.
  */
 final class FederationReconciler {
+  /** What a federation run asks for when it is to run again: the whole run. */
+  static final Set<WorkKind> RUN = Set.of(WorkKind.RECONCILE);
+
+  /** A write that met a newer version (409) runs again this soon, on what the object is now. */
+  static final Duration CONFLICT_RETRY = Duration.ofSeconds(1);
+
   /**
    * With memberScope namespaces: how soon a copy waits again for a namespace the member lacks (or
    * has no Role in), which only someone else can make.

@@ -285,7 +285,7 @@ public final class FederationVerticle extends VerticleBase {
    */
   private void hostChanged(ServiceKey hostKey) {
     if (runsHere(hostKey)) {
-      queue.addAfter(hostKey, EnumSet.of(WorkKind.RECONCILE), AGGREGATE_DELAY);
+      aggregateSoon(hostKey);
     } else if (running) {
       exchange.tellChanged(hostKey);
     }
@@ -298,11 +298,16 @@ public final class FederationVerticle extends VerticleBase {
    */
   private void changeTold(ServiceKey hostKey) {
     if (isHostKey(hostKey) && runsHere(hostKey)) {
-      queue.addAfter(hostKey, EnumSet.of(WorkKind.RECONCILE), AGGREGATE_DELAY);
+      aggregateSoon(hostKey);
     } else {
       droppedChanges.increment();
       log.debug("Dropped a change told for {}: not a host key this replica runs", hostKey);
     }
+  }
+
+  /** The host key's aggregate, after a moment that lets other members' changes join it. */
+  private void aggregateSoon(ServiceKey hostKey) {
+    queue.addAfter(hostKey, EnumSet.of(WorkKind.RECONCILE), AGGREGATE_DELAY);
   }
 
   /** Under scale-out: a member's copy, from this replica's caches where it owns the member. */

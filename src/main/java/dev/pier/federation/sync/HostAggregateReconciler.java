@@ -1,5 +1,8 @@
 package dev.pier.federation.sync;
 
+import static dev.pier.federation.sync.FederationReconciler.CONFLICT_RETRY;
+import static dev.pier.federation.sync.FederationReconciler.RUN;
+
 import dev.pier.config.Durations;
 import dev.pier.events.EventReasons;
 import dev.pier.events.ObjectRef;
@@ -23,7 +26,6 @@ import dev.pier.model.ServiceKey;
 import dev.pier.model.ServiceRef;
 import dev.pier.model.Views;
 import dev.pier.policy.ServiceFilter;
-import dev.pier.queue.WorkKind;
 import dev.pier.queue.WorkResult;
 import io.fabric8.kubernetes.api.model.LoadBalancerStatus;
 import io.fabric8.kubernetes.api.model.Service;
@@ -51,9 +53,6 @@ import java.util.function.LongSupplier;
  */
 final class HostAggregateReconciler {
   private static final ServiceLog log = ServiceLog.of(FederationReconciler.class);
-  private static final Set<WorkKind> RUN = Set.of(WorkKind.RECONCILE);
-  // A host write that met a newer version (409) runs again soon, on what the Service is now.
-  private static final Duration CONFLICT_RETRY = Duration.ofSeconds(1);
   // A member's copy that could not be read (its owner moving) is asked again this soon.
   private static final Duration UNKNOWN_RETRY = Duration.ofSeconds(2);
 

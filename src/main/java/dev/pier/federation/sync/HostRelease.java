@@ -1,5 +1,8 @@
 package dev.pier.federation.sync;
 
+import static dev.pier.federation.sync.FederationReconciler.CONFLICT_RETRY;
+import static dev.pier.federation.sync.FederationReconciler.RUN;
+
 import dev.pier.events.EventReasons;
 import dev.pier.events.ObjectRef;
 import dev.pier.federation.CopyState;
@@ -14,7 +17,6 @@ import dev.pier.log.ServiceLog;
 import dev.pier.model.ServiceKey;
 import dev.pier.model.ServiceRef;
 import dev.pier.model.Views;
-import dev.pier.queue.WorkKind;
 import dev.pier.queue.WorkResult;
 import io.fabric8.kubernetes.api.model.Service;
 import io.vertx.core.Context;
@@ -23,7 +25,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
@@ -35,10 +36,7 @@ import java.util.function.LongSupplier;
  */
 final class HostRelease {
   private static final ServiceLog log = ServiceLog.of(FederationReconciler.class);
-  private static final Set<WorkKind> RUN = Set.of(WorkKind.RECONCILE);
   private static final Duration WAIT_FOR_COPIES = Duration.ofSeconds(2);
-  // A host write that met a newer version (409) runs again soon, on what the Service is now.
-  private static final Duration CONFLICT_RETRY = Duration.ofSeconds(1);
   private static final HeldMembers.Decision NOT_HOLDING =
       HeldMembers.decide(List.of(), 0, Duration.ZERO, 0);
 

@@ -1,5 +1,8 @@
 package dev.pier.federation.sync;
 
+import static dev.pier.federation.sync.FederationReconciler.CONFLICT_RETRY;
+import static dev.pier.federation.sync.FederationReconciler.RUN;
+
 import dev.pier.events.EventReasons;
 import dev.pier.events.EventSink;
 import dev.pier.events.ObjectRef;
@@ -18,7 +21,6 @@ import dev.pier.model.ServiceKey;
 import dev.pier.model.ServiceRef;
 import dev.pier.model.Views;
 import dev.pier.policy.DeletionGuard;
-import dev.pier.queue.WorkKind;
 import dev.pier.queue.WorkResult;
 import io.fabric8.kubernetes.api.model.Service;
 import io.vertx.core.Context;
@@ -30,7 +32,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.function.Function;
 import java.util.function.IntSupplier;
 
@@ -44,11 +45,8 @@ import java.util.function.IntSupplier;
  */
 final class MemberCopyReconciler {
   private static final ServiceLog log = ServiceLog.of(FederationReconciler.class);
-  private static final Set<WorkKind> RUN = Set.of(WorkKind.RECONCILE);
   // A deletion the guard holds is asked again this often (it goes once the window has room).
   private static final Duration HELD_RECHECK = Duration.ofMinutes(1);
-  // A write that met a newer version (409) runs again soon, on what the copy is now.
-  private static final Duration CONFLICT_RETRY = Duration.ofSeconds(1);
 
   /**
    * With memberScope namespaces: how soon a copy waits again for a namespace the member lacks (or
