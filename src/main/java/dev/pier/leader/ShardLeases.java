@@ -96,7 +96,8 @@ public final class ShardLeases {
 
   private static final class Shard {
     final int number;
-    boolean busy;
+    // The Lease write or read in flight for this shard, if any: one at a time.
+    Future<Void> step = Future.succeededFuture();
     JsonObject lease;
     final Observation observed = new Observation();
 
@@ -192,11 +193,16 @@ public final class ShardLeases {
                       if (timer >= 0) {
                         vertx.cancelTimer(timer);
                       }
+                      // A shard's write in flight (a renewal, a take) goes first: a release
+                      // beside it would carry the version before it and be refused.
                       List<Future<Void>> released = new ArrayList<>();
                       for (Shard s : shards) {
-                        if (gates.holds(s.number)) {
-                          released.add(release(s));
-                        }
+                        released.add(
+                            s.step.transform(
+                                ar ->
+                                    gates.holds(s.number)
+                                        ? release(s)
+                                        : Future.<Void>succeededFuture()));
                       }
                       Future.join(released).onComplete(ar -> p.complete());
                     }))
@@ -209,7 +215,7 @@ public final class ShardLeases {
       checkSingleLeader();
     }
     for (Shard s : shards) {
-      if (s.busy) {
+      if (!s.step.isComplete()) {
         continue;
       }
       boolean want = wanted.contains(s.number);
@@ -231,10 +237,9 @@ public final class ShardLeases {
   }
 
   private void busy(Shard s, Future<Void> step) {
-    s.busy = true;
+    s.step = step;
     step.onComplete(
         ar -> {
-          s.busy = false;
           if (ar.failed()) {
             log.debug("Lease {}: {}", leaseName(s.number), ar.cause().toString());
           }
