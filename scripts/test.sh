@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs Pier's whole test suite: unit tests and the integration tests (tagged "kube") against a real
-# etcd + kube-apiserver of the current Kubernetes release, then the compatibility tests (tagged
-# "compat") again against the oldest release Pier supports (both in scripts/lib/kube-build.sh).
+# etcd + kube-apiserver of the current Kubernetes release, and the compatibility twins
+# (@OldestKubernetes, tagged "compat") against the oldest release Pier supports (both in
+# scripts/lib/kube-build.sh).
 # Provisions those first (idempotent; about half an hour the first time on a fresh machine, a
 # no-op afterwards). The test classes run in parallel forks (PIER_TEST_FORKS, by default 2.5 times the
 # CPUs, at most 8: they mostly wait on servers), each in a network namespace of its own
@@ -37,4 +38,13 @@ else
     "(unshare --net, ip link): the tests run in one fork, which takes much longer" >&2
 fi
 
-exec mvn -B verify "${forks[@]}" "$@"
+# The whole suite runs as one pool of forks after the jar is built (pom.xml, profile
+# one-test-pool); a run of chosen tests (-Dtest=..., -Dit.test=...) keeps surefire and failsafe apart.
+pool=(-Dpier.oneTestPool=true)
+for arg in "$@"; do
+  case "$arg" in
+    -Dtest=* | -Dit.test=*) pool=() ;;
+  esac
+done
+
+exec mvn -B verify "${forks[@]}" "${pool[@]}" "$@"

@@ -9,7 +9,6 @@ import dev.pier.cloud.LoadBalancerProvider;
 import dev.pier.cloud.ProviderException;
 import dev.pier.model.LbNode;
 import dev.pier.model.LbService;
-import dev.pier.testkit.Compat;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.RealKubeApiServer;
@@ -33,7 +32,6 @@ import org.junit.jupiter.api.Test;
  * Load balancers follow the cluster's nodes: real traffic through the local load balancer shows
  * which nodes (loopback addresses 127.0.0.x, each with its own backend) receive connections.
  */
-@Compat
 @RealKubeApiServer
 class NodeSyncTest {
   private static KubeApiServer kube;

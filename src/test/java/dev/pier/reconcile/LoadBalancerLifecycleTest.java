@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import dev.pier.boot.PierOptions;
 import dev.pier.config.Option;
 import dev.pier.policy.ServiceFilter;
-import dev.pier.testkit.Compat;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.RealKubeApiServer;
@@ -30,7 +29,6 @@ import org.slf4j.LoggerFactory;
  * The whole LoadBalancer life cycle against a real API server, with real traffic through the local
  * provider's load balancer to a backend on the Service's nodePort.
  */
-@Compat
 @RealKubeApiServer
 class LoadBalancerLifecycleTest {
   private static final Logger log = LoggerFactory.getLogger(LoadBalancerLifecycleTest.class);

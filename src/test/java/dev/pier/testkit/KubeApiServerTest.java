@@ -30,7 +30,6 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-@Compat
 @RealKubeApiServer(
     auditLog = true,
     users = @RealKubeApiServer.User(token = "viewer-token", name = "viewer", groups = "viewers"))

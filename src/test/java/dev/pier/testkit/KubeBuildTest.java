@@ -20,11 +20,6 @@ class KubeBuildTest {
                 + KubeApiServer.BUILD_ID.substring(KubeApiServer.KUBERNETES_VERSION.length() + 1)
                 + "\n")
         .contains("PIER_KUBE_BUILD_ID=\"$PIER_K8S_VERSION-$PIER_KUBE_BUILD_SUFFIX\"");
-    assertThat(Files.readString(Path.of("pom.xml")))
-        .contains(
-            "<pier.kube.oldestVersion>"
-                + KubeApiServer.OLDEST_KUBERNETES_VERSION
-                + "</pier.kube.oldestVersion>");
   }
 
   /** Each pinned release has its wrapper module, pinning exactly that k8s.io/kubernetes. */

@@ -129,13 +129,27 @@ public final class KubeApiServer implements AutoCloseable {
     Runtime.getRuntime().addShutdownHook(shutdownHook);
   }
 
+  // The release of the test class running now in this JVM, set by KubeApiServerExtension for a
+  // class annotated @OldestKubernetes: a fork runs one class at a time.
+  private static volatile String classVersion;
+
   /**
-   * The release the suite runs against: {@code pier.kube.version} when set (the compatibility run),
-   * else {@link #KUBERNETES_VERSION}.
+   * The release the test class running now starts its servers of: {@link
+   * #OLDEST_KUBERNETES_VERSION} in a class annotated {@link OldestKubernetes}, else {@code
+   * pier.kube.version} when set, else {@link #KUBERNETES_VERSION}.
    */
   public static String version() {
+    String forClass = classVersion;
+    if (forClass != null) {
+      return forClass;
+    }
     String v = System.getProperty("pier.kube.version");
     return v == null || v.isBlank() ? KUBERNETES_VERSION : v;
+  }
+
+  /** The release of the class about to run (null: the default again), see {@link #version()}. */
+  static void runClassOn(String version) {
+    classVersion = version;
   }
 
   public static Builder builder() {

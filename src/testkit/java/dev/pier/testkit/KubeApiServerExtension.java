@@ -1,6 +1,7 @@
 package dev.pier.testkit;
 
 import java.util.Optional;
+import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
@@ -14,14 +15,30 @@ import org.junit.platform.commons.support.AnnotationSupport;
  * a test fails, the server's directory (logs, audit log) is kept and its path logged on close.
  */
 public final class KubeApiServerExtension
-    implements BeforeAllCallback, ParameterResolver, TestWatcher {
+    implements BeforeAllCallback, AfterAllCallback, ParameterResolver, TestWatcher {
 
   private static final ExtensionContext.Namespace NAMESPACE =
       ExtensionContext.Namespace.create(KubeApiServerExtension.class);
 
   @Override
   public void beforeAll(ExtensionContext context) {
+    boolean oldest =
+        context
+            .getTestClass()
+            .map(type -> type.isAnnotationPresent(OldestKubernetes.class))
+            .orElse(false);
+    KubeApiServer.runClassOn(oldest ? KubeApiServer.OLDEST_KUBERNETES_VERSION : null);
     server(context);
+  }
+
+  @Override
+  public void afterAll(ExtensionContext context) {
+    if (context
+        .getTestClass()
+        .filter(type -> type.isAnnotationPresent(OldestKubernetes.class))
+        .isPresent()) {
+      KubeApiServer.runClassOn(null);
+    }
   }
 
   @Override

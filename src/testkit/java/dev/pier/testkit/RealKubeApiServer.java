@@ -2,6 +2,7 @@ package dev.pier.testkit;
 
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
@@ -11,7 +12,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * Runs the test class against one real kube-apiserver (see {@link KubeApiServer}), started before
  * the class and stopped after it, injected as a {@link KubeApiServer} parameter into constructors,
- * {@code @BeforeAll}/{@code @BeforeEach} and test methods. Tagged {@code kube}.
+ * {@code @BeforeAll}/{@code @BeforeEach} and test methods. Tagged {@code kube}; inherited, so that
+ * a subclass annotated {@link OldestKubernetes} runs the same tests on the same kind of server.
  *
  * <pre>{@code
  * @RealKubeApiServer(auditLog = true, users = @RealKubeApiServer.User(token = "pier-token", name = "pier"))
@@ -24,6 +26,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @Target({ElementType.TYPE, ElementType.ANNOTATION_TYPE})
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
+@Inherited
 @Tag("kube")
 @ExtendWith(KubeApiServerExtension.class)
 public @interface RealKubeApiServer {

@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import dev.pier.boot.PierOptions;
 import dev.pier.nodes.Topology;
-import dev.pier.testkit.Compat;
 import dev.pier.testkit.Edits;
 import dev.pier.testkit.EndpointSlices;
 import dev.pier.testkit.InProcessPier;
@@ -28,7 +27,6 @@ import org.junit.jupiter.api.Test;
  * nodes in two zones of one region, checked with real DNS queries. No controllers run, so the test
  * writes the Endpoints objects itself.
  */
-@Compat
 @RealKubeApiServer
 class DnsLifecycleTest {
   private static final String ZONE = "pier.test";

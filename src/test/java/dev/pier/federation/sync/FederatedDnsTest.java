@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.pier.boot.PierOptions;
-import dev.pier.testkit.Compat;
 import dev.pier.testkit.FederatedServices;
 import dev.pier.testkit.FederationConfig;
 import dev.pier.testkit.InProcessPier;
@@ -31,7 +30,6 @@ import org.slf4j.LoggerFactory;
  * in region us with zone us-a) and a real PowerDNS, checked with real DNS queries: names follow the
  * members' load balancers, their endpoints and their health, and all go with the Service.
  */
-@Compat
 @RealKubeApiServer
 class FederatedDnsTest {
   private static final Logger log = LoggerFactory.getLogger(FederatedDnsTest.class);
