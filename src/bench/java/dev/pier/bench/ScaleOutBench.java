@@ -1,6 +1,7 @@
 package dev.pier.bench;
 
 import dev.pier.testkit.KubeApiServer;
+import dev.pier.testkit.ScaleOutCredentials;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import java.io.IOException;
 import java.net.URI;
@@ -260,6 +261,8 @@ public final class ScaleOutBench {
             "PIER_SCALE_OUT_CLUSTER_NAME",
             "bench-" + ProcessHandle.current().pid()));
     env.put("POD_NAME", "pier-" + name);
+    env.put("PIER_SCALE_OUT_EVENT_BUS_PORT", "0");
+    env.putAll(ScaleOutCredentials.shared().env());
     if (concurrency > 0) {
       env.put("PIER_RECONCILE_CONCURRENCY", String.valueOf(concurrency));
     }

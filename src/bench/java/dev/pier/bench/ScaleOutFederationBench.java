@@ -4,6 +4,7 @@ import dev.pier.model.FederationKeys;
 import dev.pier.testkit.FederationConfig;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.KubeApiServers;
+import dev.pier.testkit.ScaleOutCredentials;
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.nio.file.Files;
@@ -289,6 +290,8 @@ public final class ScaleOutFederationBench {
     env.put("PIER_SCALE_OUT_MEMBERS", peers);
     env.put("PIER_SCALE_OUT_CLUSTER_NAME", "bench-fed-" + ProcessHandle.current().pid());
     env.put("POD_NAME", "pier-" + name);
+    env.put("PIER_SCALE_OUT_EVENT_BUS_PORT", "0");
+    env.putAll(ScaleOutCredentials.shared().env());
     pb.redirectErrorStream(true);
     pb.redirectOutput(dir.resolve("pier-" + name + ".log").toFile());
     return pb.start();

@@ -139,19 +139,22 @@ public record Components(
   public static Future<Components> start(
       ConfigValues config, UnaryOperator<LoadBalancerProvider> wrap) {
     ScaleOutOptions scaleOut;
+    ScaleOutTls tls;
     try {
       scaleOut = ScaleOutSetup.options(config);
       if (scaleOut == null) {
         return Future.succeededFuture(build(config, wrap));
       }
+      tls = ScaleOutSetup.tls(config);
     } catch (RuntimeException e) {
       return Future.failedFuture(e);
     }
+    ScaleOutSetup.filterSerialization();
     PrometheusMeterRegistry registry = PierMetrics.newRegistry();
     HazelcastClusterManager members =
         ScaleOutSetup.clusterManager(scaleOut, config.get(PierOptions.LEADER_ELECTION_NAMESPACE));
     return Vertx.builder()
-        .with(ScaleOutSetup.eventBus(vertxOptions(), scaleOut))
+        .with(ScaleOutSetup.eventBus(vertxOptions(), scaleOut, tls))
         .withMetrics(new MicrometerMetricsFactory(registry))
         .withClusterManager(members)
         .buildClustered()
@@ -165,6 +168,8 @@ public record Components(
                             + scaleOut.kubernetesService()
                             + "', scaleOut.port "
                             + scaleOut.port()
+                            + ", scaleOut.eventBusPort "
+                            + scaleOut.eventBusPort()
                             + "): "
                             + e.getMessage(),
                         e)))
@@ -557,6 +562,13 @@ public record Components(
       }
 
       @Override
+      public List<String> lowered(ClusterSpec spec) {
+        return spec.provider() == null || loadBalancerMembers == null
+            ? List.of()
+            : MemberProviders.lowered(config, spec.provider());
+      }
+
+      @Override
       public Cluster connect(ClusterSpec spec) {
         Cluster c =
             relists.track(
@@ -707,6 +719,7 @@ public record Components(
   static ReconcileOptions reconcileOptions(ConfigValues config) {
     return new ReconcileOptions()
         .setConcurrency(config.get(PierOptions.RECONCILE_CONCURRENCY))
+        .setClusterFloor(config.get(PierOptions.RECONCILE_CLUSTER_FLOOR))
         .setNodeSyncConcurrency(config.get(PierOptions.NODE_SYNC_CONCURRENCY))
         .setMinRetryDelay(config.get(PierOptions.RECONCILE_MIN_RETRY_DELAY))
         .setMaxRetryDelay(config.get(PierOptions.RECONCILE_MAX_RETRY_DELAY))

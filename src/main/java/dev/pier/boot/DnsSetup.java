@@ -103,6 +103,8 @@ public final class DnsSetup {
                     .setTimeout(config.get(PierOptions.DNS_EXTERNAL_DNS_TIMEOUT))
                     .setMaxConnections(
                         HttpPools.dns(config, PierOptions.DNS_EXTERNAL_DNS_MAX_CONNECTIONS))
+                    .setAnswerLimit(AnswerLimits.answer(config))
+                    .setInventoryLimit(AnswerLimits.inventory(config))
                     .setTxtPrefix(config.get(PierOptions.DNS_EXTERNAL_DNS_TXT_PREFIX))
                     .setNames(new DnsNames(federation, suffix.isEmpty() ? zoneName : suffix)),
                 fence)
@@ -153,6 +155,8 @@ public final class DnsSetup {
             .setServerId(config.get(PierOptions.DNS_POWERDNS_SERVER_ID))
             .setTimeout(config.get(PierOptions.DNS_POWERDNS_TIMEOUT))
             .setMaxConnections(HttpPools.dns(config, PierOptions.DNS_POWERDNS_MAX_CONNECTIONS))
+            .setAnswerLimit(AnswerLimits.answer(config))
+            .setInventoryLimit(AnswerLimits.inventory(config))
             .setApiKey(key),
         fence);
   }

@@ -5,6 +5,7 @@ import dev.pier.cloud.hetzner.HetznerOptions;
 import dev.pier.config.ConfigException;
 import dev.pier.config.ConfigValues;
 import dev.pier.config.Secrets;
+import dev.pier.util.Egress;
 import dev.pier.util.RequestFence;
 import io.vertx.core.Vertx;
 import java.util.function.Function;
@@ -31,6 +32,12 @@ public final class HetznerProviders {
   /** The provider with {@code token}, not one from hetzner.tokenFile or hetzner.tokenEnv. */
   static HetznerLoadBalancerProvider withToken(
       Vertx vertx, ConfigValues config, String token, RequestFence fence) {
+    return withToken(vertx, config, token, fence, Egress.OPEN);
+  }
+
+  /** As above, each request vetted by {@code egress} (a member Secret's provider). */
+  static HetznerLoadBalancerProvider withToken(
+      Vertx vertx, ConfigValues config, String token, RequestFence fence, Egress egress) {
     ClearTextGuard.check(
         config, PierOptions.HETZNER_ENDPOINT, PierOptions.HETZNER_ALLOW_HTTP, "the API token");
     HetznerOptions options =
@@ -47,11 +54,14 @@ public final class HetznerProviders {
             .setUsePrivateIp(config.get(PierOptions.HETZNER_USE_PRIVATE_IP))
             .setRequestTimeout(config.get(PierOptions.HETZNER_REQUEST_TIMEOUT))
             .setMaxConnections(HttpPools.provider(config, PierOptions.HETZNER_MAX_CONNECTIONS))
+            .setAnswerLimit(AnswerLimits.answer(config))
+            .setInventoryLimit(AnswerLimits.inventory(config))
             .setActionPollInterval(config.get(PierOptions.HETZNER_ACTION_POLL_INTERVAL))
             .setActionTimeout(config.get(PierOptions.HETZNER_ACTION_TIMEOUT))
             .setRateLimitMaxWait(config.get(PierOptions.HETZNER_RATE_LIMIT_MAX_WAIT))
             .setOrphanCleanup(Components.orphanCleanup(config))
-            .setAdoptByName(config.get(PierOptions.HETZNER_ADOPT_BY_NAME));
+            .setAdoptByName(config.get(PierOptions.HETZNER_ADOPT_BY_NAME))
+            .setEgress(egress);
     return new HetznerLoadBalancerProvider(vertx, options, fence);
   }
 

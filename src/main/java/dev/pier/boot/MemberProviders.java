@@ -20,7 +20,9 @@ import java.util.Map;
  * settings, whose credentials are not the member's), and the token of its key {@code
  * provider-token}. Whoever may write a member Secret gets no more than that: no setting that names
  * a file or a variable on Pier's own machine or allows a credential in clear text, and not the
- * {@code local} provider, which would bind addresses on Pier's own machine.
+ * {@code local} provider, which would bind addresses on Pier's own machine. Its timeouts, retries,
+ * retry delays and connections are lowered to the ceilings of Pier's own configuration ({@code
+ * federation.memberCeilings.*}, {@link MemberCeilings}).
  */
 public final class MemberProviders {
   static final String WHERE = "annotation " + MemberSecrets.LOAD_BALANCER_PROVIDER_ANNOTATION;
@@ -39,7 +41,10 @@ public final class MemberProviders {
 
   private MemberProviders() {}
 
-  /** {@link #check} over the defaults: what a tool that does not run Pier can check. */
+  /**
+   * {@link #check} over the defaults, the default ceilings included: what a tool that does not run
+   * Pier can check.
+   */
   public static void check(MemberProvider provider) {
     check(new ConfigLoader(PierOptions.ALL, variable -> null).load(null), provider);
   }
@@ -54,8 +59,20 @@ public final class MemberProviders {
       Vertx vertx, ConfigValues config, MemberProvider provider, RequestFence fence) {
     ConfigValues values = check(config, provider);
     return switch (provider.name()) {
-      case "hetzner" -> HetznerProviders.withToken(vertx, values, provider.token(), fence);
-      case "webhook" -> WebhookProviders.withToken(vertx, values, provider.token(), fence);
+      case "hetzner" ->
+          HetznerProviders.withToken(
+              vertx,
+              values,
+              provider.token(),
+              fence,
+              MemberEgress.egress(vertx, config, "hetzner"));
+      case "webhook" ->
+          WebhookProviders.withToken(
+              vertx,
+              values,
+              provider.token(),
+              fence,
+              MemberEgress.egress(vertx, config, "webhook"));
       default -> throw new IllegalStateException("unchecked provider " + provider.name());
     };
   }
@@ -65,17 +82,36 @@ public final class MemberProviders {
    * needs, without building anything.
    */
   public static ConfigValues check(ConfigValues config, MemberProvider provider) {
-    ConfigValues values = values(config, provider);
+    return checked(config, provider).values();
+  }
+
+  /**
+   * The settings of the Secret that {@link #check} lowers to Pier's ceilings for members ({@code
+   * federation.memberCeilings.*}), each as {@code webhook.retries from 100 to 5
+   * (federation.memberCeilings.retries)}; empty when none is. A default above a ceiling is lowered
+   * too, but not named: the Secret did not ask for it.
+   *
+   * @throws ConfigException as {@link #check} does
+   */
+  public static List<String> lowered(ConfigValues config, MemberProvider provider) {
+    return checked(config, provider).lowered().stream()
+        .map(MemberCeilings.Lowered::describe)
+        .toList();
+  }
+
+  private static Checked checked(ConfigValues config, MemberProvider provider) {
+    Checked checked = values(config, provider);
+    MemberEgress.check(config, checked.values(), provider.name());
     if (provider.name().equals("hetzner") && provider.token().isEmpty()) {
       throw new ConfigException(
           "data."
               + MemberSecrets.PROVIDER_TOKEN_KEY
               + ": missing; provider hetzner needs an API token");
     }
-    return values;
+    return checked;
   }
 
-  private static ConfigValues values(ConfigValues config, MemberProvider provider) {
+  private static Checked values(ConfigValues config, MemberProvider provider) {
     String name = provider.name();
     switch (name) {
       case "hetzner", "webhook" -> {}
@@ -111,7 +147,16 @@ public final class MemberProviders {
     }
     ConfigValues base = config.withDefaults(PierOptions.PROVIDER_OPTIONS, WHERE);
     // No variable of Pier's environment overrides what a member Secret says.
-    return new ConfigLoader(PierOptions.PROVIDER_OPTIONS, variable -> null)
-        .loadPart(base, part, "", "");
+    ConfigLoader loader = new ConfigLoader(PierOptions.PROVIDER_OPTIONS, variable -> null);
+    ConfigValues asked = loader.loadPart(base, part, "", "");
+    MemberCeilings.Clamped clamped = MemberCeilings.clamp(asked);
+    if (clamped.lowered().isEmpty()) {
+      return new Checked(asked, List.of());
+    }
+    part.putAll(clamped.values());
+    return new Checked(loader.loadPart(base, part, "", ""), clamped.requested());
   }
+
+  /** The options a member runs with, and which of its Secret's settings were lowered. */
+  private record Checked(ConfigValues values, List<MemberCeilings.Lowered> lowered) {}
 }

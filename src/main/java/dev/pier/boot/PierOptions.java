@@ -20,6 +20,8 @@ import dev.pier.policy.NodeEligibility;
 import dev.pier.reconcile.ReconcileOptions;
 import dev.pier.retry.ExponentialBackoff;
 import dev.pier.shards.ScaleOutOptions;
+import dev.pier.util.AnswerLimit;
+import dev.pier.util.EgressPolicy;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -196,6 +198,62 @@ public final class PierOptions {
           Duration.ofDays(365),
           "A member whose token or client certificate expires within this (or has expired) gets a"
               + " MemberCredentialExpiring Warning on its Secret, at most hourly.");
+  public static final Option<Duration> FEDERATION_MEMBER_CEILINGS_TIMEOUT =
+      Option.duration(
+          "federation.memberCeilings.timeout",
+          MemberCeilings.DEFAULT_TIMEOUT,
+          MS,
+          DAY,
+          "Most a member Secret's provider may set webhook.timeout and hetzner.requestTimeout to;"
+              + " more is lowered to this, with a MemberSettingLowered Warning on the Secret.");
+  public static final Option<Duration> FEDERATION_MEMBER_CEILINGS_WAIT =
+      Option.duration(
+          "federation.memberCeilings.wait",
+          MemberCeilings.DEFAULT_WAIT,
+          MS,
+          DAY,
+          "Most a member Secret's provider may set hetzner.actionTimeout and"
+              + " hetzner.rateLimitMaxWait to.");
+  public static final Option<Integer> FEDERATION_MEMBER_CEILINGS_RETRIES =
+      Option.integer(
+          "federation.memberCeilings.retries",
+          MemberCeilings.DEFAULT_RETRIES,
+          0,
+          100,
+          "Most a member Secret's provider may set webhook.retries to.");
+  public static final Option<Duration> FEDERATION_MEMBER_CEILINGS_RETRY_DELAY =
+      Option.duration(
+          "federation.memberCeilings.retryDelay",
+          MemberCeilings.DEFAULT_RETRY_DELAY,
+          MS,
+          DAY,
+          "Most a member Secret's provider may set webhook.retryDelay and"
+              + " hetzner.actionPollInterval to.");
+  public static final Option<Integer> FEDERATION_MEMBER_CEILINGS_MAX_CONNECTIONS =
+      Option.integer(
+          "federation.memberCeilings.maxConnections",
+          MemberCeilings.DEFAULT_MAX_CONNECTIONS,
+          1,
+          10_000,
+          "Most connections a member Secret's provider may hold (webhook.maxConnections,"
+              + " hetzner.maxConnections; their auto 0 included).");
+  public static final Option<List<String>> FEDERATION_MEMBER_EGRESS_ALLOW =
+      Option.list(
+          "federation.memberEgress.allow",
+          MemberEgress.DEFAULT_ALLOW,
+          EgressPolicy::valid,
+          "a list of CIDRs (10.0.0.0/8, fd00::/8)",
+          "Addresses a member Secret's provider (webhook.url, hetzner.endpoint) may reach though"
+              + " they are loopback, link-local, private or denied; also where it may use http.");
+  public static final Option<List<String>> FEDERATION_MEMBER_EGRESS_DENY =
+      Option.list(
+          "federation.memberEgress.deny",
+          MemberEgress.DEFAULT_DENY,
+          EgressPolicy::valid,
+          "a list of CIDRs (10.0.0.0/8, fd00::/8)",
+          "Addresses a member Secret's provider may not reach beyond the loopback, link-local,"
+              + " multicast and private ones always refused: the host's Service and Pod ranges"
+              + " when they are public.");
   public static final Option<String> PROVIDER =
       Option.choice(
           "provider",
@@ -227,6 +285,15 @@ public final class PierOptions {
           100_000,
           "Keys reconciled at the same time; node-sync-only host updates have"
               + " nodeSync.concurrency of their own.");
+  public static final Option<Integer> RECONCILE_CLUSTER_FLOOR =
+      Option.integer(
+          "reconcile.clusterFloor",
+          ReconcileOptions.DEFAULT_CLUSTER_FLOOR,
+          1,
+          100_000,
+          "Runs each cluster (the configured ones and joined members) can always have in flight"
+              + " in reconcile.concurrency and in nodeSync.concurrency, whatever the others' runs"
+              + " do; lowered to slots / clusters, at least 1, where the floors do not fit.");
   public static final Option<Duration> RECONCILE_MIN_RETRY_DELAY =
       Option.duration(
           "reconcile.minRetryDelay",
@@ -271,8 +338,8 @@ public final class PierOptions {
           ReconcileOptions.DEFAULT_RATE_LIMIT,
           0,
           100_000,
-          "Retries and ensures not caused by a spec change, a second, over all Services; a first"
-              + " ensure or a spec change is never held back (0: no limit).");
+          "Retries and ensures not caused by a spec change, a second, per cluster over its"
+              + " Services; a first ensure or a spec change is never held back (0: no limit).");
   public static final Option<Integer> RECONCILE_RATE_BURST =
       Option.integer(
           "reconcile.rateBurst",
@@ -799,6 +866,43 @@ public final class PierOptions {
           MS,
           DAY,
           "Time between renewals of held shard Leases and attempts to take wanted ones.");
+  public static final Option<Integer> SCALE_OUT_EVENT_BUS_PORT =
+      Option.integer(
+          "scaleOut.eventBusPort",
+          ScaleOutOptions.DEFAULT_EVENT_BUS_PORT,
+          0,
+          65535,
+          "Port of the clustered event bus (mutual TLS), fixed so a NetworkPolicy can name it;"
+              + " 0: the system's choice.");
+  public static final Option<String> SCALE_OUT_TLS_CERT_FILE =
+      Option.string(
+          "scaleOut.tls.certFile",
+          "",
+          s -> true,
+          "a PEM file path",
+          "The replicas' certificate for the event bus's mutual TLS (pier scale-out-certs writes"
+              + " one); required with scaleOut.enabled unless scaleOut.tls.insecure.");
+  public static final Option<String> SCALE_OUT_TLS_KEY_FILE =
+      Option.string(
+          "scaleOut.tls.keyFile",
+          "",
+          s -> true,
+          "a PEM file path",
+          "The private key of scaleOut.tls.certFile (PKCS#8, PKCS#1 or SEC 1 PEM).");
+  public static final Option<String> SCALE_OUT_TLS_CA_FILE =
+      Option.string(
+          "scaleOut.tls.caFile",
+          "",
+          s -> true,
+          "a PEM file path",
+          "The CA that signed the replicas' certificate: only a peer with a certificate it"
+              + " signed speaks on the event bus.");
+  public static final Option<Boolean> SCALE_OUT_TLS_INSECURE =
+      Option.bool(
+          "scaleOut.tls.insecure",
+          false,
+          "Run the event bus without TLS (development only: anyone who reaches the replicas"
+              + " can read and send on it).");
   public static final Option<Duration> BENCHMARK_DELAY =
       Option.duration(
           "benchmark.delay",
@@ -1008,6 +1112,24 @@ public final class PierOptions {
           s -> s.matches("[a-z0-9][-a-z0-9]{0,30}"),
           "lower case letters, digits and '-', starting with a letter or digit, at most 31",
           "Prefix of the TXT registry records: <prefix><type>-<name>.");
+  public static final Option<Integer> HTTP_MAX_ANSWER_BYTES =
+      Option.integer(
+          "http.maxAnswerBytes",
+          AnswerLimit.DEFAULT_BYTES,
+          1024,
+          1 << 30,
+          "Most bytes Pier reads of one answer of a load-balancer provider or DNS service (a call"
+              + " of the webhook or Hetzner API, a DNS write, a zone's settings); a longer answer"
+              + " fails its call and its connection is closed.");
+  public static final Option<Integer> HTTP_MAX_INVENTORY_ANSWER_BYTES =
+      Option.integer(
+          "http.maxInventoryAnswerBytes",
+          AnswerLimit.DEFAULT_INVENTORY_BYTES,
+          1024,
+          1 << 30,
+          "Most bytes Pier reads of a listing: a DNS zone's records (PowerDNS, external-dns GET"
+              + " /records), the webhook's /list, a page of Hetzner's load balancers. The default"
+              + " holds a zone of 10,000 Services (about 8 MB in PowerDNS) with room to spare.");
 
   public static final List<Option<?>> ALL =
       List.of(
@@ -1031,10 +1153,18 @@ public final class PierOptions {
           FEDERATION_AGGREGATE_WAIT,
           FEDERATION_LEAVE_GRACE,
           FEDERATION_CREDENTIAL_EXPIRY_WARNING,
+          FEDERATION_MEMBER_CEILINGS_TIMEOUT,
+          FEDERATION_MEMBER_CEILINGS_WAIT,
+          FEDERATION_MEMBER_CEILINGS_RETRIES,
+          FEDERATION_MEMBER_CEILINGS_RETRY_DELAY,
+          FEDERATION_MEMBER_CEILINGS_MAX_CONNECTIONS,
+          FEDERATION_MEMBER_EGRESS_ALLOW,
+          FEDERATION_MEMBER_EGRESS_DENY,
           PROVIDER,
           LOAD_BALANCER_CLASSES,
           SERVE_SERVICES_WITHOUT_CLASS,
           RECONCILE_CONCURRENCY,
+          RECONCILE_CLUSTER_FLOOR,
           RECONCILE_MIN_RETRY_DELAY,
           RECONCILE_MAX_RETRY_DELAY,
           RECONCILE_VERIFY_PERIOD,
@@ -1116,6 +1246,11 @@ public final class PierOptions {
           SCALE_OUT_LEASE_DURATION,
           SCALE_OUT_RENEW_DEADLINE,
           SCALE_OUT_RETRY_PERIOD,
+          SCALE_OUT_EVENT_BUS_PORT,
+          SCALE_OUT_TLS_CERT_FILE,
+          SCALE_OUT_TLS_KEY_FILE,
+          SCALE_OUT_TLS_CA_FILE,
+          SCALE_OUT_TLS_INSECURE,
           BENCHMARK_DELAY,
           ADMIN_HOST,
           ADMIN_PORT,
@@ -1147,7 +1282,9 @@ public final class PierOptions {
           DNS_EXTERNAL_DNS_URL,
           DNS_EXTERNAL_DNS_TIMEOUT,
           DNS_EXTERNAL_DNS_MAX_CONNECTIONS,
-          DNS_EXTERNAL_DNS_TXT_PREFIX);
+          DNS_EXTERNAL_DNS_TXT_PREFIX,
+          HTTP_MAX_ANSWER_BYTES,
+          HTTP_MAX_INVENTORY_ANSWER_BYTES);
 
   /**
    * The provider options, which a cluster of {@code clusters} may set for itself: {@code provider}

@@ -7,6 +7,7 @@ import dev.pier.config.ConfigException;
 import dev.pier.config.ConfigValues;
 import dev.pier.shards.ScaleOutOptions;
 import io.vertx.core.VertxOptions;
+import io.vertx.core.eventbus.EventBusOptions;
 import io.vertx.spi.cluster.hazelcast.ConfigUtil;
 import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
 import java.util.function.Function;
@@ -14,7 +15,8 @@ import java.util.function.Function;
 /**
  * The {@code scaleOut.*} options, and the Hazelcast cluster manager and event-bus settings they
  * give: multicast and auto-detection off, a static member list or Kubernetes discovery, the
- * heartbeat timeout, and Vert.x's own maps and multimaps from its default cluster configuration.
+ * heartbeat timeout, Java deserialization filtered, and Vert.x's own maps and multimaps from its
+ * default cluster configuration; the event bus on a fixed port with mutual TLS.
  */
 final class ScaleOutSetup {
   private ScaleOutSetup() {}
@@ -51,7 +53,8 @@ final class ScaleOutSetup {
             config.get(PierOptions.SCALE_OUT_HEARTBEAT_TIMEOUT),
             config.get(PierOptions.SCALE_OUT_LEASE_DURATION),
             config.get(PierOptions.SCALE_OUT_RENEW_DEADLINE),
-            config.get(PierOptions.SCALE_OUT_RETRY_PERIOD));
+            config.get(PierOptions.SCALE_OUT_RETRY_PERIOD),
+            config.get(PierOptions.SCALE_OUT_EVENT_BUS_PORT));
     String problem = options.problem();
     if (problem != null) {
       throw new ConfigException(problem);
@@ -62,6 +65,14 @@ final class ScaleOutSetup {
               + " replace the single Lease; turn leaderElection.enabled off");
     }
     return options;
+  }
+
+  /**
+   * The event bus's TLS files, checked; null with {@code scaleOut.tls.insecure}. A {@link
+   * ConfigException} names the option and the path when they are missing or wrong.
+   */
+  static ScaleOutTls tls(ConfigValues config) {
+    return ScaleOutTls.of(config);
   }
 
   /** The cluster manager of a replica; {@code namespace} is where the Kubernetes Service lives. */
@@ -78,6 +89,7 @@ final class ScaleOutSetup {
     // A replica that left comes back as a new member at once, not after the default 5 s wait.
     hz.setProperty("hazelcast.merge.first.run.delay.seconds", "5");
     hz.setProperty("hazelcast.merge.next.run.delay.seconds", "5");
+    hz.getSerializationConfig().setJavaSerializationFilterConfig(SerializationFilter.hazelcast());
     NetworkConfig net = hz.getNetworkConfig();
     net.setPort(options.port()).setPortAutoIncrement(false);
     if (!options.host().isEmpty()) {
@@ -106,12 +118,27 @@ final class ScaleOutSetup {
     return new HazelcastClusterManager(hz);
   }
 
-  /** The event bus listens on the replica's address, on a port of the system's choice. */
-  static VertxOptions eventBus(VertxOptions vertx, ScaleOutOptions options) {
+  /**
+   * The event bus listens on the replica's address and {@code scaleOut.eventBusPort}, on mutual TLS
+   * unless {@code tls} is null ({@code scaleOut.tls.insecure}).
+   */
+  static VertxOptions eventBus(VertxOptions vertx, ScaleOutOptions options, ScaleOutTls tls) {
+    EventBusOptions bus = vertx.getEventBusOptions();
     if (!options.host().isEmpty()) {
-      vertx.getEventBusOptions().setHost(options.host()).setClusterPublicHost(options.host());
+      bus.setHost(options.host()).setClusterPublicHost(options.host());
     }
-    vertx.getEventBusOptions().setPort(0);
+    bus.setPort(options.eventBusPort());
+    if (tls != null) {
+      tls.applyTo(bus);
+    }
     return vertx;
+  }
+
+  /**
+   * Filters Java deserialization JVM-wide before the replica joins: from then on, bytes from other
+   * processes reach Hazelcast.
+   */
+  static void filterSerialization() {
+    SerializationFilter.install();
   }
 }

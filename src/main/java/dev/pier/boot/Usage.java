@@ -25,6 +25,8 @@ public final class Usage {
               java -jar pier.jar unjoin NAME   make a member leave
               java -jar pier.jar status        the members and federated Services
 
+            Scale-out: java -jar pier.jar scale-out-certs --out DIR   the event bus's TLS files
+
             Every option can also be set with an environment variable, which overrides the file.
             Options (environment variable, default):
             """);

@@ -5,6 +5,7 @@ import dev.pier.cloud.webhook.WebhookOptions;
 import dev.pier.config.ConfigException;
 import dev.pier.config.ConfigValues;
 import dev.pier.config.Secrets;
+import dev.pier.util.Egress;
 import dev.pier.util.RequestFence;
 import io.vertx.core.Vertx;
 import java.nio.file.Files;
@@ -30,6 +31,12 @@ public final class WebhookProviders {
   /** The provider with {@code token} (or none when empty), not one from webhook.tokenFile. */
   static WebhookLoadBalancerProvider withToken(
       Vertx vertx, ConfigValues config, String token, RequestFence fence) {
+    return withToken(vertx, config, token, fence, Egress.OPEN);
+  }
+
+  /** As above, each request vetted by {@code egress} (a member Secret's provider). */
+  static WebhookLoadBalancerProvider withToken(
+      Vertx vertx, ConfigValues config, String token, RequestFence fence, Egress egress) {
     String url = config.get(PierOptions.WEBHOOK_URL);
     if (url.isEmpty()) {
       throw new ConfigException(
@@ -73,10 +80,13 @@ public final class WebhookProviders {
             .setRetries(config.get(PierOptions.WEBHOOK_RETRIES))
             .setRetryDelay(config.get(PierOptions.WEBHOOK_RETRY_DELAY))
             .setMaxConnections(HttpPools.provider(config, PierOptions.WEBHOOK_MAX_CONNECTIONS))
+            .setAnswerLimit(AnswerLimits.answer(config))
+            .setInventoryLimit(AnswerLimits.inventory(config))
             .setToken(token)
             .setCaFile(config.get(PierOptions.WEBHOOK_TLS_CA_FILE))
             .setCertFile(cert)
-            .setKeyFile(key);
+            .setKeyFile(key)
+            .setEgress(egress);
     try {
       return new WebhookLoadBalancerProvider(vertx, options, fence);
     } catch (RuntimeException e) {

@@ -9,10 +9,11 @@ import java.util.Set;
 
 /**
  * The operator's commands, {@code pier join|unjoin|status} (also {@code kubectl pier ...}): they
- * talk to the host and member API servers with the operator's kubeconfig, never to Pier itself.
+ * talk to the host and member API servers with the operator's kubeconfig, never to Pier itself; and
+ * {@code pier scale-out-certs}, which writes files only.
  */
 public final class Cli {
-  public static final Set<String> COMMANDS = Set.of("join", "unjoin", "status");
+  public static final Set<String> COMMANDS = Set.of("join", "unjoin", "status", "scale-out-certs");
 
   private Cli() {}
 
@@ -31,6 +32,7 @@ public final class Cli {
       return switch (args[0]) {
         case "join" -> Join.run(rest, out);
         case "unjoin" -> Unjoin.run(rest, out);
+        case "scale-out-certs" -> ScaleOutCerts.run(rest, out);
         default -> Status.run(rest, out);
       };
     } catch (CliException e) {
@@ -52,6 +54,13 @@ public final class Cli {
             + "  --secret-namespace NS   where the member Secrets live in the host (default pier,"
             + " federation.secretNamespace)\n";
     return switch (command) {
+      case "scale-out-certs" ->
+          "pier scale-out-certs --out DIR [flags]: write the material of scale-out's mutual TLS"
+              + " (a CA, ca.crt, and the replicas' certificate and key it signed, tls.crt and"
+              + " tls.key) for the Secret the replicas mount (docs/scale-out.md)\n"
+              + "  --out DIR   where to write the three files\n"
+              + "  --valid-for D   how long the certificates are valid (default 87600h)\n"
+              + "  --force   replace files of an earlier set\n";
       case "join" ->
           "pier join NAME [flags]: make a cluster a federation member\n"
               + common

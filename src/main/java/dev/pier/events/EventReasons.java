@@ -49,4 +49,5 @@ public final class EventReasons {
   public static final String FEDERATION_NOT_ALLOWED = "FederationNotAllowed";
   public static final String MEMBER_NAMESPACE_UNREADABLE = "MemberNamespaceUnreadable";
   public static final String MEMBER_CREDENTIAL_EXPIRING = "MemberCredentialExpiring";
+  public static final String MEMBER_SETTING_LOWERED = "MemberSettingLowered";
 }

@@ -5,9 +5,10 @@ import io.fabric8.kubernetes.api.model.Service;
 
 /**
  * The decisions of a member key's run, as pure functions of what the run read: the member's state,
- * the host Service, the copy in the member and whose it is. The member side of the federation's
- * reconciler carries them out. A copy Pier does not own is never changed or deleted, and a member
- * that is unknown, not ready or not read yet has nothing deleted in it.
+ * the host Service, the copy in the member and whose it is ({@link CopyTrust}). The member side of
+ * the federation's reconciler carries them out. A member Service Pier did not make, whatever marks
+ * it carries, is never changed or deleted, and a member that is unknown, not ready or not read yet
+ * has nothing deleted in it.
  */
 public final class CopyDecision {
   private CopyDecision() {}
@@ -39,7 +40,17 @@ public final class CopyDecision {
      * and that change runs every key again.
      */
     WAIT_FINALIZER,
-    /** Ensure: a copy is wanted, there is none, and the host Service carries the finalizer. */
+    /**
+     * Wait: a copy is wanted and there is none, but the host Service's record has no intent for
+     * this member yet: the copy is made carrying the intent's nonce, so that it is provably Pier's
+     * before its uid is recorded. The host key writes the intent, and that change runs every key
+     * again.
+     */
+    WAIT_INTENT,
+    /**
+     * Ensure: a copy is wanted, there is none, the host Service carries the finalizer and an intent
+     * for this member (or is in adoption, {@link CopyTrust#adopting}).
+     */
     CREATE,
     /** Ensure: a copy is wanted and Pier's is there: bring it in line ({@link #update}). */
     UPDATE,
@@ -86,7 +97,8 @@ public final class CopyDecision {
    *     FederationScope#refused})
    * @param wanted the member is to have a copy ({@link FederationScope#wanted})
    * @param copy the member's Service of the key, or null
-   * @param ownership whose that Service is
+   * @param ownership whose that Service is ({@link CopyTrust#whose})
+   * @param intent the nonce of the host record's intent to make a copy in this member, or null
    * @param leaving the member is leaving the federation
    * @param leavePolicy what its leaving does to the copies Pier owns there
    */
@@ -100,6 +112,7 @@ public final class CopyDecision {
       boolean wanted,
       Service copy,
       MemberServices.Ownership ownership,
+      String intent,
       boolean leaving,
       LeavePolicy leavePolicy) {
 
@@ -115,6 +128,7 @@ public final class CopyDecision {
           false,
           null,
           MemberServices.Ownership.ABSENT,
+          null,
           false,
           LeavePolicy.ORPHAN);
     }
@@ -134,7 +148,7 @@ public final class CopyDecision {
     if (f.wanted()) {
       return switch (f.ownership()) {
         case FOREIGN -> Action.CONFLICT;
-        case ABSENT -> Federated.hasFinalizer(f.host()) ? Action.CREATE : Action.WAIT_FINALIZER;
+        case ABSENT -> absent(f);
         case OWNED -> Action.UPDATE;
       };
     }
@@ -167,6 +181,14 @@ public final class CopyDecision {
       return Update.IN_SYNC;
     }
     return change.migrate() ? Update.MIGRATE_AND_APPLY : Update.APPLY;
+  }
+
+  /** A wanted copy that is not there. */
+  private static Action absent(Facts f) {
+    if (!Federated.hasFinalizer(f.host())) {
+      return Action.WAIT_FINALIZER;
+    }
+    return f.intent() != null || CopyTrust.adopting(f.host()) ? Action.CREATE : Action.WAIT_INTENT;
   }
 
   private static Action unread(Facts f) {

@@ -12,12 +12,24 @@ import java.util.List;
  * member's caches by the replica that owns the member, and with scale-out sent to the host's owner
  * over the clustered event bus as this small record (never the Service).
  *
+ * <p>The member's side sends what the member has: a Service with the federation's marks is {@code
+ * owned} there, with its uid. Whether it is Pier's copy is the host side's to say, against the host
+ * Service's {@link CopyRecord} ({@link CopyTrust#believe}); a state the host side does not believe
+ * is {@link #none}.
+ *
  * @param synced whether the member's Service cache has filled since Pier started
  * @param topology the member's region and zones
- * @param owned whether Pier owns a copy there (this federation's, of this host)
+ * @param owned whether the member has a Service with this federation's marks from this host (as the
+ *     member's side sends it), or Pier's copy (once the host side believed it)
  * @param terminating the owned copy is being deleted, held by finalizers in the member
  * @param status the owned copy's {@code status.loadBalancer}; null when Pier owns no copy
  * @param readyEndpoints the owned copy has at least one ready endpoint
+ * @param uid the owned copy's uid; null when Pier owns no copy
+ * @param proven the member's side proved the copy Pier's beyond the host's record: Pier made it
+ *     (the record of it is on its way) or the record of copies left behind names it
+ * @param nonce the nonce the owned copy carries ({@code pier.dev/copy-nonce}), or null
+ * @param disproven the member's side holds proof of another copy there: this one is not Pier's,
+ *     whatever nonce it carries
  */
 public record CopyState(
     boolean synced,
@@ -25,7 +37,11 @@ public record CopyState(
     boolean owned,
     boolean terminating,
     LbStatus status,
-    boolean readyEndpoints) {
+    boolean readyEndpoints,
+    String uid,
+    boolean proven,
+    String nonce,
+    boolean disproven) {
 
   public CopyState {
     topology = topology == null ? new Topology(null, List.of()) : topology;
@@ -33,9 +49,24 @@ public record CopyState(
       status = null;
       terminating = false;
       readyEndpoints = false;
+      uid = null;
+      proven = false;
+      nonce = null;
+      disproven = false;
     } else if (status == null) {
       status = LbStatus.EMPTY;
     }
+  }
+
+  /** A copy with no uid to check and no proof: as a state the host side believed already. */
+  public CopyState(
+      boolean synced,
+      Topology topology,
+      boolean owned,
+      boolean terminating,
+      LbStatus status,
+      boolean readyEndpoints) {
+    this(synced, topology, owned, terminating, status, readyEndpoints, null, false, null, false);
   }
 
   /** No copy Pier owns. */
@@ -55,13 +86,22 @@ public record CopyState(
     if (owned) {
       json.put("terminating", terminating)
           .put("readyEndpoints", readyEndpoints)
-          .put("loadBalancer", Views.statusJson(status));
+          .put("loadBalancer", Views.statusJson(status))
+          .put("proven", proven)
+          .put("disproven", disproven);
+      if (uid != null) {
+        json.put("uid", uid);
+      }
+      if (nonce != null) {
+        json.put("nonce", nonce);
+      }
     }
     return json;
   }
 
   /**
-   * @throws IllegalArgumentException when {@code json} is not a copy state
+   * @throws IllegalArgumentException when {@code json} is not a copy state, or an owned copy comes
+   *     without its uid (a replica of an earlier version: the read fails, and the aggregate waits)
    */
   public static CopyState fromJson(JsonObject json) {
     try {
@@ -80,13 +120,22 @@ public record CopyState(
                                   "loadBalancer",
                                   json.getJsonObject("loadBalancer", new JsonObject()))))
               : null;
+      String uid = json.getString("uid");
+      if (owned && uid == null) {
+        // From a replica of an earlier version: its copy cannot be checked against the record.
+        throw new IllegalArgumentException("not a copy state: an owned copy without its uid");
+      }
       return new CopyState(
           json.getBoolean("synced", false),
           topology,
           owned,
           json.getBoolean("terminating", false),
           status,
-          json.getBoolean("readyEndpoints", false));
+          json.getBoolean("readyEndpoints", false),
+          uid,
+          json.getBoolean("proven", false),
+          json.getString("nonce"),
+          json.getBoolean("disproven", false));
     } catch (ClassCastException e) {
       throw new IllegalArgumentException("not a copy state: " + e.getMessage(), e);
     }

@@ -19,13 +19,13 @@ import java.util.Set;
 public final class MemberServices {
   private MemberServices() {}
 
-  /** Who a member Service belongs to, as far as this federation can tell. */
+  /** Who a member Service belongs to, as far as this federation can tell ({@link CopyTrust}). */
   public enum Ownership {
     /** There is no member Service. */
     ABSENT,
-    /** This federation's copy from this host cluster: Pier may change or delete it. */
+    /** The copy Pier made, of this federation and this host: Pier may change or delete it. */
     OWNED,
-    /** Someone else's: never changed or deleted. */
+    /** Someone else's, whatever marks it carries: never changed or deleted. */
     FOREIGN
   }
 
@@ -36,22 +36,25 @@ public final class MemberServices {
           FederationKeys.CLUSTER_SELECTOR_ANNOTATION,
           FederationKeys.DELETE_POLICY_ANNOTATION,
           FederationKeys.COPIED_KEYS_ANNOTATION,
+          FederationKeys.COPY_UIDS_ANNOTATION,
+          FederationKeys.COPY_NONCE_ANNOTATION,
+          FederationKeys.NAMES_HELD_ANNOTATION,
           "kubectl.kubernetes.io/last-applied-configuration");
   private static final String FEDERATION_PREFIX = "federation.kubernetes.io/";
   private static final String HEADLESS = "None";
 
   /**
-   * {@link Ownership#OWNED} when the member Service carries this federation's label and the host
-   * cluster's uid. The host Service's uid does not count: a host Service deleted with its copies
-   * orphaned and then created again adopts them.
+   * Whether the member Service carries this federation's marks: its label and the host cluster's
+   * uid. Marks are no proof: anyone who may create a Service there can write them, and only a
+   * marked Service whose uid Pier recorded is its copy ({@link CopyTrust}).
    */
-  public static Ownership ownership(Service member, String federation, String hostClusterUid) {
+  public static boolean marked(Service member, String federation, String hostClusterUid) {
     if (member == null) {
-      return Ownership.ABSENT;
+      return false;
     }
     ObjectMeta m = member.getMetadata();
     if (m == null) {
-      return Ownership.FOREIGN;
+      return false;
     }
     String label =
         m.getLabels() == null ? null : m.getLabels().get(FederationKeys.FEDERATION_LABEL);
@@ -59,9 +62,32 @@ public final class MemberServices {
         m.getAnnotations() == null
             ? null
             : m.getAnnotations().get(FederationKeys.HOST_CLUSTER_UID_ANNOTATION);
-    return federation.equals(label) && hostClusterUid.equals(cluster)
-        ? Ownership.OWNED
-        : Ownership.FOREIGN;
+    return federation.equals(label) && hostClusterUid.equals(cluster);
+  }
+
+  /** The nonce a member Service carries ({@link FederationKeys#COPY_NONCE_ANNOTATION}), or null. */
+  public static String nonce(Service member) {
+    Map<String, String> a = member == null ? null : member.getMetadata().getAnnotations();
+    return a == null ? null : a.get(FederationKeys.COPY_NONCE_ANNOTATION);
+  }
+
+  /**
+   * The configuration of a copy's create: {@code config} carrying the nonce of the intent it is
+   * made for. Only the create sends it: the copy keeps it under the create's entry, and applies
+   * leave it alone.
+   */
+  public static JsonObject forCreate(JsonObject config, String nonce) {
+    JsonObject create = config.copy();
+    if (nonce != null) {
+      JsonObject metadata = create.getJsonObject("metadata");
+      JsonObject annotations = metadata.getJsonObject("annotations");
+      if (annotations == null) {
+        annotations = new JsonObject();
+        metadata.put("annotations", annotations);
+      }
+      annotations.put(FederationKeys.COPY_NONCE_ANNOTATION, nonce);
+    }
+    return create;
   }
 
   /**
@@ -151,6 +177,7 @@ public final class MemberServices {
     annotations.remove(FederationKeys.HOST_CLUSTER_UID_ANNOTATION);
     annotations.remove(FederationKeys.HOST_SERVICE_UID_ANNOTATION);
     annotations.remove(FederationKeys.COPIED_KEYS_ANNOTATION);
+    annotations.remove(FederationKeys.COPY_NONCE_ANNOTATION);
     List<ManagedFieldsEntry> kept = new ArrayList<>();
     if (m.getManagedFields() != null) {
       for (ManagedFieldsEntry e : m.getManagedFields()) {

@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -114,6 +115,51 @@ public final class AsyncKubeApi {
                                 + response.code()
                                 + " "
                                 + reason(response.body()))));
+  }
+
+  /**
+   * An answer of which at most a limit was read.
+   *
+   * @param body the whole body as text when it was within the limit, else empty
+   * @param tooLong whether the body was longer than the limit (said or found), and cut off there
+   */
+  public record LimitedAnswer(int code, String body, boolean tooLong) {}
+
+  /**
+   * A GET whose answer is read only up to {@code maxBytes} (a health endpoint, {@code /version},
+   * asked of a server that a member Secret names), whatever its status, within {@code timeout} as a
+   * whole: an answer that trickles in ends there too. A longer answer is not read further; its
+   * request is reset. Fails only when no answer came (a network or TLS failure, the timeout).
+   */
+  public Future<LimitedAnswer> getLimited(
+      Context ctx, String path, Duration timeout, int maxBytes) {
+    HttpRequest request =
+        http.newHttpRequestBuilder()
+            .uri(base + path)
+            .timeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
+            .build();
+    LimitedRead read = new LimitedRead(maxBytes);
+    inFlight.incrementAndGet();
+    CompletableFuture<LimitedAnswer> answer;
+    try {
+      answer = read.send(http, request);
+    } catch (RuntimeException e) {
+      answer = CompletableFuture.failedFuture(e);
+    }
+    answer.whenComplete((r, e) -> inFlight.decrementAndGet());
+    long timer =
+        ctx.owner()
+            .setTimer(
+                Math.max(1, timeout.toMillis()),
+                id ->
+                    read.abandon(
+                        new TimeoutException(
+                            "GET "
+                                + path
+                                + ": no whole answer within "
+                                + timeout.toMillis()
+                                + " ms")));
+    return Future.fromCompletionStage(answer, ctx).andThen(ar -> ctx.owner().cancelTimer(timer));
   }
 
   /** Requests sent through this API and not answered yet; safe to read from any thread. */

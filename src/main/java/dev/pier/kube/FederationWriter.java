@@ -9,6 +9,9 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -50,10 +53,10 @@ public final class FederationWriter implements FederationWrites {
   }
 
   @Override
-  public Future<Void> create(Context ctx, JsonObject config) {
+  public Future<String> create(Context ctx, JsonObject config) {
     return api.post(
             ctx, withManager(AsyncKubeApi.corePath(namespace(config), "services", null)), config)
-        .mapEmpty();
+        .map(created -> created.getJsonObject("metadata").getString("uid"));
   }
 
   @Override
@@ -108,8 +111,12 @@ public final class FederationWriter implements FederationWrites {
   }
 
   @Override
-  public Future<String> addFinalizer(Context ctx, ServiceKey key, String resourceVersion) {
-    return services.addFinalizer(ctx, key, FederationKeys.FINALIZER, resourceVersion);
+  public Future<String> addFinalizer(
+      Context ctx, ServiceKey key, String copyRecord, String resourceVersion) {
+    JsonObject body = ServiceWriter.addFinalizerPatch(FederationKeys.FINALIZER);
+    body.getJsonObject("metadata")
+        .put("annotations", new JsonObject().put(FederationKeys.COPY_UIDS_ANNOTATION, copyRecord));
+    return services.patch(ctx, key, AsyncKubeApi.STRATEGIC_MERGE_PATCH, body, resourceVersion);
   }
 
   @Override
@@ -120,7 +127,8 @@ public final class FederationWriter implements FederationWrites {
                 "annotations",
                 new JsonObject()
                     .putNull(FederationKeys.INGRESSES_ANNOTATION)
-                    .putNull(FederationKeys.NAMES_HELD_ANNOTATION));
+                    .putNull(FederationKeys.NAMES_HELD_ANNOTATION)
+                    .putNull(FederationKeys.COPY_UIDS_ANNOTATION));
     return services.removeFinalizer(ctx, key, metadata, resourceVersion);
   }
 
@@ -140,6 +148,105 @@ public final class FederationWriter implements FederationWrites {
     return services
         .patchStatus(ctx, key, status, resourceVersion)
         .map(ServiceWrites.StatusWritten::resourceVersion);
+  }
+
+  @Override
+  public Future<Map<String, String>> readLeftCopies(Context ctx, String namespace, String name) {
+    return ServiceWriter.orWhenGone(
+        api.get(ctx, AsyncKubeApi.corePath(namespace, "secrets", name))
+            .map(FederationWriter::decoded),
+        Map.of());
+  }
+
+  @Override
+  public Future<Void> writeLeftCopies(
+      Context ctx,
+      String namespace,
+      String name,
+      Map<String, String> labels,
+      Map<String, String> changes) {
+    JsonObject data = new JsonObject();
+    changes.forEach(
+        (k, v) ->
+            data.put(
+                k,
+                v == null
+                    ? null
+                    : Base64.getEncoder().encodeToString(v.getBytes(StandardCharsets.UTF_8))));
+    String path = AsyncKubeApi.corePath(namespace, "secrets", name);
+    return api.patch(ctx, path, AsyncKubeApi.MERGE_PATCH, new JsonObject().put("data", data.copy()))
+        .compose(secret -> deleteIfEmpty(ctx, path, secret))
+        .recover(
+            e -> {
+              if (!KubeApiException.notFound(e)) {
+                return Future.failedFuture(e);
+              }
+              if (!data.stream().anyMatch(en -> en.getValue() != null)) {
+                return Future.succeededFuture();
+              }
+              JsonObject secret =
+                  new JsonObject()
+                      .put("apiVersion", "v1")
+                      .put("kind", "Secret")
+                      .put(
+                          "metadata",
+                          new JsonObject()
+                              .put("name", name)
+                              .put("namespace", namespace)
+                              .put("labels", new JsonObject(new HashMap<>(labels))))
+                      .put("type", "Opaque")
+                      .put("data", withoutRemovals(data));
+              return api.post(ctx, AsyncKubeApi.corePath(namespace, "secrets", null), secret)
+                  .mapEmpty();
+            });
+  }
+
+  /** A Secret left with no data goes, unless it changed since (its version as a precondition). */
+  private Future<Void> deleteIfEmpty(Context ctx, String path, JsonObject secret) {
+    JsonObject data = secret.getJsonObject("data");
+    if (data != null && !data.isEmpty()) {
+      return Future.succeededFuture();
+    }
+    JsonObject options =
+        new JsonObject()
+            .put("apiVersion", "v1")
+            .put("kind", "DeleteOptions")
+            .put(
+                "preconditions",
+                new JsonObject().put("resourceVersion", ServiceWriter.resourceVersion(secret)));
+    return api.delete(ctx, path, options)
+        .<Void>mapEmpty()
+        .recover(
+            e ->
+                KubeApiException.conflict(e) || KubeApiException.notFound(e)
+                    ? Future.succeededFuture()
+                    : Future.failedFuture(e));
+  }
+
+  private static JsonObject withoutRemovals(JsonObject data) {
+    JsonObject kept = new JsonObject();
+    data.forEach(
+        e -> {
+          if (e.getValue() != null) {
+            kept.put(e.getKey(), e.getValue());
+          }
+        });
+    return kept;
+  }
+
+  private static Map<String, String> decoded(JsonObject secret) {
+    JsonObject data = secret.getJsonObject("data");
+    Map<String, String> out = new HashMap<>();
+    if (data != null) {
+      data.forEach(
+          e ->
+              out.put(
+                  e.getKey(),
+                  new String(
+                      Base64.getDecoder().decode(String.valueOf(e.getValue())),
+                      StandardCharsets.UTF_8)));
+    }
+    return out;
   }
 
   private static String withManager(String path) {

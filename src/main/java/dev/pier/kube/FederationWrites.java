@@ -23,8 +23,10 @@ public interface FederationWrites {
    * Creates a copy. A create cannot be an apply: an apply would merge into a Service of the same
    * name that someone made since the cache last looked, and Pier changes only what it made. The
    * create's fields are owned by an Update entry of Pier's manager, which its first apply moves.
+   *
+   * @return the uid the member gave the copy: what makes it Pier's
    */
-  Future<Void> create(Context ctx, JsonObject config);
+  Future<String> create(Context ctx, JsonObject config);
 
   /**
    * Applies the configuration to the copy with this uid, server-side, under Pier's manager and
@@ -60,14 +62,36 @@ public interface FederationWrites {
    */
   Future<Boolean> delete(Context ctx, Service copy);
 
-  /** Adds the federation's finalizer to the host Service, keeping other finalizers. */
-  Future<String> addFinalizer(Context ctx, ServiceKey key, String resourceVersion);
+  /**
+   * Adds the federation's finalizer to the host Service, keeping other finalizers, and with it the
+   * record of its copies ({@code pier.dev/copy-uids}), in one write.
+   */
+  Future<String> addFinalizer(
+      Context ctx, ServiceKey key, String copyRecord, String resourceVersion);
 
   /**
-   * Removes the federation's finalizer and its ingress annotation in one write; a Service that is
-   * already gone counts as done.
+   * Removes the federation's finalizer, its ingress annotation and the record of its copies in one
+   * write; a Service that is already gone counts as done.
    */
   Future<String> release(Context ctx, ServiceKey key, String resourceVersion);
+
+  /**
+   * The data of the Secret {@code namespace/name} in this cluster, decoded; empty when there is
+   * none. Where the federation keeps the copies a release left behind.
+   */
+  Future<Map<String, String>> readLeftCopies(Context ctx, String namespace, String name);
+
+  /**
+   * Merges {@code changes} into the data of the Secret {@code namespace/name} (a null value removes
+   * a key), creating it with {@code labels} when it is missing, and deleting it once it holds
+   * nothing.
+   */
+  Future<Void> writeLeftCopies(
+      Context ctx,
+      String namespace,
+      String name,
+      Map<String, String> labels,
+      Map<String, String> changes);
 
   /**
    * Writes the federation's annotations on the host Service in one patch: the ingress annotation

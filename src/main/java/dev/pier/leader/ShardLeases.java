@@ -12,6 +12,7 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
@@ -92,6 +93,14 @@ public final class ShardLeases {
     boolean seen() {
       return version != null;
     }
+
+    /** Records a read of the Lease made elsewhere. */
+    void record(String read, long now) {
+      if (!read.equals(version)) {
+        version = read;
+        since = now;
+      }
+    }
   }
 
   private static final class Shard {
@@ -168,6 +177,21 @@ public final class ShardLeases {
           wanted = copy;
           if (!stopped) {
             tick();
+          }
+        });
+  }
+
+  /**
+   * The resourceVersions of shard Leases read elsewhere (scale-out's list of Pier's Leases): each
+   * is an observation of that Lease, so one left unchanged is known to be so from the list's time,
+   * not only from this replica's first attempt to take it. Called on the Leases' context.
+   */
+  public void observed(Map<Integer, String> versions) {
+    long now = clock.getAsLong();
+    versions.forEach(
+        (shard, version) -> {
+          if (shard >= 0 && shard < shards.length && !version.isEmpty()) {
+            shards[shard].observed.record(version, now);
           }
         });
   }

@@ -60,6 +60,7 @@ public final class PierMetrics implements WorkQueue.Listener<ServiceKey> {
   private final MeterRegistry registry;
   private final AtomicInteger leader = new AtomicInteger();
   private final Map<String, AtomicLong> lastSync = new ConcurrentHashMap<>();
+  private final Map<String, AtomicInteger> heldForShare = new ConcurrentHashMap<>();
   // Each member's credential expiry (epoch millis) and its gauge, by member name.
   private final Map<String, AtomicLong> memberExpiry = new ConcurrentHashMap<>();
   private final Map<String, Gauge> memberExpiryGauges = new ConcurrentHashMap<>();
@@ -311,6 +312,25 @@ public final class PierMetrics implements WorkQueue.Listener<ServiceKey> {
         .tag("reason", deferral.reason())
         .register(registry)
         .increment();
+  }
+
+  /** Keys of a cluster that wait only because the cluster holds all of its share of a lane. */
+  @Override
+  public void onHeldForShare(String cluster, int keys) {
+    heldForShare
+        .computeIfAbsent(
+            cluster,
+            c -> {
+              AtomicInteger held = new AtomicInteger();
+              Gauge.builder("pier.queue.held.for.share", held, AtomicInteger::get)
+                  .description(
+                      "Keys of a cluster waiting only for its share of the queue: their lane has"
+                          + " free slots, kept for other clusters' floors (reconcile.clusterFloor)")
+                  .tag("cluster", c)
+                  .register(registry);
+              return held;
+            })
+        .set(keys);
   }
 
   /** Records one node sync round: from the node change to the last host update submitted. */

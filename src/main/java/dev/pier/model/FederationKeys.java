@@ -30,6 +30,31 @@ public final class FederationKeys {
    */
   public static final String COPIED_KEYS_ANNOTATION = "pier.dev/copied-keys";
 
+  /**
+   * On a federated host Service: Pier's record of its copies, by member, one JSON object: the uid
+   * of the copy Pier made there, or {@code pending:<nonce>} while one is to be made ({@code
+   * {"east":"<uid>","west":"pending:<nonce>"}}). A member Service with the federation's marks is
+   * Pier's copy only with the uid recorded here (or the pending nonce, until the uid is). Written
+   * by the host's side only: with the finalizer, when a copy is wanted, made or gone; it goes with
+   * the finalizer.
+   */
+  public static final String COPY_UIDS_ANNOTATION = "pier.dev/copy-uids";
+
+  /**
+   * On a copy Pier created: the nonce of the intent in the host Service's record it was made for,
+   * which proves it Pier's until the host side has recorded its uid (a Pier that stopped in between
+   * does not strand it).
+   */
+  public static final String COPY_NONCE_ANNOTATION = "pier.dev/copy-nonce";
+
+  /**
+   * The Secret in {@code federation.secretNamespace}, named this and the federation's name, that
+   * keeps the uids of the copies a release left behind (their member unreachable until the delete
+   * timeout) once the host Service, and the record on it, is gone: data keys {@code
+   * <member>.<namespace>.<name>}, values the uids.
+   */
+  public static final String LEFT_COPIES_SECRET_PREFIX = "pier-left-copies-";
+
   /** The field manager of Pier's writes to member copies (server-side apply, and creates). */
   public static final String COPY_FIELD_MANAGER = "pier-federation";
 

@@ -12,10 +12,12 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,6 +35,10 @@ import org.slf4j.LoggerFactory;
  *       other {@link WorkLane#FULL}. Keys start in the order they were queued, except that a key
  *       whose lane is full is passed over for the next key of a lane with room: one lane's backlog
  *       never holds the other back, and within a lane the order stays;
+ *   <li>with {@link Shares} (lanes only), each lane's slots are shared among clusters by a {@link
+ *       FairShare}: a key whose cluster has taken all the lane can give it without eating into the
+ *       other known clusters' floors is passed over, keeping its place, for the next key of a
+ *       cluster with room. So keys of one cluster whose runs hang cannot hold every slot;
  *   <li>a failed run is retried after the key's exponential backoff, or a delay the run asks for; a
  *       success resets the backoff; a fenced run (its process stopped leading) is looked at again
  *       after the delay it asks for, its backoff unchanged;
@@ -65,7 +71,23 @@ public final class WorkQueue<K> {
 
     /** The gate deferred work of {@code key} that was about to run. */
     default void onDeferred(K key, Deferral deferral) {}
+
+    /**
+     * The keys of {@code cluster} waiting only for its share (their lane has free slots, kept for
+     * other clusters' floors) are now {@code keys}; called when the number changes, 0 included.
+     */
+    default void onHeldForShare(String cluster, int keys) {}
   }
+
+  /**
+   * Shares each lane among clusters.
+   *
+   * @param share the rule, with each cluster's floor
+   * @param clusterOf the cluster of a key
+   * @param clusters the known clusters, whether they have keys or not; asked as runs start
+   */
+  public record Shares<K>(
+      FairShare share, Function<K, String> clusterOf, Supplier<Set<String>> clusters) {}
 
   /** Decides whether work about to run runs now or waits: the seam for rate limits. */
   public interface Gate<K> {
@@ -77,13 +99,15 @@ public final class WorkQueue<K> {
 
   private record Delayed(long timerId, long dueAtMillis, EnumSet<WorkKind> kinds) {}
 
-  /** A key waiting to run: its place in the queue and the kinds merged so far. */
+  /** A key waiting to run: its place in the queue, its cluster and the kinds merged so far. */
   private static final class Ready {
     final long seq;
+    final String cluster;
     final EnumSet<WorkKind> kinds;
 
-    Ready(long seq, EnumSet<WorkKind> kinds) {
+    Ready(long seq, String cluster, EnumSet<WorkKind> kinds) {
       this.seq = seq;
+      this.cluster = cluster;
       this.kinds = kinds;
     }
 
@@ -104,14 +128,22 @@ public final class WorkQueue<K> {
   private final Function<WorkItem<K>, Future<WorkResult>> handler;
   private final Listener<K> listener;
   private final Gate<K> gate;
+  // Null: one cluster, or clusters not told apart.
+  private final Shares<K> shares;
 
   private final Map<K, Ready> ready = new HashMap<>();
-  // Per lane, by ordinal: the keys waiting to run in the order they were first queued. A key moves
-  // to another lane (keeping its place) when kinds merged into it change its lane.
-  private final List<TreeMap<Long, K>> readyByLane = new ArrayList<>();
+  // Per lane, by ordinal, and per cluster ("" without shares): the keys waiting to run in the order
+  // they were first queued; no empty map is kept. A key moves to another lane (keeping its place)
+  // when kinds merged into it change its lane.
+  private final List<Map<String, TreeMap<Long, K>>> readyByLane = new ArrayList<>();
   private long nextSeq;
   // Runs holding a slot, per lane by ordinal (runs past their deadline hold none).
   private final int[] laneInFlight = new int[LANES.length];
+  // The same per cluster, with shares; a cluster without runs has no entry.
+  private final Map<String, int[]> clusterInFlight = new HashMap<>();
+  // What onHeldForShare last told, without zeros; and each lane's floor last logged.
+  private Map<String, Integer> heldTold = Map.of();
+  private final int[] floorTold = new int[LANES.length];
   // Keys with a run in progress, abandoned ones included: the key lock.
   private final Set<K> running = new HashSet<>();
   // Runs past their deadline: their keys stay locked but hold no concurrency slot.
@@ -159,7 +191,8 @@ public final class WorkQueue<K> {
         runDeadline,
         handler,
         listener,
-        gate);
+        gate,
+        null);
   }
 
   /**
@@ -176,6 +209,23 @@ public final class WorkQueue<K> {
       Function<WorkItem<K>, Future<WorkResult>> handler,
       Listener<K> listener,
       Gate<K> gate) {
+    this(vertx, maxInFlight, backoff, runDeadline, handler, listener, gate, null);
+  }
+
+  /**
+   * A queue with a limit per lane, each lane shared among clusters.
+   *
+   * @param shares how each lane is shared among clusters; null: not at all
+   */
+  public WorkQueue(
+      Vertx vertx,
+      Map<WorkLane, Integer> maxInFlight,
+      ExponentialBackoff<K> backoff,
+      Duration runDeadline,
+      Function<WorkItem<K>, Future<WorkResult>> handler,
+      Listener<K> listener,
+      Gate<K> gate,
+      Shares<K> shares) {
     this(
         vertx,
         Integer.MAX_VALUE,
@@ -184,7 +234,8 @@ public final class WorkQueue<K> {
         runDeadline,
         handler,
         listener,
-        gate);
+        gate,
+        shares);
   }
 
   @SuppressWarnings("unchecked")
@@ -196,7 +247,8 @@ public final class WorkQueue<K> {
       Duration runDeadline,
       Function<WorkItem<K>, Future<WorkResult>> handler,
       Listener<K> listener,
-      Gate<K> gate) {
+      Gate<K> gate,
+      Shares<K> shares) {
     if (runDeadline.isZero() || runDeadline.isNegative()) {
       throw new IllegalArgumentException("runDeadline must be positive, got " + runDeadline);
     }
@@ -205,8 +257,9 @@ public final class WorkQueue<K> {
     this.maxInFlight = maxInFlight;
     this.laneMaxInFlight = laneMaxInFlight;
     for (int i = 0; i < LANES.length; i++) {
-      readyByLane.add(new TreeMap<>());
+      readyByLane.add(new HashMap<>());
     }
+    this.shares = shares;
     this.backoff = backoff;
     this.handler = handler;
     this.listener = listener == null ? new Listener<>() {} : listener;
@@ -296,6 +349,9 @@ public final class WorkQueue<K> {
   /** Stops starting new runs (runs in flight finish); {@link #resume()} starts them again. */
   public void pause() {
     paused = true;
+    if (shares != null) {
+      reportHeld(knownClusters());
+    }
   }
 
   public void resume() {
@@ -311,7 +367,7 @@ public final class WorkQueue<K> {
     delayed.values().forEach(d -> vertx.cancelTimer(d.timerId()));
     delayed.clear();
     ready.clear();
-    readyByLane.forEach(TreeMap::clear);
+    readyByLane.forEach(Map::clear);
     addedWhileRunning.clear();
     failed.clear();
     depthSeen = 0;
@@ -325,7 +381,14 @@ public final class WorkQueue<K> {
    */
   public void drop(Predicate<K> which) {
     ready.keySet().removeIf(which);
-    readyByLane.forEach(lane -> lane.values().removeIf(which));
+    for (Map<String, TreeMap<Long, K>> lane : readyByLane) {
+      lane.values()
+          .removeIf(
+              keys -> {
+                keys.values().removeIf(which);
+                return keys.isEmpty();
+              });
+    }
     delayed
         .entrySet()
         .removeIf(
@@ -347,6 +410,17 @@ public final class WorkQueue<K> {
         });
     depthSeen = ready.size();
     waitingSeen = delayed.size();
+    if (shares != null) {
+      reportHeld(knownClusters());
+    }
+  }
+
+  /**
+   * The known clusters changed (a member joined or left): with shares, the floors are looked at
+   * again, and keys that a leaving cluster's floor held back may start.
+   */
+  public void clustersChanged() {
+    dispatch();
   }
 
   /** Sizes as of the queue's last change; safe to call from any thread. */
@@ -402,34 +476,157 @@ public final class WorkQueue<K> {
   private void enqueueReady(K key, Set<WorkKind> kinds) {
     Ready r = ready.get(key);
     if (r == null) {
-      r = new Ready(nextSeq++, EnumSet.copyOf(kinds));
+      r = new Ready(nextSeq++, clusterOf(key), EnumSet.copyOf(kinds));
       ready.put(key, r);
-      readyByLane.get(r.lane().ordinal()).put(r.seq, key);
+      addToLane(r, key);
       return;
     }
     WorkLane before = r.lane();
     r.kinds.addAll(kinds);
-    WorkLane after = r.lane();
-    if (after != before) {
-      readyByLane.get(before.ordinal()).remove(r.seq);
-      readyByLane.get(after.ordinal()).put(r.seq, key);
+    if (r.lane() != before) {
+      removeFromLane(r, before);
+      addToLane(r, key);
     }
   }
 
-  /** The key queued first among lanes with a free slot, or null. */
-  private K nextReady() {
+  private void addToLane(Ready r, K key) {
+    readyByLane
+        .get(r.lane().ordinal())
+        .computeIfAbsent(r.cluster, c -> new TreeMap<>())
+        .put(r.seq, key);
+  }
+
+  private void removeFromLane(Ready r, WorkLane lane) {
+    Map<String, TreeMap<Long, K>> byCluster = readyByLane.get(lane.ordinal());
+    TreeMap<Long, K> keys = byCluster.get(r.cluster);
+    if (keys != null) {
+      keys.remove(r.seq);
+      if (keys.isEmpty()) {
+        byCluster.remove(r.cluster);
+      }
+    }
+  }
+
+  private String clusterOf(K key) {
+    return shares == null ? "" : Objects.requireNonNullElse(shares.clusterOf().apply(key), "");
+  }
+
+  /** The known clusters now; none without shares. */
+  private Set<String> knownClusters() {
+    if (shares == null) {
+      return Set.of();
+    }
+    try {
+      Set<String> known = shares.clusters().get();
+      return known == null ? Set.of() : Set.copyOf(known);
+    } catch (RuntimeException e) {
+      log.warn("Queue could not list the known clusters; sharing no lane", e);
+      return Set.of();
+    }
+  }
+
+  /** Runs of {@code cluster} holding a slot of the lane {@code lane} (an ordinal). */
+  private int inFlight(String cluster, int lane) {
+    int[] counts = clusterInFlight.get(cluster);
+    return counts == null ? 0 : counts[lane];
+  }
+
+  private void countRun(String cluster, WorkLane lane, int delta) {
+    if (shares == null) {
+      return;
+    }
+    int[] counts = clusterInFlight.computeIfAbsent(cluster, c -> new int[LANES.length]);
+    counts[lane.ordinal()] += delta;
+    if (Arrays.stream(counts).allMatch(n -> n == 0)) {
+      clusterInFlight.remove(cluster);
+    }
+  }
+
+  /** The lane's share among the known clusters, or null when it is not shared. */
+  private FairShare.Lane shareOf(int lane, Set<String> known) {
+    if (shares == null || known.size() <= 1) {
+      return null;
+    }
+    return shares
+        .share()
+        .lane(laneMaxInFlight[lane], laneInFlight[lane], c -> inFlight(c, lane), known);
+  }
+
+  /**
+   * The key queued first among lanes with a free slot whose cluster may take it, or null. Keys of a
+   * cluster at its share are passed over and keep their place.
+   */
+  private K nextReady(Set<String> known) {
     Map.Entry<Long, K> first = null;
     for (WorkLane lane : LANES) {
       int i = lane.ordinal();
       if (laneInFlight[i] >= laneMaxInFlight[i]) {
         continue;
       }
-      Map.Entry<Long, K> head = readyByLane.get(i).firstEntry();
-      if (head != null && (first == null || head.getKey() < first.getKey())) {
-        first = head;
+      FairShare.Lane share = shareOf(i, known);
+      for (Map.Entry<String, TreeMap<Long, K>> e : readyByLane.get(i).entrySet()) {
+        Map.Entry<Long, K> head = e.getValue().firstEntry();
+        if (head != null
+            && (first == null || head.getKey() < first.getKey())
+            && (share == null || share.mayStart(e.getKey()))) {
+          first = head;
+        }
       }
     }
     return first == null ? null : first.getValue();
+  }
+
+  /**
+   * Tells the listener how many keys of each cluster wait only for its share: those of lanes with a
+   * free slot that their cluster may not take. Logs a floor lowered because the known clusters'
+   * floors do not fit in a lane.
+   */
+  private void reportHeld(Set<String> known) {
+    Map<String, Integer> held = new HashMap<>();
+    for (WorkLane lane : LANES) {
+      int i = lane.ordinal();
+      FairShare.Lane share = shareOf(i, known);
+      if (share == null) {
+        continue;
+      }
+      if (share.floor() != floorTold[i]) {
+        floorTold[i] = share.floor();
+        if (share.floor() < shares.share().floor()) {
+          log.warn(
+              "{} clusters share the {} slots of lane {}: each one's floor is lowered from {} to"
+                  + " {}",
+              known.size(),
+              laneMaxInFlight[i],
+              lane,
+              shares.share().floor(),
+              share.floor());
+        }
+      }
+      if (paused || closed || share.free() < 1) {
+        continue;
+      }
+      for (Map.Entry<String, TreeMap<Long, K>> e : readyByLane.get(i).entrySet()) {
+        if (!share.mayStart(e.getKey())) {
+          held.merge(e.getKey(), e.getValue().size(), Integer::sum);
+        }
+      }
+    }
+    if (held.equals(heldTold)) {
+      return;
+    }
+    Set<String> clusters = new HashSet<>(heldTold.keySet());
+    clusters.addAll(held.keySet());
+    for (String c : clusters) {
+      int now = held.getOrDefault(c, 0);
+      if (now != heldTold.getOrDefault(c, 0)) {
+        try {
+          listener.onHeldForShare(c, now);
+        } catch (RuntimeException e) {
+          log.warn("Queue listener failed", e);
+        }
+      }
+    }
+    heldTold = Map.copyOf(held);
   }
 
   private static EnumSet<WorkKind> union(EnumSet<WorkKind> a, EnumSet<WorkKind> b) {
@@ -439,13 +636,14 @@ public final class WorkQueue<K> {
   }
 
   private void dispatch() {
+    Set<String> known = knownClusters();
     while (!paused && !closed && inFlight() < maxInFlight && !ready.isEmpty()) {
-      K key = nextReady();
+      K key = nextReady(known);
       if (key == null) {
         break;
       }
       Ready next = ready.remove(key);
-      readyByLane.get(next.lane().ordinal()).remove(next.seq);
+      removeFromLane(next, next.lane());
       WorkItem<K> item =
           new WorkItem<>(key, next.kinds, backoff.failures(key), failed.contains(key));
       Deferral deferral = check(item);
@@ -458,6 +656,9 @@ public final class WorkQueue<K> {
     depthSeen = ready.size();
     inFlightSeen = inFlight();
     waitingSeen = delayed.size();
+    if (shares != null) {
+      reportHeld(known);
+    }
   }
 
   /** The gate's answer; a gate that fails holds nothing back. */
@@ -487,6 +688,7 @@ public final class WorkQueue<K> {
     K key = item.key();
     running.add(key);
     laneInFlight[item.lane().ordinal()]++;
+    countRun(clusterOf(key), item.lane(), 1);
     long start = System.nanoTime();
     deadlineTimers.put(
         key, vertx.setTimer(runDeadline.toMillis(), id -> pastDeadline(item, id, start)));
@@ -517,6 +719,7 @@ public final class WorkQueue<K> {
     deadlineTimers.remove(key);
     stuck.add(key);
     laneInFlight[item.lane().ordinal()]--;
+    countRun(clusterOf(key), item.lane(), -1);
     Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
     log.debug(
         "Work on {} still not done after {}; its slot is freed and it runs again once it ends",
@@ -536,6 +739,7 @@ public final class WorkQueue<K> {
     running.remove(key);
     if (!stuck.remove(key)) {
       laneInFlight[item.lane().ordinal()]--;
+      countRun(clusterOf(key), item.lane(), -1);
     }
     Long timer = deadlineTimers.remove(key);
     if (timer != null) {

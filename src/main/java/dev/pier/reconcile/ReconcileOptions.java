@@ -8,6 +8,13 @@ public final class ReconcileOptions {
   public static final int DEFAULT_CONCURRENCY = 200;
 
   /**
+   * Runs each cluster can always have in flight in a lane, however the other clusters' runs behave:
+   * with the host and 9 members, a lone busy cluster uses 164 of the 200 slots and leaves 4 to each
+   * of the other 9.
+   */
+  public static final int DEFAULT_CLUSTER_FLOOR = 4;
+
+  /**
    * Node-sync-only host updates in flight, apart from {@link #DEFAULT_CONCURRENCY}: a node sync
    * takes about provider latency x load balancers / this, 10,000 x 100 ms / 500 = 2 s.
    */
@@ -19,8 +26,8 @@ public final class ReconcileOptions {
   public static final Duration DEFAULT_RUN_DEADLINE = Duration.ofMinutes(10);
 
   /**
-   * Retries and ensures not caused by a spec change, a second, over all Services: far below a cold
-   * start's pace (which it never slows), far above what a healthy cluster needs.
+   * Retries and ensures not caused by a spec change, a second, per cluster over its Services: far
+   * below a cold start's pace (which it never slows), far above what a healthy cluster needs.
    */
   public static final double DEFAULT_RATE_LIMIT = 10;
 
@@ -36,6 +43,7 @@ public final class ReconcileOptions {
 
   private int concurrency = DEFAULT_CONCURRENCY;
   private int nodeSyncConcurrency = DEFAULT_NODE_SYNC_CONCURRENCY;
+  private int clusterFloor = DEFAULT_CLUSTER_FLOOR;
   private Duration minRetryDelay = ExponentialBackoff.DEFAULT_MIN;
   private Duration maxRetryDelay = ExponentialBackoff.DEFAULT_MAX;
   private Duration verifyPeriod = DEFAULT_VERIFY_PERIOD;
@@ -51,6 +59,20 @@ public final class ReconcileOptions {
 
   public ReconcileOptions setConcurrency(int concurrency) {
     this.concurrency = concurrency;
+    return this;
+  }
+
+  /**
+   * Runs each cluster can always have in flight in each lane ({@link #getConcurrency()}, {@link
+   * #getNodeSyncConcurrency()}), whatever the other clusters' runs do; lowered to lane / clusters,
+   * at least 1, when the clusters' floors do not fit in a lane (see {@code queue.FairShare}).
+   */
+  public int getClusterFloor() {
+    return clusterFloor;
+  }
+
+  public ReconcileOptions setClusterFloor(int clusterFloor) {
+    this.clusterFloor = clusterFloor;
     return this;
   }
 
@@ -109,7 +131,8 @@ public final class ReconcileOptions {
   }
 
   /**
-   * Retries and ensures not caused by a spec change, a second, over all Services; zero: no limit.
+   * Retries and ensures not caused by a spec change, a second, per cluster over its Services; zero:
+   * no limit.
    */
   public double getRateLimit() {
     return rateLimit;

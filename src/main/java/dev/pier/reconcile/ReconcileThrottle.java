@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * Which runs of the reconcile queue wait, so that success is rate-limited too. Never held back: a
@@ -22,10 +23,13 @@ import java.util.function.Predicate;
  * DNS-only runs. Held back:
  *
  * <ul>
- *   <li>a retry of provider work (a run after a failed one): by the overall token bucket;
+ *   <li>a retry of provider work (a run after a failed one): by its cluster's token bucket;
  *   <li>a full ensure asked for by a change that is not one of the spec (annotations): by the
  *       per-Service minimum interval between such ensures, then by the token bucket.
  * </ul>
+ *
+ * <p>Each cluster has a bucket of its own, as it has a provider of its own: a member whose Services
+ * keep failing spends its own tokens, never another cluster's.
  *
  * <p>A held-back run is deferred, not dropped: it runs when its wait ends, with the Service as it
  * is then. A bucket reservation belongs to its key, so a key asked for again while it waits does
@@ -38,7 +42,8 @@ public final class ReconcileThrottle implements WorkQueue.Gate<ServiceKey> {
   /** The label of a run held back by the overall rate limit. */
   public static final String RATE_LIMIT = "rate_limit";
 
-  private final TokenBucket bucket;
+  private final Supplier<TokenBucket> newBucket;
+  private final Map<String, TokenBucket> buckets = new HashMap<>();
   private final MinIntervalGate<ServiceKey> interval;
   private final Predicate<ServiceKey> ensuredBefore;
   private final LongSupplier nanoClock;
@@ -46,17 +51,17 @@ public final class ReconcileThrottle implements WorkQueue.Gate<ServiceKey> {
   private final Map<ServiceKey, Long> reservedUntil = new HashMap<>();
 
   /**
-   * @param bucket the overall rate limit, or null for none
+   * @param newBucket makes the rate limit of one cluster, or null for none
    * @param minInterval between two full ensures of one Service not caused by a spec change; zero:
    *     none
    * @param ensuredBefore whether this process ensured the key's load balancer already
    */
   public ReconcileThrottle(
-      TokenBucket bucket,
+      Supplier<TokenBucket> newBucket,
       Duration minInterval,
       Predicate<ServiceKey> ensuredBefore,
       LongSupplier nanoClock) {
-    this.bucket = bucket;
+    this.newBucket = newBucket;
     this.interval = new MinIntervalGate<>(minInterval, nanoClock);
     this.ensuredBefore = ensuredBefore;
     this.nanoClock = nanoClock;
@@ -98,9 +103,17 @@ public final class ReconcileThrottle implements WorkQueue.Gate<ServiceKey> {
     return rate;
   }
 
-  /** A token of the bucket for {@code key}: now, or the one it reserved, or a new reservation. */
+  /** Forgets the rate limit of a cluster that left. */
+  public void forget(String cluster) {
+    buckets.remove(cluster);
+  }
+
+  /**
+   * A token of the bucket of {@code key}'s cluster: now, or the one it reserved, or a new
+   * reservation.
+   */
   private Deferral rate(ServiceKey key) {
-    if (bucket == null) {
+    if (newBucket == null) {
       return Deferral.NONE;
     }
     Long until = reservedUntil.get(key);
@@ -112,7 +125,7 @@ public final class ReconcileThrottle implements WorkQueue.Gate<ServiceKey> {
       reservedUntil.remove(key);
       return Deferral.NONE;
     }
-    Duration wait = bucket.reserve();
+    Duration wait = buckets.computeIfAbsent(key.cluster(), c -> newBucket.get()).reserve();
     if (!wait.isZero()) {
       reservedUntil.put(key, nanoClock.getAsLong() + wait.toNanos());
     }

@@ -16,6 +16,7 @@ import dev.pier.nodes.PushedNodeSets;
 import dev.pier.policy.NodeEligibility;
 import dev.pier.policy.ServiceFilter;
 import dev.pier.queue.Deferral;
+import dev.pier.queue.FairShare;
 import dev.pier.queue.WorkItem;
 import dev.pier.queue.WorkKind;
 import dev.pier.queue.WorkLane;
@@ -115,7 +116,9 @@ public final class ReconcileVerticle extends VerticleBase {
     throttle =
         new ReconcileThrottle(
             options.getRateLimit() > 0
-                ? new TokenBucket(options.getRateLimit(), options.getRateBurst(), System::nanoTime)
+                ? () ->
+                    new TokenBucket(
+                        options.getRateLimit(), options.getRateBurst(), System::nanoTime)
                 : null,
             options.getMinEnsureInterval(),
             reconciler::hasEnsured,
@@ -178,13 +181,24 @@ public final class ReconcileVerticle extends VerticleBase {
                   listener.onDeferred(key, deferral);
                 }
               }
+
+              @Override
+              public void onHeldForShare(String cluster, int keys) {
+                if (listener != null) {
+                  listener.onHeldForShare(cluster, keys);
+                }
+              }
             },
             // Between the gate closing and the loss being handled, no run starts: none would get
             // far, and a fenced one would use up a rate-limit token or a spec change's pass.
             item ->
                 gate.isOpen(item.key())
                     ? throttle.check(item)
-                    : Deferral.of(Outcomes.FENCED_RECHECK, NOT_LEADING));
+                    : Deferral.of(Outcomes.FENCED_RECHECK, NOT_LEADING),
+            // Every cluster whose load balancers Pier runs has its floor of each lane, so that
+            // one whose provider hangs cannot hold every slot.
+            new WorkQueue.Shares<>(
+                new FairShare(options.getClusterFloor()), ServiceKey::cluster, this::clusterNames));
     queue.pause();
     verifier =
         new DriftVerifier(
@@ -213,6 +227,15 @@ public final class ReconcileVerticle extends VerticleBase {
   /** The queue's sizes, safe to read from any thread. */
   public WorkQueue.Stats queueStats() {
     return queue == null ? new WorkQueue.Stats(0, 0, 0) : queue.stats();
+  }
+
+  /** The names of the clusters whose keys this queue runs, joined members included. */
+  private Set<String> clusterNames() {
+    Set<String> names = new HashSet<>();
+    for (Cluster c : clusters.all()) {
+      names.add(c.name());
+    }
+    return names;
   }
 
   /** Requests (node sync's) waiting for a run of their key to start; safe from any thread. */
@@ -354,6 +377,7 @@ public final class ReconcileVerticle extends VerticleBase {
   /** A member joined at runtime: its keys wait until its provider is initialized. */
   private void added(Cluster c) {
     waitingForProvider.add(c.name());
+    queue.clustersChanged();
     if (running) {
       initializeMember(c);
     }
@@ -397,6 +421,8 @@ public final class ReconcileVerticle extends VerticleBase {
     String name = c.name();
     waitingForProvider.remove(name);
     drop(key -> key.cluster().equals(name));
+    throttle.forget(name);
+    queue.clustersChanged();
   }
 
   /** Queues every key of the cluster this process owns that {@code which} takes; how many. */

@@ -6,7 +6,7 @@ import java.util.List;
 /**
  * How replicas share the work ({@code scaleOut.*}, docs/scale-out.md): the number of shards, how
  * the replicas find each other (a static member list, or Kubernetes discovery through a headless
- * Service) and the timing of the shard Leases.
+ * Service), the event bus's port and the timing of the shard Leases.
  */
 public record ScaleOutOptions(
     int shards,
@@ -18,10 +18,13 @@ public record ScaleOutOptions(
     Duration heartbeatTimeout,
     Duration leaseDuration,
     Duration renewDeadline,
-    Duration retryPeriod) {
+    Duration retryPeriod,
+    int eventBusPort) {
   public static final int DEFAULT_SHARDS = 32;
   public static final String DEFAULT_CLUSTER_NAME = "pier";
   public static final int DEFAULT_PORT = 5701;
+  // Apart from Hazelcast's 5701 and the ports next to it that replicas on one machine take.
+  public static final int DEFAULT_EVENT_BUS_PORT = 5711;
   public static final Duration DEFAULT_HEARTBEAT_TIMEOUT = Duration.ofSeconds(10);
   // 32 shards renewed every 5 s: 6.4 Lease writes a second for the whole deployment.
   public static final Duration DEFAULT_LEASE_DURATION = Duration.ofSeconds(15);
@@ -40,6 +43,11 @@ public record ScaleOutOptions(
           + ") and scaleOut.kubernetesService ("
           + kubernetesService
           + "), not both";
+    }
+    if (eventBusPort == port) {
+      return "scaleOut.eventBusPort and scaleOut.port are both "
+          + port
+          + ": the event bus and Hazelcast's membership need a port each";
     }
     if (renewDeadline.compareTo(leaseDuration) >= 0) {
       return "scaleOut.renewDeadline ("

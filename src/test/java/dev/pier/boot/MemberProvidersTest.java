@@ -72,6 +72,73 @@ class MemberProvidersTest {
   }
 
   @Test
+  void settingsAboveTheCeilingsOfPiersConfigurationAreLoweredAndNamed() {
+    MemberProvider asksMuch =
+        provider(
+            Map.of(
+                "provider",
+                "webhook",
+                "webhook.url",
+                "https://lb.example",
+                "webhook.timeout",
+                "24h",
+                "webhook.retries",
+                "100"),
+            "t0ken");
+    ConfigValues values = MemberProviders.check(PIERS, asksMuch);
+    assertThat(values.get(PierOptions.WEBHOOK_TIMEOUT)).isEqualTo(Duration.ofSeconds(30));
+    assertThat(values.get(PierOptions.WEBHOOK_RETRIES)).isEqualTo(5);
+    assertThat(MemberProviders.lowered(PIERS, asksMuch))
+        .containsExactlyInAnyOrder(
+            "webhook.timeout from 24h to 30s (federation.memberCeilings.timeout)",
+            "webhook.retries from 100 to 5 (federation.memberCeilings.retries)")
+        .noneMatch(l -> l.contains("t0ken"));
+
+    // The operator's own ceilings, from Pier's configuration; a Secret cannot set them.
+    ConfigValues strict =
+        new ConfigLoader(
+                PierOptions.ALL,
+                Map.of(
+                        "PIER_FEDERATION_MEMBER_CEILINGS_TIMEOUT", "1s",
+                        "PIER_FEDERATION_MEMBER_CEILINGS_RETRIES", "1")
+                    ::get)
+            .load(null);
+    ConfigValues lowered = MemberProviders.check(strict, asksMuch);
+    assertThat(lowered.get(PierOptions.WEBHOOK_TIMEOUT)).isEqualTo(Duration.ofSeconds(1));
+    assertThat(lowered.get(PierOptions.WEBHOOK_RETRIES)).isEqualTo(1);
+    assertRefused(
+        Map.of(
+            "provider",
+            "webhook",
+            "webhook.url",
+            "https://lb.example",
+            "federation.memberCeilings.timeout",
+            "24h"),
+        "",
+        WHERE + ": federation.memberCeilings.timeout: not a setting of provider webhook");
+  }
+
+  @Test
+  void aSecretWithinTheCeilingsIsTakenAsItSays() {
+    MemberProvider modest =
+        provider(
+            Map.of(
+                "provider",
+                "webhook",
+                "webhook.url",
+                "https://lb.example",
+                "webhook.timeout",
+                "20s",
+                "webhook.maxConnections",
+                "8"),
+            "");
+    ConfigValues values = MemberProviders.check(PIERS, modest);
+    assertThat(values.get(PierOptions.WEBHOOK_TIMEOUT)).isEqualTo(Duration.ofSeconds(20));
+    assertThat(values.get(PierOptions.WEBHOOK_MAX_CONNECTIONS)).isEqualTo(8);
+    assertThat(MemberProviders.lowered(PIERS, modest)).isEmpty();
+  }
+
+  @Test
   void localAndUnknownProvidersAreRefused() {
     assertRefused(
         Map.of("provider", "local", "local.pools", "10.0.0.0/24"),

@@ -8,11 +8,17 @@ import dev.pier.config.ConfigException;
 import dev.pier.config.ConfigLoader;
 import dev.pier.config.ConfigValues;
 import dev.pier.shards.ScaleOutOptions;
+import dev.pier.testkit.ScaleOutCredentials;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.eventbus.EventBusOptions;
+import io.vertx.core.http.ClientAuth;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class ScaleOutSetupTest {
   private static ConfigValues config(Map<String, String> env) {
@@ -123,7 +129,8 @@ class ScaleOutSetupTest {
         Duration.ofSeconds(10),
         Duration.ofSeconds(15),
         Duration.ofSeconds(10),
-        Duration.ofSeconds(5));
+        Duration.ofSeconds(5),
+        ScaleOutOptions.DEFAULT_EVENT_BUS_PORT);
   }
 
   /**
@@ -146,5 +153,94 @@ class ScaleOutSetupTest {
         .containsEntry("service-port", "5701")
         .containsEntry("namespace", "pier")
         .containsEntry("expose-externally", "false");
+  }
+
+  /** Scale-out without the event bus's TLS files does not start, and says how to make them. */
+  @Test
+  void scaleOutWithoutTlsFilesFailsNamingTheOptionsAndHowToMakeThem() {
+    ConfigValues config = config(Map.of(PierOptions.SCALE_OUT_MEMBERS.envName(), "127.0.0.1:5701"));
+    assertThatThrownBy(() -> ScaleOutSetup.tls(config))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("scaleOut.tls.certFile, scaleOut.tls.keyFile, scaleOut.tls.caFile")
+        .hasMessageContaining("pier scale-out-certs --out DIR")
+        .hasMessageContaining("scaleOut.tls.insecure: true");
+    Map<String, String> onlyCa = new HashMap<>(ScaleOutCredentials.shared().env());
+    onlyCa.remove(PierOptions.SCALE_OUT_TLS_KEY_FILE.envName());
+    onlyCa.put(PierOptions.SCALE_OUT_MEMBERS.envName(), "127.0.0.1:5701");
+    assertThatThrownBy(() -> ScaleOutSetup.tls(config(onlyCa)))
+        .hasMessageContaining("and scaleOut.tls.keyFile is not set");
+  }
+
+  @Test
+  void aMissingTlsFileIsNamedWithItsOptionAndPath(@TempDir Path dir) {
+    Map<String, String> env = new HashMap<>(ScaleOutCredentials.shared().env());
+    env.put(PierOptions.SCALE_OUT_MEMBERS.envName(), "127.0.0.1:5701");
+    env.put(PierOptions.SCALE_OUT_TLS_CA_FILE.envName(), dir.resolve("nope.crt").toString());
+    assertThatThrownBy(() -> ScaleOutSetup.tls(config(env)))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("scaleOut.tls.caFile: cannot read " + dir.resolve("nope.crt"));
+  }
+
+  /** A certificate of another CA would be refused by every peer: refused at startup already. */
+  @Test
+  void aCertificateTheCaDidNotSignIsRefused(@TempDir Path dir) {
+    ScaleOutCredentials.Material other = ScaleOutCredentials.other(dir);
+    Map<String, String> env = new HashMap<>(ScaleOutCredentials.shared().env());
+    env.put(PierOptions.SCALE_OUT_MEMBERS.envName(), "127.0.0.1:5701");
+    env.put(PierOptions.SCALE_OUT_TLS_CERT_FILE.envName(), other.cert().toString());
+    env.put(PierOptions.SCALE_OUT_TLS_KEY_FILE.envName(), other.key().toString());
+    assertThatThrownBy(() -> ScaleOutSetup.tls(config(env)))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("is not signed by a CA of scaleOut.tls.caFile");
+    Map<String, String> good = new HashMap<>(ScaleOutCredentials.shared().env());
+    good.put(PierOptions.SCALE_OUT_MEMBERS.envName(), "127.0.0.1:5701");
+    assertThat(ScaleOutSetup.tls(config(good))).isNotNull();
+  }
+
+  @Test
+  void theEventBusRunsOnMutualTlsOnItsFixedPort() {
+    Map<String, String> env = new HashMap<>(ScaleOutCredentials.shared().env());
+    env.put(PierOptions.SCALE_OUT_MEMBERS.envName(), "127.0.0.1:5701");
+    ConfigValues config = config(env);
+    EventBusOptions bus =
+        ScaleOutSetup.eventBus(
+                new VertxOptions(), ScaleOutSetup.options(config), ScaleOutSetup.tls(config))
+            .getEventBusOptions();
+    assertThat(bus.getPort()).isEqualTo(5711);
+    assertThat(bus.isSsl()).isTrue();
+    assertThat(bus.getClientAuth()).isEqualTo(ClientAuth.REQUIRED);
+    assertThat(bus.isTrustAll()).isFalse();
+  }
+
+  @Test
+  void insecureRunsWithoutTlsAndOnlyWithoutTlsFiles() {
+    ConfigValues insecure =
+        config(
+            Map.of(
+                PierOptions.SCALE_OUT_MEMBERS.envName(), "127.0.0.1:5701",
+                PierOptions.SCALE_OUT_TLS_INSECURE.envName(), "true"));
+    assertThat(ScaleOutSetup.tls(insecure)).isNull();
+    assertThat(
+            ScaleOutSetup.eventBus(new VertxOptions(), ScaleOutSetup.options(insecure), null)
+                .getEventBusOptions()
+                .isSsl())
+        .isFalse();
+    Map<String, String> both = new HashMap<>(ScaleOutCredentials.shared().env());
+    both.put(PierOptions.SCALE_OUT_MEMBERS.envName(), "127.0.0.1:5701");
+    both.put(PierOptions.SCALE_OUT_TLS_INSECURE.envName(), "true");
+    assertThatThrownBy(() -> ScaleOutSetup.tls(config(both)))
+        .hasMessageContaining("scaleOut.tls.insecure is true and scaleOut.tls.certFile");
+  }
+
+  @Test
+  void theEventBusAndTheMembershipNeedAPortEach() {
+    assertThatThrownBy(
+            () ->
+                ScaleOutSetup.options(
+                    config(
+                        Map.of(
+                            PierOptions.SCALE_OUT_MEMBERS.envName(), "127.0.0.1:5701",
+                            PierOptions.SCALE_OUT_EVENT_BUS_PORT.envName(), "5701"))))
+        .hasMessageContaining("scaleOut.eventBusPort and scaleOut.port are both 5701");
   }
 }

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.tuple;
 import com.marcnuri.helm.Helm;
 import com.marcnuri.helm.LintResult;
 import dev.pier.boot.PierOptions;
+import dev.pier.boot.ScaleOutHazelcast;
 import dev.pier.config.ConfigLoader;
 import dev.pier.config.ConfigValues;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -16,6 +17,7 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -448,7 +450,7 @@ class ChartTest {
 
   @Test
   void scaleOutRendersTheReplicasServiceItsRoleAndTheNetworkPolicy(@TempDir Path dir)
-      throws IOException {
+      throws Exception {
     String rendering = Chart.render("scale-out", Chart.KUBE_CURRENT);
     assertThat(keys(rendering))
         .containsAll(SCALE_OUT_OBJECTS)
@@ -481,14 +483,15 @@ class ChartTest {
     assertThat(port.getPort()).isEqualTo(5701);
     assertThat(port.getTargetPort()).isEqualTo(new IntOrString(5701));
 
-    // What Hazelcast 5.3's discovery reads by service name, and the shard Leases' updates.
+    // What Hazelcast 5.3's discovery reads by service name, and the Leases' updates, lists and
+    // deletes (the shard Leases, each replica's own).
     Role role = named(rendering, Role.class, "pier-scale-out");
     assertThat(role.getRules())
         .extracting(ChartTest::rule)
         .containsExactlyInAnyOrder(
             "[discovery.k8s.io] endpointslices [] [list]",
             "[] pods [] [get]",
-            "[coordination.k8s.io] leases [] [update]");
+            "[coordination.k8s.io] leases [] [update, list, delete]");
     RoleBinding binding = named(rendering, RoleBinding.class, "pier-scale-out");
     assertThat(binding.getRoleRef().getName()).isEqualTo("pier-scale-out");
     assertThat(binding.getSubjects())
@@ -500,14 +503,16 @@ class ChartTest {
               assertThat(s.getNamespace()).isEqualTo("pier");
             });
 
-    // Ingress to the replicas: from each other on any port (Hazelcast and the event bus, whose
-    // port is random), and the admin port from anywhere.
+    // Between the replicas only the membership and event-bus ports, both ways; the admin port
+    // from anywhere; other egress left as it was.
     NetworkPolicy policy = named(rendering, NetworkPolicy.class, "pier-scale-out");
     assertThat(policy.getSpec().getPodSelector().getMatchLabels()).isEqualTo(podLabels);
-    assertThat(policy.getSpec().getPolicyTypes()).containsExactly("Ingress");
+    assertThat(policy.getSpec().getPolicyTypes()).containsExactly("Ingress", "Egress");
     List<NetworkPolicyIngressRule> ingress = policy.getSpec().getIngress();
     assertThat(ingress).hasSize(2);
-    assertThat(ingress.get(0).getPorts()).isEmpty();
+    assertThat(ingress.get(0).getPorts())
+        .extracting(p -> p.getPort().getIntVal())
+        .containsExactly(5701, 5711);
     assertThat(ingress.get(0).getFrom())
         .singleElement()
         .satisfies(
@@ -519,11 +524,50 @@ class ChartTest {
     assertThat(ingress.get(1).getPorts())
         .singleElement()
         .satisfies(p -> assertThat(p.getPort()).isEqualTo(new IntOrString("admin")));
+    var egress = policy.getSpec().getEgress();
+    assertThat(egress).hasSize(2);
+    assertThat(egress.get(0).getTo())
+        .singleElement()
+        .satisfies(peer -> assertThat(peer.getPodSelector().getMatchLabels()).isEqualTo(podLabels));
+    assertThat(egress.get(0).getPorts())
+        .extracting(p -> p.getPort().getIntVal())
+        .containsExactly(5701, 5711);
+    assertThat(egress.get(1).getPorts()).isEmpty();
+    assertThat(egress.get(1).getTo())
+        .anySatisfy(
+            peer -> {
+              assertThat(peer.getNamespaceSelector()).isNotNull();
+              assertThat(peer.getPodSelector().getMatchExpressions())
+                  .singleElement()
+                  .satisfies(
+                      e -> {
+                        assertThat(e.getKey()).isEqualTo("app.kubernetes.io/name");
+                        assertThat(e.getOperator()).isEqualTo("NotIn");
+                        assertThat(e.getValues()).containsExactly("pier");
+                      });
+            });
+    assertThat(egress.get(1).getTo())
+        .filteredOn(peer -> peer.getIpBlock() != null)
+        .extracting(peer -> peer.getIpBlock().getCidr())
+        .containsExactly("0.0.0.0/0", "::/0");
 
     Container c = d.getSpec().getTemplate().getSpec().getContainers().get(0);
     assertThat(c.getPorts())
         .extracting(ContainerPort::getName, ContainerPort::getContainerPort)
-        .contains(tuple("hazelcast", 5701));
+        .contains(tuple("hazelcast", 5701), tuple("eventbus", 5711));
+    // The event bus's TLS: the chart's Secret, mounted where pier.yaml says.
+    assertThat(c.getVolumeMounts())
+        .anySatisfy(
+            m -> {
+              assertThat(m.getName()).isEqualTo("scale-out-tls");
+              assertThat(m.getMountPath()).isEqualTo("/etc/pier-scale-out-tls");
+            });
+    assertThat(d.getSpec().getTemplate().getSpec().getVolumes())
+        .anySatisfy(
+            v -> {
+              assertThat(v.getName()).isEqualTo("scale-out-tls");
+              assertThat(v.getSecret().getSecretName()).isEqualTo("pier-scale-out-tls");
+            });
     assertThat(c.getEnv())
         .anySatisfy(
             e -> {
@@ -546,6 +590,30 @@ class ChartTest {
         .isEqualTo(Duration.ofSeconds(10));
     // The shard Leases are named after the one Lease: <leaseName>-shard-<n>.
     assertThat(config.get(PierOptions.LEADER_ELECTION_LEASE_NAME)).isEqualTo("pier");
+    assertThat(config.get(PierOptions.SCALE_OUT_EVENT_BUS_PORT)).isEqualTo(5711);
+    assertThat(config.get(PierOptions.SCALE_OUT_TLS_INSECURE)).isFalse();
+
+    // The chart's Secret holds a CA and a certificate it signed, for TLS clients and servers:
+    // what Pier checks at startup, on the files as the pod sees them.
+    Secret secret = named(rendering, Secret.class, "pier-scale-out-tls");
+    assertThat(secret.getData()).containsOnlyKeys("ca.crt", "tls.crt", "tls.key");
+    Path mounted = dir.resolve("etc-pier-scale-out-tls");
+    Files.createDirectories(mounted);
+    for (var e : secret.getData().entrySet()) {
+      Files.write(mounted.resolve(e.getKey()), java.util.Base64.getDecoder().decode(e.getValue()));
+    }
+    Map<String, String> env =
+        Map.of(
+            PierOptions.SCALE_OUT_TLS_CERT_FILE.envName(), mounted.resolve("tls.crt").toString(),
+            PierOptions.SCALE_OUT_TLS_KEY_FILE.envName(), mounted.resolve("tls.key").toString(),
+            PierOptions.SCALE_OUT_TLS_CA_FILE.envName(), mounted.resolve("ca.crt").toString());
+    ConfigValues mountedConfig = new ConfigLoader(PierOptions.ALL, env::get).load(file);
+    ScaleOutHazelcast.checkTls(mountedConfig);
+    java.security.cert.X509Certificate cert =
+        (java.security.cert.X509Certificate)
+            java.security.cert.CertificateFactory.getInstance("X.509")
+                .generateCertificate(Files.newInputStream(mounted.resolve("tls.crt")));
+    assertThat(cert.getExtendedKeyUsage()).contains("1.3.6.1.5.5.7.3.1", "1.3.6.1.5.5.7.3.2");
   }
 
   private static String rule(PolicyRule r) {

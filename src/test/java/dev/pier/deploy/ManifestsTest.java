@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.pier.boot.PierOptions;
 import dev.pier.config.ConfigLoader;
 import dev.pier.config.ConfigValues;
+import dev.pier.shards.ScaleOutOptions;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.Kubectl;
 import dev.pier.testkit.RealKubeApiServer;
@@ -171,7 +172,14 @@ class ManifestsTest {
             "scaleOut.kubernetesService: " + name,
             "leaderElection.enabled: false",
             PierOptions.SCALE_OUT_HOST.envName(),
-            "status.podIP");
+            "status.podIP",
+            // The event bus's mutual TLS: how to make the Secret, and where Pier finds its files.
+            "pier.jar scale-out-certs --out",
+            "create secret generic pier-scale-out-tls",
+            "scaleOut.tls.certFile: /etc/pier-scale-out-tls/tls.crt",
+            "scaleOut.tls.keyFile: /etc/pier-scale-out-tls/tls.key",
+            "scaleOut.tls.caFile: /etc/pier-scale-out-tls/ca.crt",
+            "containerPort: " + ScaleOutOptions.DEFAULT_EVENT_BUS_PORT);
   }
 
   private static PodSpec pod(Deployment d) {

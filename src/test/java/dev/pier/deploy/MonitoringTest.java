@@ -18,6 +18,7 @@ import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.Prometheus;
 import dev.pier.testkit.RealKubeApiServer;
+import dev.pier.testkit.ScaleOutCredentials;
 import dev.pier.testkit.Services;
 import dev.pier.testkit.TestBackend;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
@@ -93,7 +94,9 @@ class MonitoringTest {
                     + "\"]\n"
                     + "  clusterName: monitoring-"
                     + ProcessHandle.current().pid()
-                    + "\n")
+                    + "\n"
+                    + "  eventBusPort: 0\n"
+                    + ScaleOutCredentials.shared().yaml("  "))
             .yaml();
     try (TestBackend backend = TestBackend.start("node-mon", "127.0.0.1", nodePort);
         InProcessPier pier =

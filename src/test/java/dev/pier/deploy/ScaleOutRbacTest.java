@@ -14,6 +14,7 @@ import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.Kubectl;
 import dev.pier.testkit.RealKubeApiServer;
+import dev.pier.testkit.ScaleOutCredentials;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import java.io.IOException;
@@ -127,6 +128,8 @@ class ScaleOutRbacTest {
     env.put(PierOptions.SCALE_OUT_LEASE_DURATION.envName(), "4s");
     env.put(PierOptions.SCALE_OUT_RENEW_DEADLINE.envName(), "3s");
     env.put(PierOptions.SCALE_OUT_RETRY_PERIOD.envName(), "500ms");
+    env.put(PierOptions.SCALE_OUT_EVENT_BUS_PORT.envName(), "0");
+    env.putAll(ScaleOutCredentials.shared().env());
     return env;
   }
 
@@ -149,7 +152,8 @@ class ScaleOutRbacTest {
                 second.multipliedBy(2),
                 second.multipliedBy(4),
                 second.multipliedBy(3),
-                second),
+                second,
+                0),
             NS);
     config
         .getNetworkConfig()

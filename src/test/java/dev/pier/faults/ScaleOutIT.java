@@ -13,6 +13,7 @@ import dev.pier.testkit.FreePorts;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.PierProcess;
 import dev.pier.testkit.RealKubeApiServer;
+import dev.pier.testkit.ScaleOutCredentials;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vertx.core.json.JsonObject;
@@ -20,6 +21,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -233,10 +235,17 @@ class ScaleOutIT {
     env.put(PierOptions.SCALE_OUT_RENEW_DEADLINE.envName(), "3s");
     env.put(PierOptions.SCALE_OUT_RETRY_PERIOD.envName(), "1s");
     env.put(PierOptions.LEADER_ELECTION_NAMESPACE.envName(), leaseNs);
+    // Replicas on one machine: each event bus on a port of the system's choice.
+    env.put(PierOptions.SCALE_OUT_EVENT_BUS_PORT.envName(), "0");
+    env.putAll(ScaleOutCredentials.shared().env());
     return env;
   }
 
-  /** Waits until all shards' Leases are held, by replicas among {@code among}; shard to name. */
+  /**
+   * Waits until all shards' Leases are held by the replicas of {@code among} as the assignment
+   * spreads them, each holding some and none more than its share (a replica that joined gets shards
+   * once the others saw it renew its replica Lease); shard to name.
+   */
   static Map<Integer, String> awaitAllShardsHeld(
       KubernetesClient client, String leaseNs, Set<String> among) {
     Map<Integer, String> holders = new TreeMap<>();
@@ -256,7 +265,12 @@ class ScaleOutIT {
                       Integer.parseInt(name.substring((PREFIX + "-shard-").length())), replica);
                 }
               }
-              return holders.size() == SHARDS && among.containsAll(holders.values());
+              int share = (SHARDS + among.size() - 1) / among.size();
+              return holders.size() == SHARDS
+                  && among.containsAll(holders.values())
+                  && holders.values().containsAll(among)
+                  && among.stream()
+                      .allMatch(r -> Collections.frequency(holders.values(), r) <= share);
             });
     return holders;
   }

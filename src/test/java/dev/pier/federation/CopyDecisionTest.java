@@ -18,6 +18,9 @@ import org.junit.jupiter.api.Test;
 class CopyDecisionTest {
   private static final String DELETED_AT = "2026-03-01T12:00:00Z";
 
+  /** The nonce of the host record's intent to make a copy in the member. */
+  private static final String INTENT = "n-1";
+
   private static Service host(UnaryOperator<ServiceBuilder> edit) {
     return edit.apply(
             new ServiceBuilder()
@@ -61,6 +64,7 @@ class CopyDecisionTest {
         true,
         null,
         Ownership.ABSENT,
+        INTENT,
         false,
         LeavePolicy.ORPHAN);
   }
@@ -77,6 +81,7 @@ class CopyDecisionTest {
         wanted,
         null,
         Ownership.ABSENT,
+        INTENT,
         false,
         LeavePolicy.ORPHAN);
   }
@@ -84,7 +89,7 @@ class CopyDecisionTest {
   /** Pier's copy, no longer wanted: placement dropped the member, unless the host says more. */
   private static Facts unwanted(Service host, Service copy, boolean leaving, LeavePolicy policy) {
     return new Facts(
-        true, true, false, null, host, false, false, copy, Ownership.OWNED, leaving, policy);
+        true, true, false, null, host, false, false, copy, Ownership.OWNED, null, leaving, policy);
   }
 
   private static Facts withCopy(Facts f, boolean wanted, Ownership ownership) {
@@ -98,6 +103,7 @@ class CopyDecisionTest {
         wanted,
         ownership == Ownership.ABSENT ? null : COPY,
         ownership,
+        f.intent(),
         f.leaving(),
         f.leavePolicy());
   }
@@ -142,6 +148,7 @@ class CopyDecisionTest {
             false,
             COPY,
             Ownership.OWNED,
+            null,
             false,
             LeavePolicy.ORPHAN);
     assertThat(CopyDecision.decide(f)).isEqualTo(Action.DELETE_GUARDED);
@@ -177,11 +184,59 @@ class CopyDecisionTest {
             f.wanted(),
             f.copy(),
             f.ownership(),
+            f.intent(),
             f.leaving(),
             f.leavePolicy());
     assertThat(CopyDecision.decide(early)).isEqualTo(Action.WAIT_FINALIZER);
     assertThat(CopyDecision.decide(withCopy(early, true, Ownership.OWNED)))
         .isEqualTo(Action.UPDATE);
+  }
+
+  /**
+   * A copy is made only for an intent in the host Service's record, whose nonce it carries: what
+   * proves it Pier's until its uid is recorded. A Service in adoption (the earlier version's
+   * finalizer, no record) makes its copies as that version did.
+   */
+  @Test
+  void noCopyIsCreatedWithoutTheHostRecordsIntentUnlessTheServiceIsInAdoption() {
+    Facts f = ready();
+    Facts noIntent =
+        new Facts(
+            f.memberReady(),
+            f.servicesRead(),
+            f.namespacedMembers(),
+            f.namespaceUnreadable(),
+            host(
+                b ->
+                    b.editMetadata()
+                        .addToFinalizers(FederationKeys.FINALIZER)
+                        .addToAnnotations(
+                            FederationKeys.COPY_UIDS_ANNOTATION, "{\"west\":\"pending:n-2\"}")
+                        .endMetadata()),
+            f.refused(),
+            f.wanted(),
+            null,
+            Ownership.ABSENT,
+            null,
+            f.leaving(),
+            f.leavePolicy());
+    assertThat(CopyDecision.decide(noIntent)).isEqualTo(Action.WAIT_INTENT);
+
+    Facts inAdoption =
+        new Facts(
+            f.memberReady(),
+            f.servicesRead(),
+            f.namespacedMembers(),
+            f.namespaceUnreadable(),
+            HOST,
+            f.refused(),
+            f.wanted(),
+            null,
+            Ownership.ABSENT,
+            null,
+            f.leaving(),
+            f.leavePolicy());
+    assertThat(CopyDecision.decide(inAdoption)).isEqualTo(Action.CREATE);
   }
 
   @Test

@@ -28,6 +28,10 @@ class CopyStateTest {
                         "lb.example.com",
                         "Proxy",
                         List.of(new LbIngress.PortStatus(443, "TCP", "Pending"))))),
+            true,
+            "copy-uid",
+            false,
+            "n-1",
             true);
 
     CopyState back = CopyState.fromJson(new JsonObject(copy.toJson().encode()));
@@ -48,10 +52,26 @@ class CopyStateTest {
 
   @Test
   void anOwnedCopyWithoutAnAddressHasAnEmptyStatus() {
-    CopyState pending = new CopyState(true, null, true, false, null, false);
+    CopyState pending =
+        new CopyState(true, null, true, false, null, false, "copy-uid", false, null, false);
 
     assertThat(pending.status()).isEqualTo(LbStatus.EMPTY);
     assertThat(CopyState.fromJson(pending.toJson())).isEqualTo(pending);
+  }
+
+  /**
+   * A replica of an earlier version sends no uid: its copy could not be checked against the host
+   * Service's record, so the read fails and the aggregate waits, as for an owner that is moving.
+   */
+  @Test
+  void anOwnedCopyWithoutItsUidIsRefused() {
+    JsonObject old =
+        new CopyState(true, null, true, false, null, false, "u", false, null, false).toJson();
+    old.remove("uid");
+
+    assertThatThrownBy(() -> CopyState.fromJson(old))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("without its uid");
   }
 
   @Test

@@ -2,7 +2,6 @@ package dev.pier.federation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pier.federation.MemberServices.Ownership;
 import dev.pier.model.FederationKeys;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Service;
@@ -178,40 +177,40 @@ class MemberServicesTest {
   }
 
   @Test
-  void ownershipAbsentWhenThereIsNoMemberService() {
-    assertThat(MemberServices.ownership(null, FED, HOST_CLUSTER)).isEqualTo(Ownership.ABSENT);
+  void noMemberServiceCarriesNoMarks() {
+    assertThat(MemberServices.marked(null, FED, HOST_CLUSTER)).isFalse();
   }
 
   @Test
-  void ownershipForeignWithoutTheLabel() {
+  void unmarkedWithoutTheLabel() {
     Service s = member(null, Map.of(FederationKeys.HOST_CLUSTER_UID_ANNOTATION, HOST_CLUSTER));
-    assertThat(MemberServices.ownership(s, FED, HOST_CLUSTER)).isEqualTo(Ownership.FOREIGN);
-    assertThat(MemberServices.ownership(member(null, null), FED, HOST_CLUSTER))
-        .isEqualTo(Ownership.FOREIGN);
+    assertThat(MemberServices.marked(s, FED, HOST_CLUSTER)).isFalse();
+    assertThat(MemberServices.marked(member(null, null), FED, HOST_CLUSTER)).isFalse();
   }
 
   @Test
-  void ownershipForeignForAnotherFederationsLabel() {
+  void unmarkedForAnotherFederationsLabel() {
     Service s =
         member(
             Map.of(FederationKeys.FEDERATION_LABEL, "other"),
             Map.of(FederationKeys.HOST_CLUSTER_UID_ANNOTATION, HOST_CLUSTER));
-    assertThat(MemberServices.ownership(s, FED, HOST_CLUSTER)).isEqualTo(Ownership.FOREIGN);
+    assertThat(MemberServices.marked(s, FED, HOST_CLUSTER)).isFalse();
   }
 
   @Test
-  void ownershipForeignForAnotherHostCluster() {
+  void unmarkedForAnotherHostCluster() {
     Service other =
         member(
             Map.of(FederationKeys.FEDERATION_LABEL, FED),
             Map.of(FederationKeys.HOST_CLUSTER_UID_ANNOTATION, "another-host"));
-    assertThat(MemberServices.ownership(other, FED, HOST_CLUSTER)).isEqualTo(Ownership.FOREIGN);
+    assertThat(MemberServices.marked(other, FED, HOST_CLUSTER)).isFalse();
     Service none = member(Map.of(FederationKeys.FEDERATION_LABEL, FED), null);
-    assertThat(MemberServices.ownership(none, FED, HOST_CLUSTER)).isEqualTo(Ownership.FOREIGN);
+    assertThat(MemberServices.marked(none, FED, HOST_CLUSTER)).isFalse();
   }
 
+  /** The marks say nothing of the host Service: a re-created one finds its copies by its record. */
   @Test
-  void ownedEvenWhenTheHostServiceWasRecreated() {
+  void markedWhateverHostServiceItNames() {
     Service s =
         member(
             Map.of(FederationKeys.FEDERATION_LABEL, FED),
@@ -220,8 +219,29 @@ class MemberServicesTest {
                 HOST_CLUSTER,
                 FederationKeys.HOST_SERVICE_UID_ANNOTATION,
                 "an-older-host-service"));
-    assertThat(MemberServices.ownership(s, FED, HOST_CLUSTER)).isEqualTo(Ownership.OWNED);
-    assertThat(MemberServices.ownership(desired(), FED, HOST_CLUSTER)).isEqualTo(Ownership.OWNED);
+    assertThat(MemberServices.marked(s, FED, HOST_CLUSTER)).isTrue();
+    assertThat(MemberServices.marked(desired(), FED, HOST_CLUSTER)).isTrue();
+  }
+
+  /**
+   * The record of copies stays on the host (a copy that carried it could vouch for itself), and so
+   * does the hold's time, which would otherwise rewrite every copy when a hold starts and ends.
+   */
+  @Test
+  void theFederationsOwnHostAnnotationsAreNeverCopied() {
+    Service host =
+        new ServiceBuilder(host())
+            .editMetadata()
+            .addToAnnotations(FederationKeys.COPY_UIDS_ANNOTATION, "{\"east\":\"u\"}")
+            .addToAnnotations(FederationKeys.NAMES_HELD_ANNOTATION, "2026-12-05T16:18:57Z")
+            .addToAnnotations(FederationKeys.COPY_NONCE_ANNOTATION, "n")
+            .endMetadata()
+            .build();
+    assertThat(MemberServices.desired(host, FED, HOST_CLUSTER, "h").getMetadata().getAnnotations())
+        .doesNotContainKeys(
+            FederationKeys.COPY_UIDS_ANNOTATION,
+            FederationKeys.NAMES_HELD_ANNOTATION,
+            FederationKeys.COPY_NONCE_ANNOTATION);
   }
 
   @Test

@@ -29,7 +29,7 @@ class ReconcileThrottleTest {
 
   private ReconcileThrottle throttle(double rate, int burst) {
     return new ReconcileThrottle(
-        new TokenBucket(rate, burst, now::get), INTERVAL, ensured::contains, now::get);
+        () -> new TokenBucket(rate, burst, now::get), INTERVAL, ensured::contains, now::get);
   }
 
   private static WorkItem<ServiceKey> full(ServiceKey key) {
@@ -112,6 +112,26 @@ class ReconcileThrottleTest {
     assertThat(t.check(retry(key(3), WorkKind.VERIFY))).isEqualTo(Deferral.NONE);
     advance(Duration.ofMillis(100));
     assertThat(t.check(retry(key(4), WorkKind.RECONCILE))).isEqualTo(Deferral.NONE);
+  }
+
+  @Test
+  void aMembersRetryStormSpendsItsOwnTokensNotAnotherClusters() {
+    ReconcileThrottle t = throttle(10, 2);
+    // A member whose Services keep failing: its retries reserve tokens a minute ahead.
+    for (int i = 0; i < 600; i++) {
+      t.check(retry(new ServiceKey("member", "ns", "svc-" + i), WorkKind.RECONCILE));
+    }
+    assertThat(t.check(retry(new ServiceKey("member", "ns", "late"), WorkKind.RECONCILE)).delay())
+        .isGreaterThan(Duration.ofSeconds(59));
+    // The host's retries still find their own bucket full.
+    assertThat(t.check(retry(key(1), WorkKind.RECONCILE))).isEqualTo(Deferral.NONE);
+    assertThat(t.check(retry(key(2), WorkKind.RECONCILE))).isEqualTo(Deferral.NONE);
+    assertThat(t.check(retry(key(3), WorkKind.RECONCILE)).delay())
+        .isEqualTo(Duration.ofMillis(100));
+    // A member that left and joins again starts with a full bucket.
+    t.forget("member");
+    assertThat(t.check(retry(new ServiceKey("member", "ns", "again"), WorkKind.RECONCILE)))
+        .isEqualTo(Deferral.NONE);
   }
 
   @Test

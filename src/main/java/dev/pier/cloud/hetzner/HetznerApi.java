@@ -7,16 +7,16 @@ import dev.pier.cloud.hetzner.HetznerJson.ApiError;
 import dev.pier.cloud.hetzner.HetznerJson.ErrorAnswer;
 import dev.pier.cloud.hetzner.HetznerJson.LoadBalancer;
 import dev.pier.cloud.hetzner.HetznerJson.Page;
-import dev.pier.util.ClientPools;
+import dev.pier.util.AnswerLimit;
+import dev.pier.util.HttpAnswer;
 import dev.pier.util.RequestFence;
+import io.netty.handler.codec.http.QueryStringEncoder;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpMethod;
-import io.vertx.ext.web.client.HttpRequest;
-import io.vertx.ext.web.client.HttpResponse;
-import io.vertx.ext.web.client.WebClient;
+import io.vertx.core.http.RequestOptions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -27,8 +27,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The Hetzner Cloud API over Vert.x's web client: JSON calls, pagination, Action polling on timers
- * and the account's rate limit. Nothing here blocks.
+ * The Hetzner Cloud API over Vert.x's HTTP client: JSON calls, pagination, Action polling on timers
+ * and the account's rate limit. Nothing here blocks. An answer is read up to its {@link
+ * AnswerLimit} (a page of {@code GET /load_balancers}: the inventory limit), and fails its call,
+ * {@code answer_too_large}, past it.
  *
  * <p>Rate limit: every answer carries {@code RateLimit-Limit}, {@code RateLimit-Remaining} and
  * {@code RateLimit-Reset} (a Unix time in seconds). When the remaining budget is 0, or an answer is
@@ -42,7 +44,7 @@ final class HetznerApi {
 
   private final Vertx vertx;
   private final HetznerOptions options;
-  private final WebClient client;
+  private final HttpClient client;
   private final AtomicLong blockedUntilMillis = new AtomicLong();
   private final RequestFence fence;
 
@@ -58,7 +60,7 @@ final class HetznerApi {
     this.vertx = vertx;
     this.options = options;
     this.fence = fence;
-    this.client = ClientPools.webClient(vertx, timeout(), options.getMaxConnections());
+    this.client = HttpAnswer.client(vertx, timeout(), options.getMaxConnections());
   }
 
   private Duration timeout() {
@@ -66,19 +68,20 @@ final class HetznerApi {
   }
 
   Future<Answer> get(String path) {
-    return call(HttpMethod.GET, path, Map.of(), null, Answer.class);
+    return call(HttpMethod.GET, path, Map.of(), null, Answer.class, options.getAnswerLimit());
   }
 
   Future<Answer> post(String path, Object body) {
-    return call(HttpMethod.POST, path, Map.of(), body, Answer.class);
+    return call(HttpMethod.POST, path, Map.of(), body, Answer.class, options.getAnswerLimit());
   }
 
   Future<Answer> put(String path, Object body) {
-    return call(HttpMethod.PUT, path, Map.of(), body, Answer.class);
+    return call(HttpMethod.PUT, path, Map.of(), body, Answer.class, options.getAnswerLimit());
   }
 
   Future<Void> delete(String path) {
-    return call(HttpMethod.DELETE, path, Map.of(), null, Answer.class).mapEmpty();
+    return call(HttpMethod.DELETE, path, Map.of(), null, Answer.class, options.getAnswerLimit())
+        .mapEmpty();
   }
 
   /**
@@ -94,7 +97,7 @@ final class HetznerApi {
     Map<String, String> q = new LinkedHashMap<>(query);
     q.put("page", Integer.toString(page));
     q.put("per_page", Integer.toString(PER_PAGE));
-    return call(HttpMethod.GET, "/load_balancers", q, null, Page.class)
+    return call(HttpMethod.GET, "/load_balancers", q, null, Page.class, options.getInventoryLimit())
         .compose(
             body -> {
               into.addAll(body.loadBalancers());
@@ -169,9 +172,14 @@ final class HetznerApi {
   }
 
   private <T> Future<T> call(
-      HttpMethod method, String path, Map<String, String> query, Object body, Class<T> type) {
+      HttpMethod method,
+      String path,
+      Map<String, String> query,
+      Object body,
+      Class<T> type,
+      AnswerLimit limit) {
     long deadline = System.currentTimeMillis() + options.getRateLimitMaxWait().toMillis();
-    return attempt(method, path, query, body, type, deadline, fence.term());
+    return attempt(method, path, query, body, type, limit, deadline, fence.term());
   }
 
   private <T> Future<T> attempt(
@@ -180,6 +188,7 @@ final class HetznerApi {
       Map<String, String> query,
       Object body,
       Class<T> type,
+      AnswerLimit limit,
       long deadline,
       long term) {
     return waitForBudget(deadline)
@@ -188,7 +197,7 @@ final class HetznerApi {
               RuntimeException refused = fence.refusal(term, "Hetzner API " + method + " " + path);
               return refused != null
                   ? Future.failedFuture(refused)
-                  : send(method, path, query, body);
+                  : send(method, path, query, body, limit);
             })
         .compose(
             response -> {
@@ -202,7 +211,7 @@ final class HetznerApi {
                     method,
                     path,
                     until - System.currentTimeMillis());
-                return attempt(method, path, query, body, type, deadline, term);
+                return attempt(method, path, query, body, type, limit, deadline, term);
               }
               if (status >= 400) {
                 return Future.failedFuture(error(method, path, response));
@@ -244,7 +253,7 @@ final class HetznerApi {
     return p.future();
   }
 
-  private void noteRateLimit(HttpResponse<Buffer> response) {
+  private void noteRateLimit(HttpAnswer response) {
     String remaining = response.getHeader("RateLimit-Remaining");
     String reset = response.getHeader("RateLimit-Reset");
     if (reset == null) {
@@ -261,33 +270,49 @@ final class HetznerApi {
     }
   }
 
-  private Future<HttpResponse<Buffer>> send(
-      HttpMethod method, String path, Map<String, String> query, Object body) {
-    HttpRequest<Buffer> request =
-        client
-            .requestAbs(method, options.getEndpoint() + path)
-            .timeout(timeout().toMillis())
-            .bearerTokenAuthentication(options.getToken());
-    query.forEach(request::addQueryParam);
-    Future<HttpResponse<Buffer>> sent =
-        body == null
-            ? request.send()
-            : request
-                .putHeader("Content-Type", "application/json")
-                .sendBuffer(HetznerJson.encode(body));
-    return sent.recover(
-        e ->
-            Future.failedFuture(
-                new HetznerApiException(
-                    0,
-                    "unavailable",
-                    method + " " + path + ": " + (e.getMessage() == null ? e : e.getMessage()),
-                    null,
-                    null)));
+  /** One request; its answer is read up to {@code limit}. */
+  private Future<HttpAnswer> send(
+      HttpMethod method, String path, Map<String, String> query, Object body, AnswerLimit limit) {
+    QueryStringEncoder uri = new QueryStringEncoder(options.getEndpoint() + path);
+    query.forEach(uri::addParam);
+    RequestOptions request =
+        new RequestOptions()
+            .setMethod(method)
+            .setAbsoluteURI(uri.toString())
+            .setTimeout(timeout().toMillis())
+            .putHeader("Authorization", "Bearer " + options.getToken());
+    if (body != null) {
+      request.putHeader("Content-Type", "application/json");
+    }
+    return options
+        .getEgress()
+        .vet(request)
+        .compose(
+            vetted ->
+                HttpAnswer.send(
+                    client,
+                    vetted,
+                    body == null ? null : HetznerJson.encode(body),
+                    limit,
+                    "Hetzner API " + method + " " + path))
+        .recover(
+            e ->
+                Future.failedFuture(
+                    e instanceof AnswerLimit.Passed
+                        ? new HetznerApiException(0, "answer_too_large", e.getMessage(), null, null)
+                        : new HetznerApiException(
+                            0,
+                            "unavailable",
+                            method
+                                + " "
+                                + path
+                                + ": "
+                                + (e.getMessage() == null ? e : e.getMessage()),
+                            null,
+                            null)));
   }
 
-  private static HetznerApiException error(
-      HttpMethod method, String path, HttpResponse<Buffer> response) {
+  private static HetznerApiException error(HttpMethod method, String path, HttpAnswer response) {
     ApiError error = null;
     try {
       error = HetznerJson.decode(response.body(), ErrorAnswer.class).error();

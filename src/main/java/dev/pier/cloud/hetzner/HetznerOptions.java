@@ -1,5 +1,7 @@
 package dev.pier.cloud.hetzner;
 
+import dev.pier.util.AnswerLimit;
+import dev.pier.util.Egress;
 import java.time.Duration;
 
 /** Options of the Hetzner Cloud provider, with defaults as constants. */
@@ -29,6 +31,7 @@ public final class HetznerOptions {
   public static final boolean DEFAULT_ADOPT_BY_NAME = false;
 
   private String endpoint = DEFAULT_ENDPOINT;
+  private Egress egress = Egress.OPEN;
   private String token = "";
   private String location = DEFAULT_LOCATION;
   private String networkZone = DEFAULT_NETWORK_ZONE;
@@ -40,6 +43,8 @@ public final class HetznerOptions {
   private boolean usePrivateIp = DEFAULT_USE_PRIVATE_IP;
   private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
   private int maxConnections = DEFAULT_MAX_CONNECTIONS;
+  private AnswerLimit answerLimit = AnswerLimit.ANSWER;
+  private AnswerLimit inventoryLimit = AnswerLimit.INVENTORY;
   private Duration actionPollInterval = DEFAULT_ACTION_POLL_INTERVAL;
   private Duration actionTimeout = DEFAULT_ACTION_TIMEOUT;
   private Duration rateLimitMaxWait = DEFAULT_RATE_LIMIT_MAX_WAIT;
@@ -161,6 +166,29 @@ public final class HetznerOptions {
     return this;
   }
 
+  /** The most bytes read of one answer: {@code http.maxAnswerBytes}. */
+  public AnswerLimit getAnswerLimit() {
+    return answerLimit;
+  }
+
+  public HetznerOptions setAnswerLimit(AnswerLimit answerLimit) {
+    this.answerLimit = answerLimit;
+    return this;
+  }
+
+  /**
+   * The most bytes read of a page of {@code GET /load_balancers}: {@code
+   * http.maxInventoryAnswerBytes}.
+   */
+  public AnswerLimit getInventoryLimit() {
+    return inventoryLimit;
+  }
+
+  public HetznerOptions setInventoryLimit(AnswerLimit inventoryLimit) {
+    this.inventoryLimit = inventoryLimit;
+    return this;
+  }
+
   public Duration getActionPollInterval() {
     return actionPollInterval;
   }
@@ -217,5 +245,15 @@ public final class HetznerOptions {
   @Override
   public String toString() {
     return "HetznerOptions{endpoint=" + endpoint + ", type=" + type + "}";
+  }
+
+  /** Vets each request's address: {@link Egress#OPEN} but for a member Secret's provider. */
+  public Egress getEgress() {
+    return egress;
+  }
+
+  public HetznerOptions setEgress(Egress egress) {
+    this.egress = egress;
+    return this;
   }
 }

@@ -5,6 +5,7 @@ import dev.pier.cloud.local.AddressPool.Request;
 import dev.pier.log.ServiceLog;
 import dev.pier.model.LbIngress;
 import dev.pier.model.LbService;
+import dev.pier.util.Ip;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;

@@ -3,6 +3,7 @@ package dev.pier.cloud.local;
 import dev.pier.cloud.AddressPoolUsage;
 import dev.pier.cloud.ProviderException;
 import dev.pier.cloud.local.AddressSlots.Holding;
+import dev.pier.util.Ip;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

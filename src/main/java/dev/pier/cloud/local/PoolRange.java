@@ -1,5 +1,7 @@
 package dev.pier.cloud.local;
 
+import dev.pier.util.Cidr;
+import dev.pier.util.Ip;
 import java.math.BigInteger;
 
 /**

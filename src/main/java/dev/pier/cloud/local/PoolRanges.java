@@ -1,5 +1,6 @@
 package dev.pier.cloud.local;
 
+import dev.pier.util.Ip;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

@@ -1,6 +1,8 @@
 package dev.pier.cloud.local;
 
 import dev.pier.cloud.ProviderException;
+import dev.pier.util.Cidr;
+import dev.pier.util.Ip;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;

@@ -2,6 +2,7 @@ package dev.pier.cloud.local;
 
 import dev.pier.log.ServiceLog;
 import dev.pier.model.ServiceRef;
+import dev.pier.util.Ip;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.datagram.DatagramSocket;

@@ -14,7 +14,9 @@ import dev.pier.model.LbStatus;
 import dev.pier.model.ServiceKey;
 import dev.pier.model.ServiceRef;
 import dev.pier.retry.ExponentialBackoff;
+import dev.pier.util.AnswerLimit;
 import dev.pier.util.ClientPools;
+import dev.pier.util.Egress;
 import dev.pier.util.RequestFence;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -50,7 +52,8 @@ import tools.jackson.core.exc.StreamReadException;
  * <p>Network errors, timeouts and 5xx answers (except 503 with Retry-After) are retried here with a
  * doubling delay; 429 and 503 with {@code Retry-After} become {@code RetryAfter}; 422 {@code
  * invalid_input} becomes {@code InvalidInput}; 409 {@code implemented_elsewhere} becomes {@code
- * ImplementedElsewhere}; any other answer is a {@code Retry}.
+ * ImplementedElsewhere}; any other answer is a {@code Retry}. An answer longer than its {@link
+ * AnswerLimit} is a {@code Retry} at once, not retried within the call.
  */
 public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
   private static final Logger log = LoggerFactory.getLogger(WebhookLoadBalancerProvider.class);
@@ -354,6 +357,18 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
                 done.fail(refused.getCause());
                 return;
               }
+              // Where the member's Secret points is refused: asking again changes nothing.
+              if (ar.failed() && ar.cause() instanceof Egress.Refused refused) {
+                done.fail(
+                    new ProviderException.Retry(
+                        "webhook " + op + ": " + refused.getMessage(), refused));
+                return;
+              }
+              // The same webhook would send the same answer again: the Service's backoff retries.
+              if (ar.failed() && ar.cause() instanceof AnswerLimit.Passed passed) {
+                done.fail(new ProviderException.Retry(passed.getMessage(), passed));
+                return;
+              }
               if (ar.failed()) {
                 failure =
                     new ProviderException.Retry(
@@ -421,9 +436,10 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
 
   /**
    * One POST, bounded as a whole by {@code webhook.timeout}: waiting for a connection, sending, and
-   * reading the answer to its end. An idle timeout alone would never end an answer that trickles a
-   * byte now and then. At the timeout the request is reset, which closes its connection: an
-   * abandoned call never keeps a connection that later calls wait for.
+   * reading the answer to its end, which is read up to its limit ({@code /list}: the inventory
+   * limit) and fails the call past it. An idle timeout alone would never end an answer that
+   * trickles a byte now and then. At the timeout the request is reset, which closes its connection:
+   * an abandoned call never keeps a connection that later calls wait for.
    */
   private Future<Reply> send(String op, Buffer payload, long term) {
     RuntimeException notNow = fence.refusal(term, "webhook " + op);
@@ -454,32 +470,47 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
                 }
               }
             });
-    client
-        .request(request)
+    options
+        .getEgress()
+        .vet(request)
+        // The request's own chain stays as it was: no hop between its answer and its body.
         .compose(
-            r -> {
-              sent.set(r);
-              if (reply.future().isComplete()) {
-                r.reset();
-                return Future.failedFuture("abandoned at the timeout");
-              }
-              // It may have waited for a connection while this process stopped leading.
-              RuntimeException refused = fence.refusal(term, "webhook " + op);
-              if (refused != null) {
-                r.reset();
-                return Future.failedFuture(new Refused(refused));
-              }
-              // The body is asked for in the callback that delivers the response: a body handler
-              // set one hop later can miss the end of a short answer (a 204) and wait forever.
-              return r.send(payload)
-                  .compose(
-                      resp ->
-                          resp.body()
-                              .map(
-                                  b ->
-                                      new Reply(
-                                          resp.statusCode(), resp.getHeader("Retry-After"), b)));
-            })
+            vetted ->
+                client
+                    .request(vetted)
+                    .compose(
+                        r -> {
+                          sent.set(r);
+                          if (reply.future().isComplete()) {
+                            r.reset();
+                            return Future.failedFuture("abandoned at the timeout");
+                          }
+                          // It may have waited for a connection while this process stopped leading.
+                          RuntimeException refused = fence.refusal(term, "webhook " + op);
+                          if (refused != null) {
+                            r.reset();
+                            return Future.failedFuture(new Refused(refused));
+                          }
+                          // The body is asked for in the callback that delivers the response: a
+                          // body handler
+                          // set one hop later can miss the end of a short answer (a 204) and wait
+                          // forever.
+                          AnswerLimit limit =
+                              op.equals("list")
+                                  ? options.getInventoryLimit()
+                                  : options.getAnswerLimit();
+                          return r.send(payload)
+                              .compose(
+                                  resp ->
+                                      limit
+                                          .read(resp, "webhook " + op)
+                                          .map(
+                                              b ->
+                                                  new Reply(
+                                                      resp.statusCode(),
+                                                      resp.getHeader("Retry-After"),
+                                                      b)));
+                        }))
         .onComplete(
             ar -> {
               vertx.cancelTimer(timer);

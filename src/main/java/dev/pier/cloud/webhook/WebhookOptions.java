@@ -1,5 +1,7 @@
 package dev.pier.cloud.webhook;
 
+import dev.pier.util.AnswerLimit;
+import dev.pier.util.Egress;
 import java.time.Duration;
 
 /** Options of the webhook provider, with defaults as constants. */
@@ -16,10 +18,13 @@ public final class WebhookOptions {
   public static final int DEFAULT_MAX_CONNECTIONS = 0;
 
   private String url = "";
+  private Egress egress = Egress.OPEN;
   private Duration timeout = DEFAULT_TIMEOUT;
   private int retries = DEFAULT_RETRIES;
   private Duration retryDelay = DEFAULT_RETRY_DELAY;
   private int maxConnections = DEFAULT_MAX_CONNECTIONS;
+  private AnswerLimit answerLimit = AnswerLimit.ANSWER;
+  private AnswerLimit inventoryLimit = AnswerLimit.INVENTORY;
   private String token = "";
   private String caFile = "";
   private String certFile = "";
@@ -80,6 +85,26 @@ public final class WebhookOptions {
     return this;
   }
 
+  /** The most bytes read of one answer: {@code http.maxAnswerBytes}. */
+  public AnswerLimit getAnswerLimit() {
+    return answerLimit;
+  }
+
+  public WebhookOptions setAnswerLimit(AnswerLimit answerLimit) {
+    this.answerLimit = answerLimit;
+    return this;
+  }
+
+  /** The most bytes read of webhook's {@code /list}: {@code http.maxInventoryAnswerBytes}. */
+  public AnswerLimit getInventoryLimit() {
+    return inventoryLimit;
+  }
+
+  public WebhookOptions setInventoryLimit(AnswerLimit inventoryLimit) {
+    this.inventoryLimit = inventoryLimit;
+    return this;
+  }
+
   /** Bearer token sent with every call; empty: none. Never logged. */
   public String getToken() {
     return token;
@@ -120,5 +145,15 @@ public final class WebhookOptions {
   @Override
   public String toString() {
     return "WebhookOptions{url=" + url + "}";
+  }
+
+  /** Vets each request's address: {@link Egress#OPEN} but for a member Secret's provider. */
+  public Egress getEgress() {
+    return egress;
+  }
+
+  public WebhookOptions setEgress(Egress egress) {
+    this.egress = egress;
+    return this;
   }
 }

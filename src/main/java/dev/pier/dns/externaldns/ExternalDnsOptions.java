@@ -1,6 +1,7 @@
 package dev.pier.dns.externaldns;
 
 import dev.pier.dns.DnsNames;
+import dev.pier.util.AnswerLimit;
 import java.time.Duration;
 
 /** Where the external-dns webhook provider listens and how Pier's TXT registry is named. */
@@ -13,6 +14,8 @@ public final class ExternalDnsOptions {
   private String url = DEFAULT_URL;
   private Duration timeout = DEFAULT_TIMEOUT;
   private int maxConnections = DEFAULT_MAX_CONNECTIONS;
+  private AnswerLimit answerLimit = AnswerLimit.ANSWER;
+  private AnswerLimit inventoryLimit = AnswerLimit.INVENTORY;
   private String txtPrefix = DEFAULT_TXT_PREFIX;
   private DnsNames names;
 
@@ -48,6 +51,26 @@ public final class ExternalDnsOptions {
 
   public ExternalDnsOptions setMaxConnections(int maxConnections) {
     this.maxConnections = maxConnections;
+    return this;
+  }
+
+  /** The most bytes read of one answer: {@code http.maxAnswerBytes}. */
+  public AnswerLimit getAnswerLimit() {
+    return answerLimit;
+  }
+
+  public ExternalDnsOptions setAnswerLimit(AnswerLimit answerLimit) {
+    this.answerLimit = answerLimit;
+    return this;
+  }
+
+  /** The most bytes read of {@code GET /records}: {@code http.maxInventoryAnswerBytes}. */
+  public AnswerLimit getInventoryLimit() {
+    return inventoryLimit;
+  }
+
+  public ExternalDnsOptions setInventoryLimit(AnswerLimit inventoryLimit) {
+    this.inventoryLimit = inventoryLimit;
     return this;
   }
 

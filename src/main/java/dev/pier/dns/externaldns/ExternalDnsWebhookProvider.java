@@ -6,17 +6,17 @@ import dev.pier.dns.DnsNames;
 import dev.pier.dns.DnsProvider;
 import dev.pier.dns.DnsZone;
 import dev.pier.dns.RecordSet;
-import dev.pier.util.ClientPools;
+import dev.pier.util.AnswerLimit;
+import dev.pier.util.HttpAnswer;
 import dev.pier.util.RequestFence;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import io.vertx.ext.web.client.HttpRequest;
-import io.vertx.ext.web.client.HttpResponse;
-import io.vertx.ext.web.client.WebClient;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -49,12 +49,15 @@ import org.slf4j.LoggerFactory;
  * fresh listing (replaces of existing rrsets become UpdateOld/UpdateNew pairs holding the exact
  * current endpoint, new ones Creates, deletes the exact current endpoint) and sent as one {@code
  * POST /records}; how atomically that lands is up to the webhook provider.
+ *
+ * <p>The listing is read up to the inventory {@link AnswerLimit}, every other answer up to the
+ * answer limit.
  */
 public final class ExternalDnsWebhookProvider implements DnsProvider {
   private static final Logger log = LoggerFactory.getLogger(ExternalDnsWebhookProvider.class);
   public static final String MEDIA_TYPE = "application/external.dns.webhook+json;version=1";
 
-  private final WebClient client;
+  private final HttpClient client;
   private final ExternalDnsOptions options;
   private final RequestFence fence;
   private final TxtRegistry registry;
@@ -71,7 +74,7 @@ public final class ExternalDnsWebhookProvider implements DnsProvider {
     this.options = options;
     this.fence = fence;
     this.registry = new TxtRegistry(options.getTxtPrefix());
-    this.client = ClientPools.webClient(vertx, options.getTimeout(), options.getMaxConnections());
+    this.client = HttpAnswer.client(vertx, options.getTimeout(), options.getMaxConnections());
     log.info(
         "external-dns webhook provider at {}, registry TXT prefix '{}'",
         options.getUrl(),
@@ -85,7 +88,7 @@ public final class ExternalDnsWebhookProvider implements DnsProvider {
 
   @Override
   public Future<List<DnsZone>> zones() {
-    return call(HttpMethod.GET, "/", null, "negotiate the domain filter")
+    return call(HttpMethod.GET, "/", null, options.getAnswerLimit(), "negotiate the domain filter")
         .map(r -> domains(object(r, "negotiate")).stream().map(this::zoneOf).toList());
   }
 
@@ -344,6 +347,7 @@ public final class ExternalDnsWebhookProvider implements DnsProvider {
             HttpMethod.POST,
             "/adjustendpoints",
             new JsonArray(new ArrayList<>(desired)).toBuffer(),
+            options.getAnswerLimit(),
             "adjust endpoints")
         .map(
             r -> {
@@ -412,7 +416,12 @@ public final class ExternalDnsWebhookProvider implements DnsProvider {
   }
 
   private Future<Void> post(Plan plan, DnsZone zone) {
-    return call(HttpMethod.POST, "/records", plan.toJson().toBuffer(), "update " + zone.name())
+    return call(
+            HttpMethod.POST,
+            "/records",
+            plan.toJson().toBuffer(),
+            options.getAnswerLimit(),
+            "update " + zone.name())
         .mapEmpty();
   }
 
@@ -429,7 +438,7 @@ public final class ExternalDnsWebhookProvider implements DnsProvider {
       }
     }
     Future<State> f =
-        call(HttpMethod.GET, "/records", null, "list records")
+        call(HttpMethod.GET, "/records", null, options.getInventoryLimit(), "list records")
             .map(r -> new State(registry, parseEndpoints(array(r, "list records"))));
     synchronized (this) {
       if (listing == null && !f.isComplete()) {
@@ -546,32 +555,37 @@ public final class ExternalDnsWebhookProvider implements DnsProvider {
     }
   }
 
-  private Future<HttpResponse<Buffer>> call(
-      HttpMethod method, String path, Buffer body, String what) {
+  private Future<HttpAnswer> call(
+      HttpMethod method, String path, Buffer body, AnswerLimit limit, String what) {
     RuntimeException refused = fence.refusal(fence.term(), "external-dns " + what);
     if (refused != null) {
       return Future.failedFuture(refused);
     }
     long ms = options.getTimeout().toMillis();
-    HttpRequest<Buffer> req =
-        client
-            .requestAbs(method, options.getUrl() + path)
+    RequestOptions req =
+        new RequestOptions()
+            .setMethod(method)
+            .setAbsoluteURI(options.getUrl() + path)
             .putHeader("Accept", MEDIA_TYPE)
-            .timeout(ms);
-    Future<HttpResponse<Buffer>> sent =
-        body == null ? req.send() : req.putHeader("Content-Type", MEDIA_TYPE).sendBuffer(body);
-    return sent.timeout(ms, TimeUnit.MILLISECONDS)
+            .setTimeout(ms);
+    if (body != null) {
+      req.putHeader("Content-Type", MEDIA_TYPE);
+    }
+    return HttpAnswer.send(client, req, body, limit, "external-dns " + what)
+        .timeout(ms, TimeUnit.MILLISECONDS)
         .recover(
             e ->
                 Future.failedFuture(
-                    DnsException.retry(
-                        "external-dns webhook provider at "
-                            + options.getUrl()
-                            + ": cannot "
-                            + what
-                            + ": "
-                            + (e.getMessage() == null ? e.toString() : e.getMessage()),
-                        e)))
+                    e instanceof AnswerLimit.Passed
+                        ? DnsException.retry(e.getMessage(), e)
+                        : DnsException.retry(
+                            "external-dns webhook provider at "
+                                + options.getUrl()
+                                + ": cannot "
+                                + what
+                                + ": "
+                                + (e.getMessage() == null ? e.toString() : e.getMessage()),
+                            e)))
         .compose(r -> check(r, method, path, what).map(r));
   }
 
@@ -580,12 +594,12 @@ public final class ExternalDnsWebhookProvider implements DnsProvider {
    * provider (invalid); a 500 or 422 to {@code POST /records} is the provider refusing the changes
    * (rejected: retried, and the publisher then sends names one by one); anything else retries.
    */
-  private Future<Void> check(HttpResponse<Buffer> r, HttpMethod method, String path, String what) {
+  private Future<Void> check(HttpAnswer r, HttpMethod method, String path, String what) {
     int code = r.statusCode();
     if (code >= 200 && code < 300) {
       return Future.succeededFuture();
     }
-    String text = r.bodyAsString() == null ? "" : r.bodyAsString().trim();
+    String text = r.bodyAsString().trim();
     if (text.length() > 200) {
       text = text.substring(0, 200);
     }
@@ -604,7 +618,7 @@ public final class ExternalDnsWebhookProvider implements DnsProvider {
     return Future.failedFuture(DnsException.retry(msg));
   }
 
-  private static JsonObject object(HttpResponse<Buffer> r, String what) {
+  private static JsonObject object(HttpAnswer r, String what) {
     try {
       return new JsonObject(r.body());
     } catch (RuntimeException e) {
@@ -613,7 +627,7 @@ public final class ExternalDnsWebhookProvider implements DnsProvider {
     }
   }
 
-  private static JsonArray array(HttpResponse<Buffer> r, String what) {
+  private static JsonArray array(HttpAnswer r, String what) {
     try {
       return new JsonArray(r.body());
     } catch (RuntimeException e) {

@@ -1,5 +1,6 @@
 package dev.pier.dns.powerdns;
 
+import dev.pier.util.AnswerLimit;
 import java.time.Duration;
 
 /** Where the PowerDNS Authoritative HTTP API is and how to call it; defaults as constants. */
@@ -20,6 +21,8 @@ public final class PowerDnsOptions {
   private ApiKey apiKey;
   private Duration timeout = DEFAULT_TIMEOUT;
   private int maxConnections = DEFAULT_MAX_CONNECTIONS;
+  private AnswerLimit answerLimit = AnswerLimit.ANSWER;
+  private AnswerLimit inventoryLimit = AnswerLimit.INVENTORY;
 
   /** The webserver's base URL, without {@code /api/v1}. */
   public String getUrl() {
@@ -68,6 +71,29 @@ public final class PowerDnsOptions {
 
   public PowerDnsOptions setMaxConnections(int maxConnections) {
     this.maxConnections = maxConnections;
+    return this;
+  }
+
+  /** The most bytes read of one answer: {@code http.maxAnswerBytes}. */
+  public AnswerLimit getAnswerLimit() {
+    return answerLimit;
+  }
+
+  public PowerDnsOptions setAnswerLimit(AnswerLimit answerLimit) {
+    this.answerLimit = answerLimit;
+    return this;
+  }
+
+  /**
+   * The most bytes read of the zone list, a zone's records, and a name's records (PowerDNS 4.7
+   * lists every name's comments with them): {@code http.maxInventoryAnswerBytes}.
+   */
+  public AnswerLimit getInventoryLimit() {
+    return inventoryLimit;
+  }
+
+  public PowerDnsOptions setInventoryLimit(AnswerLimit inventoryLimit) {
+    this.inventoryLimit = inventoryLimit;
     return this;
   }
 }

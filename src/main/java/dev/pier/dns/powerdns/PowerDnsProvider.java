@@ -10,38 +10,41 @@ import dev.pier.dns.powerdns.PowerDnsJson.Change;
 import dev.pier.dns.powerdns.PowerDnsJson.Comment;
 import dev.pier.dns.powerdns.PowerDnsJson.ResourceRecord;
 import dev.pier.dns.powerdns.PowerDnsJson.Zone;
-import dev.pier.util.ClientPools;
+import dev.pier.util.AnswerLimit;
+import dev.pier.util.HttpAnswer;
 import dev.pier.util.RequestFence;
+import io.netty.handler.codec.http.QueryStringEncoder;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
 import io.vertx.core.json.JsonObject;
-import io.vertx.ext.web.client.HttpRequest;
-import io.vertx.ext.web.client.HttpResponse;
-import io.vertx.ext.web.client.WebClient;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The PowerDNS Authoritative HTTP API (4.x) through vertx-web-client. Ownership is a comment on
+ * The PowerDNS Authoritative HTTP API (4.x) through Vert.x's HTTP client. Ownership is a comment on
  * each rrset whose content is {@code pier-owner=<mark>}, the mark being {@code
  * <ownerId>;cluster=<uid>} ({@link RecordSet#ownerMark}; the owner id alone on records written
  * before marks carried the cluster); a change set is one PATCH, which PowerDNS applies in one
- * backend transaction.
+ * backend transaction. Listings (the zones, a zone's records, a name's records, which PowerDNS 4.7
+ * answers with every name's comments) are read up to the inventory {@link AnswerLimit}, every other
+ * answer up to the answer limit.
  */
 public final class PowerDnsProvider implements DnsProvider {
   private static final Logger log = LoggerFactory.getLogger(PowerDnsProvider.class);
   static final String OWNER_PREFIX = "pier-owner=";
   static final String ACCOUNT = "pier";
 
-  private final WebClient client;
+  private final HttpClient client;
   private final PowerDnsOptions options;
   private final String base;
   private final RequestFence fence;
@@ -56,7 +59,7 @@ public final class PowerDnsProvider implements DnsProvider {
   public PowerDnsProvider(Vertx vertx, PowerDnsOptions options, RequestFence fence) {
     this.options = options;
     this.fence = fence;
-    this.client = ClientPools.webClient(vertx, options.getTimeout(), options.getMaxConnections());
+    this.client = HttpAnswer.client(vertx, options.getTimeout(), options.getMaxConnections());
     this.base = options.getUrl() + "/api/v1/servers/" + encode(options.getServerId());
     log.info(
         "PowerDNS API at {} (server {}), API key from {}",
@@ -72,7 +75,7 @@ public final class PowerDnsProvider implements DnsProvider {
 
   @Override
   public Future<List<DnsZone>> zones() {
-    return send(request(HttpMethod.GET, "/zones"), null, "list zones")
+    return send(request(HttpMethod.GET, "/zones", Map.of()), null, inventory(), "list zones")
         .map(
             r ->
                 Arrays.stream(PowerDnsJson.decode(r.body(), Zone[].class))
@@ -82,14 +85,8 @@ public final class PowerDnsProvider implements DnsProvider {
 
   @Override
   public Future<Optional<DnsZone>> zone(String id) {
-    HttpRequest<Buffer> req =
-        request(HttpMethod.GET, "/zones/" + encode(id)).addQueryParam("rrsets", "false");
-    RuntimeException refused = fence.refusal(fence.term(), "PowerDNS get zone");
-    if (refused != null) {
-      return Future.failedFuture(refused);
-    }
-    return req.send()
-        .recover(e -> Future.failedFuture(unreachable("get zone " + id, e)))
+    RequestOptions req = request(HttpMethod.GET, "/zones/" + encode(id), Map.of("rrsets", "false"));
+    return unchecked(req, null, options.getAnswerLimit(), "get zone " + id)
         .compose(
             r -> {
               if (r.statusCode() == 404 || r.statusCode() == 422) {
@@ -103,8 +100,9 @@ public final class PowerDnsProvider implements DnsProvider {
   @Override
   public Future<DnsZone> createZone(String name) {
     return send(
-            request(HttpMethod.POST, "/zones").addQueryParam("rrsets", "false"),
+            request(HttpMethod.POST, "/zones", Map.of("rrsets", "false")),
             new PowerDnsJson.NewZone(DnsNames.canonical(name), "Native", List.of()),
+            options.getAnswerLimit(),
             "create zone " + name)
         .map(r -> PowerDnsJson.decode(r.body(), Zone.class).dnsZone());
   }
@@ -112,16 +110,23 @@ public final class PowerDnsProvider implements DnsProvider {
   @Override
   public Future<List<RecordSet>> recordSets(DnsZone zone, String name) {
     return send(
-            request(HttpMethod.GET, "/zones/" + encode(zone.id()))
-                .addQueryParam("rrset_name", DnsNames.canonical(name)),
+            request(
+                HttpMethod.GET,
+                "/zones/" + encode(zone.id()),
+                Map.of("rrset_name", DnsNames.canonical(name))),
             null,
+            inventory(),
             "read " + name)
         .map(r -> parse(PowerDnsJson.decode(r.body(), Zone.class), DnsNames.canonical(name)));
   }
 
   @Override
   public Future<List<RecordSet>> recordSets(DnsZone zone) {
-    return send(request(HttpMethod.GET, "/zones/" + encode(zone.id())), null, "read " + zone.name())
+    return send(
+            request(HttpMethod.GET, "/zones/" + encode(zone.id()), Map.of()),
+            null,
+            inventory(),
+            "read " + zone.name())
         .map(r -> parse(PowerDnsJson.decode(r.body(), Zone.class), null));
   }
 
@@ -131,8 +136,9 @@ public final class PowerDnsProvider implements DnsProvider {
       return Future.succeededFuture();
     }
     return send(
-            request(HttpMethod.PATCH, "/zones/" + encode(zone.id())),
+            request(HttpMethod.PATCH, "/zones/" + encode(zone.id()), Map.of()),
             patchBody(changes),
+            options.getAnswerLimit(),
             "update " + zone.name())
         .mapEmpty();
   }
@@ -184,34 +190,50 @@ public final class PowerDnsProvider implements DnsProvider {
     return out;
   }
 
-  private HttpRequest<Buffer> request(HttpMethod method, String path) {
-    return client
-        .requestAbs(method, base + path)
-        .putHeader("X-API-Key", options.getApiKey().value())
-        .putHeader("Accept", "application/json")
-        .timeout(options.getTimeout().toMillis());
+  private AnswerLimit inventory() {
+    return options.getInventoryLimit();
   }
 
-  private Future<HttpResponse<Buffer>> send(HttpRequest<Buffer> req, Object body, String what) {
+  private RequestOptions request(HttpMethod method, String path, Map<String, String> query) {
+    QueryStringEncoder uri = new QueryStringEncoder(base + path);
+    query.forEach(uri::addParam);
+    return new RequestOptions()
+        .setMethod(method)
+        .setAbsoluteURI(uri.toString())
+        .putHeader("X-API-Key", options.getApiKey().value())
+        .putHeader("Accept", "application/json")
+        .setTimeout(options.getTimeout().toMillis());
+  }
+
+  /** One request whose answer must be 2xx. */
+  private Future<HttpAnswer> send(RequestOptions req, Object body, AnswerLimit limit, String what) {
+    return unchecked(req, body, limit, what).compose(r -> check(r, what).map(r));
+  }
+
+  /** One request, its answer read up to {@code limit}, whatever its status. */
+  private Future<HttpAnswer> unchecked(
+      RequestOptions req, Object body, AnswerLimit limit, String what) {
     RuntimeException refused = fence.refusal(fence.term(), "PowerDNS " + what);
     if (refused != null) {
       return Future.failedFuture(refused);
     }
-    Future<HttpResponse<Buffer>> sent =
-        body == null
-            ? req.send()
-            : req.putHeader("Content-Type", "application/json")
-                .sendBuffer(PowerDnsJson.encode(body));
-    return sent.recover(e -> Future.failedFuture(unreachable(what, e)))
-        .compose(r -> check(r, what).map(r));
+    if (body != null) {
+      req.putHeader("Content-Type", "application/json");
+    }
+    return HttpAnswer.send(
+            client, req, body == null ? null : PowerDnsJson.encode(body), limit, "PowerDNS " + what)
+        .recover(e -> Future.failedFuture(unreachable(what, e)));
   }
 
   private DnsException unreachable(String what, Throwable e) {
+    if (e instanceof AnswerLimit.Passed) {
+      return DnsException.retry(e.getMessage(), e);
+    }
     return DnsException.retry(
         "PowerDNS at " + options.getUrl() + ": cannot " + what + ": " + e.getMessage(), e);
   }
 
-  private static Future<Void> check(HttpResponse<Buffer> r, String what) {
+  private static Future<Void> check(HttpAnswer r, String what) {
     int code = r.statusCode();
     if (code >= 200 && code < 300) {
       return Future.succeededFuture();
@@ -233,10 +255,10 @@ public final class PowerDnsProvider implements DnsProvider {
     return Future.failedFuture(DnsException.retry(msg));
   }
 
-  private static String errorText(HttpResponse<Buffer> r) {
+  private static String errorText(HttpAnswer r) {
     // One string field: the JsonObject lookup is shorter than a record for it.
     try {
-      JsonObject o = r.bodyAsJsonObject();
+      JsonObject o = r.body().length() == 0 ? null : new JsonObject(r.body());
       return o == null ? "" : o.getString("error", "");
     } catch (RuntimeException notJson) {
       String s = r.bodyAsString();

@@ -1,7 +1,7 @@
 package dev.pier.federation.members;
 
 import dev.pier.federation.FederationOptions;
-import dev.pier.kube.KubeApiException;
+import dev.pier.kube.AsyncKubeApi;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Context;
@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
  * Probes every member's {@code /readyz} (falling back to {@code /healthz} where that is missing)
  * once per period, each probe within the timeout, concurrently, and applies the thresholds: ready
  * after {@code successThreshold} successes in a row, unready after {@code failureThreshold}
- * failures. Runs on the federation's context; one probe per member at a time.
+ * failures. Runs on the federation's context; one probe per member at a time. A failed probe's
+ * reason, which reaches the member's Secret, Events and logs, never quotes the answer.
  */
 public final class HealthProber {
   private static final Logger log = LoggerFactory.getLogger(HealthProber.class);
@@ -122,24 +123,45 @@ public final class HealthProber {
             });
   }
 
-  /** One probe: succeeds when the member's health endpoint answers "ok" within the timeout. */
+  /**
+   * One probe: succeeds when the member's health endpoint answers "ok" within the timeout. It fails
+   * with a reason from {@link ProbeReasons}, never quoting the answer, of which at most {@link
+   * ProbeReasons#MAX_ANSWER_BYTES} are read.
+   */
   private Future<Void> check(Member m) {
     String path = pathByMember.getOrDefault(m.name(), "/readyz");
+    return ask(m, path)
+        .compose(
+            answer -> {
+              if (answer.code() == 404 && path.equals("/readyz")) {
+                pathByMember.put(m.name(), "/healthz");
+                return ask(m, "/healthz");
+              }
+              return Future.succeededFuture(answer);
+            })
+        .transform(
+            ar -> {
+              String problem =
+                  ar.failed()
+                      ? ProbeReasons.ofFailure(ar.cause(), options.healthTimeout())
+                      : ProbeReasons.ofAnswer(
+                          ar.result().code(), ar.result().body(), ar.result().tooLong());
+              return problem == null
+                  ? Future.<Void>succeededFuture()
+                  : Future.failedFuture(new ProbeFailed(problem));
+            });
+  }
+
+  private Future<AsyncKubeApi.LimitedAnswer> ask(Member m, String path) {
     return m.cluster()
         .api()
-        .getText(context, path, options.healthTimeout())
-        .recover(
-            e -> {
-              if (e instanceof KubeApiException k && k.isNotFound() && path.equals("/readyz")) {
-                pathByMember.put(m.name(), "/healthz");
-                return m.cluster().api().getText(context, "/healthz", options.healthTimeout());
-              }
-              return Future.failedFuture(e);
-            })
-        .compose(
-            body ->
-                body.trim().equals("ok")
-                    ? Future.<Void>succeededFuture()
-                    : Future.failedFuture(new IllegalStateException("answered '" + body + "'")));
+        .getLimited(context, path, options.healthTimeout(), ProbeReasons.MAX_ANSWER_BYTES);
+  }
+
+  /** A failed probe, its message one of {@link ProbeReasons}'. */
+  private static final class ProbeFailed extends RuntimeException {
+    ProbeFailed(String reason) {
+      super(reason, null, false, false);
+    }
   }
 }

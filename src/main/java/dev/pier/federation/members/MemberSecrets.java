@@ -1,5 +1,6 @@
 package dev.pier.federation.members;
 
+import dev.pier.events.EventReasons;
 import dev.pier.events.EventSink;
 import dev.pier.events.ObjectRef;
 import dev.pier.federation.FederationOptions;
@@ -226,10 +227,15 @@ public final class MemberSecrets {
         startLeave(secret, previous, false);
       }
     }
+    Member before = members.get(spec.name());
     String problem = members.join(spec);
     if (problem != null) {
       warn(secret, problem);
       return;
+    }
+    Member joined = members.get(spec.name());
+    if (joined != null && joined != before) {
+      warnLowered(secret, spec);
     }
     memberBySecret.put(secretName, spec.name());
     holdUntilLeft(secret);
@@ -464,6 +470,29 @@ public final class MemberSecrets {
         ObjectRef.secret(namespace, secret.getMetadata().getName(), secret.getMetadata().getUid()),
         INVALID_MEMBER_SECRET,
         problem);
+  }
+
+  /**
+   * A Secret that joined a member (or reconnected it) whose provider settings were lowered to
+   * Pier's ceilings for members: once per connection, not per update of the Secret.
+   */
+  private void warnLowered(Secret secret, ClusterSpec spec) {
+    List<String> lowered = members.lowered(spec);
+    if (lowered.isEmpty()) {
+      return;
+    }
+    String message =
+        "cluster "
+            + spec.name()
+            + ": annotation "
+            + LOAD_BALANCER_PROVIDER_ANNOTATION
+            + ": lowered to Pier's ceilings for members: "
+            + String.join(", ", lowered);
+    log.warn("Secret {}/{}: {}", namespace, secret.getMetadata().getName(), message);
+    events.warning(
+        ObjectRef.secret(namespace, secret.getMetadata().getName(), secret.getMetadata().getUid()),
+        EventReasons.MEMBER_SETTING_LOWERED,
+        message);
   }
 
   /** The member a Secret describes; IllegalArgumentException naming the bad field and value. */

@@ -15,7 +15,6 @@ import dev.pier.nodes.Topology;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.Config;
 import io.vertx.core.Context;
-import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import java.time.Clock;
 import java.time.Duration;
@@ -26,6 +25,7 @@ import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,6 +60,8 @@ final class MemberStatusReporter {
   // The member's gitVersion, per connection: a member that reconnects is asked again.
   private final Map<Member, String> versions = new IdentityHashMap<>();
   private final Set<Member> askingVersion = new HashSet<>();
+  private static final Pattern GIT_VERSION =
+      Pattern.compile("v?[0-9]{1,4}\\.[0-9]{1,4}\\.[0-9]{1,4}([-+.][0-9A-Za-z.+-]{1,40})?");
 
   /**
    * @param secretOf the cached Secret that joined a member, by member name; null for a configured
@@ -251,20 +253,40 @@ final class MemberStatusReporter {
       return;
     }
     versions.keySet().removeIf(old -> old.name().equals(m.name()));
-    Future<JsonObject> answer = m.cluster().api().get(ctx, "/version");
-    answer.onComplete(
-        ar -> {
-          askingVersion.remove(m);
-          if (ar.succeeded() && ar.result().getString("gitVersion") != null) {
-            versions.put(m, ar.result().getString("gitVersion"));
-          } else {
-            versions.put(m, "");
-            log.debug(
-                "Cluster {}: cannot read its version: {}",
-                m.name(),
-                ar.cause() == null ? "no gitVersion" : ar.cause().getMessage());
-          }
-          then.run();
-        });
+    m.cluster()
+        .api()
+        .getLimited(ctx, "/version", AsyncKubeApi.REQUEST_TIMEOUT, ProbeReasons.MAX_ANSWER_BYTES)
+        .onComplete(
+            ar -> {
+              askingVersion.remove(m);
+              String version = ar.succeeded() ? gitVersion(ar.result()) : "";
+              versions.put(m, version);
+              if (version.isEmpty()) {
+                log.debug(
+                    "Cluster {}: cannot read its version: {}",
+                    m.name(),
+                    ar.succeeded()
+                        ? "no gitVersion in the answer (HTTP " + ar.result().code() + ")"
+                        : ProbeReasons.ofFailure(ar.cause(), AsyncKubeApi.REQUEST_TIMEOUT));
+              }
+              then.run();
+            });
+  }
+
+  /**
+   * The {@code gitVersion} of a {@code /version} answer when it looks like one ({@code v1.37.2},
+   * {@code v1.31.4+k3s1}), else empty: the answer comes from a server a member Secret names, and
+   * what it says is written onto the Secret.
+   */
+  static String gitVersion(AsyncKubeApi.LimitedAnswer answer) {
+    if (answer.code() < 200 || answer.code() > 299 || answer.tooLong()) {
+      return "";
+    }
+    try {
+      String v = new JsonObject(answer.body()).getString("gitVersion");
+      return v != null && GIT_VERSION.matcher(v).matches() ? v : "";
+    } catch (RuntimeException e) {
+      return "";
+    }
   }
 }

@@ -54,6 +54,15 @@ public final class Members implements AutoCloseable {
      */
     default void check(ClusterSpec spec) {}
 
+    /**
+     * What {@link #connect} gives the member below what its Secret asked for (a provider setting
+     * lowered to Pier's ceiling for members), one phrase each naming the setting, never a
+     * credential; empty when nothing is.
+     */
+    default List<String> lowered(ClusterSpec spec) {
+      return List.of();
+    }
+
     /** Undoes {@link #connect}: the member left, or its Secret changed how to reach it. */
     default void disconnect(Cluster cluster) {
       cluster.close();
@@ -141,6 +150,18 @@ public final class Members implements AutoCloseable {
       listener.joined(m);
     }
     return null;
+  }
+
+  /**
+   * What a member joining with {@code spec} gets below what its Secret asked for; see {@link
+   * Connector#lowered}.
+   */
+  List<String> lowered(ClusterSpec spec) {
+    try {
+      return connect.lowered(spec);
+    } catch (RuntimeException e) {
+      return List.of();
+    }
   }
 
   /** Whether two specs reach the member the same way: only labels, region or zones differ. */

@@ -1,12 +1,10 @@
 package dev.pier.federation.sync;
 
 import dev.pier.federation.CopyState;
-import dev.pier.federation.MemberServices;
 import dev.pier.federation.members.Member;
 import dev.pier.federation.members.Members;
 import dev.pier.model.Addresses;
 import dev.pier.model.ServiceKey;
-import io.fabric8.kubernetes.api.model.Service;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -19,7 +17,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Consumer;
-import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,19 +36,18 @@ final class CopyExchange {
   private final Vertx vertx;
   private final Members members;
   private final FederationShards shards;
-  private final Function<Service, MemberServices.Ownership> ownership;
+  private final CopyReader.Local local;
   private final Map<String, MessageConsumer<JsonObject>> answering = new HashMap<>();
   private MessageConsumer<String> changes;
 
-  CopyExchange(
-      Vertx vertx,
-      Members members,
-      FederationShards shards,
-      Function<Service, MemberServices.Ownership> ownership) {
+  /**
+   * @param local what this replica's caches say of the copies in the members it owns
+   */
+  CopyExchange(Vertx vertx, Members members, FederationShards shards, CopyReader.Local local) {
     this.vertx = vertx;
     this.members = members;
     this.shards = shards;
-    this.ownership = ownership;
+    this.local = local;
   }
 
   /**
@@ -176,7 +172,7 @@ final class CopyExchange {
         m.fail(NOT_OWNER, notRead(member));
         return;
       }
-      m.reply(new JsonObject().put("owned", CopyReader.owned(member, ownership)));
+      m.reply(new JsonObject().put("owned", local.owned(member)));
       return;
     }
     String namespace = m.body().getString("namespace");
@@ -189,7 +185,7 @@ final class CopyExchange {
       m.fail(NOT_OWNER, notRead(member));
       return;
     }
-    m.reply(CopyReader.local(member, namespace, svc, ownership).toJson());
+    m.reply(local.state(member, namespace, svc).toJson());
   }
 
   /**
@@ -198,7 +194,7 @@ final class CopyExchange {
    */
   Future<CopyState> readOwn(Member member, String namespace, String name) {
     return member.access().servicesSynced(namespace)
-        ? Future.succeededFuture(CopyReader.local(member, namespace, name, ownership))
+        ? Future.succeededFuture(local.state(member, namespace, name))
         : Future.failedFuture(notRead(member));
   }
 

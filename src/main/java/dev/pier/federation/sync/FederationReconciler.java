@@ -1,6 +1,7 @@
 package dev.pier.federation.sync;
 
 import dev.pier.federation.CopyState;
+import dev.pier.federation.CopyTrust;
 import dev.pier.federation.FederationOptions;
 import dev.pier.federation.FederationScope;
 import dev.pier.federation.MemberServices;
@@ -49,6 +50,7 @@ final class FederationReconciler {
   private final FederationScope scope;
   private final HostAggregateReconciler hostSide;
   private final MemberCopyReconciler memberSide;
+  private final ProvenCopies proven = new ProvenCopies();
 
   /**
    * @param ctx the context writes complete on
@@ -78,13 +80,24 @@ final class FederationReconciler {
     this.scope = new FederationScope(options, labelledNamespace);
     ServiceCopies read = new ServiceCopies(members, copies == null ? this::localCopy : copies);
     ServingNames names = new ServingNames(members, dns);
-    HostRelease release = new HostRelease(ctx, host, members, options, read, names, enqueue, clock);
+    LeftCopies left = new LeftCopies(ctx, host, options, read);
+    HostRelease release =
+        new HostRelease(ctx, host, members, options, read, names, left, enqueue, clock);
     this.hostSide =
         new HostAggregateReconciler(
             ctx, host, members, options, scope, clock, read, names, heldNames, release);
     this.memberSide =
         new MemberCopyReconciler(
-            ctx, host, members, options, scope, guard, this::ownership, this::ownedCopies);
+            ctx,
+            host,
+            members,
+            options,
+            scope,
+            guard,
+            this::marked,
+            proven,
+            left,
+            this::ownedCopies);
   }
 
   Future<WorkResult> run(ServiceKey key) {
@@ -95,9 +108,18 @@ final class FederationReconciler {
     return scope.federated(svc);
   }
 
-  /** Whose a member Service is: this federation's and this host's, someone else's, or none. */
-  MemberServices.Ownership ownership(Service copy) {
-    return MemberServices.ownership(copy, options.name(), host.identity().uid());
+  /** Whether a member Service carries this federation's marks from this host: no proof. */
+  boolean marked(Service s) {
+    return MemberServices.marked(s, options.name(), host.identity().uid());
+  }
+
+  /** Whether the member's Service is Pier's copy, as far as the caches and this process know. */
+  private boolean ours(String member, Service s) {
+    String ns = s.getMetadata().getNamespace();
+    String name = s.getMetadata().getName();
+    return CopyTrust.whose(
+            member, s, marked(s), host.service(ns, name), proven.uid(member, ns, name))
+        == MemberServices.Ownership.OWNED;
   }
 
   /** How many copies Pier owns in every member: what the deletion guard's share is of. */
@@ -111,11 +133,31 @@ final class FederationReconciler {
 
   /** How many copies Pier owns in the member, as its caches in this replica show them. */
   int ownedCopies(Member m) {
-    return CopyReader.owned(m, this::ownership);
+    return CopyReader.owned(m, this::ours);
   }
 
   /** The member's copy as its caches in this replica show it. */
   Future<CopyState> localCopy(Member m, String namespace, String name) {
-    return Future.succeededFuture(CopyReader.local(m, namespace, name, this::ownership));
+    return Future.succeededFuture(localState(m, namespace, name));
+  }
+
+  private CopyState localState(Member m, String namespace, String name) {
+    return CopyReader.local(
+        m, namespace, name, this::marked, proven.uid(m.name(), namespace, name));
+  }
+
+  /** What this replica's caches say of its members' copies, for the other replicas to read. */
+  CopyReader.Local local() {
+    return new CopyReader.Local() {
+      @Override
+      public CopyState state(Member member, String namespace, String name) {
+        return localState(member, namespace, name);
+      }
+
+      @Override
+      public int owned(Member member) {
+        return ownedCopies(member);
+      }
+    };
   }
 }

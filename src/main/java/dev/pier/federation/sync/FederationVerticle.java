@@ -2,6 +2,7 @@ package dev.pier.federation.sync;
 
 import dev.pier.config.Durations;
 import dev.pier.dns.publish.DnsPublisher;
+import dev.pier.federation.CopyRecord;
 import dev.pier.federation.CopyState;
 import dev.pier.federation.FederationOptions;
 import dev.pier.federation.members.Member;
@@ -110,7 +111,7 @@ public final class FederationVerticle extends VerticleBase {
             guard,
             optedIn::contains,
             shards.divided() ? this::readCopy : null);
-    exchange = new CopyExchange(vertx, members, shards, reconciler::ownership);
+    exchange = new CopyExchange(vertx, members, shards, reconciler.local());
     keys = new KeysToRun(host, members, options.name(), reconciler::federated, this::add);
     queue = queue();
     vertx.eventBus().<String>localConsumer(Addresses.FEDERATION_CONTROL, this::onControl);
@@ -317,9 +318,13 @@ public final class FederationVerticle extends VerticleBase {
         : exchange.read(m, namespace, name);
   }
 
-  /** A change the federation acts on: not its own status or annotation writes. */
+  /**
+   * A change the federation acts on: not its own status or annotation writes, but for a new intent
+   * in the record of copies (a copy for the member keys to make).
+   */
   static boolean relevant(Service o, Service n) {
     return !Objects.equals(o.getSpec(), n.getSpec())
+        || CopyRecord.addsIntent(CopyRecord.of(o), CopyRecord.of(n))
         || !Objects.equals(o.getMetadata().getLabels(), n.getMetadata().getLabels())
         || !Objects.equals(withoutIngresses(o), withoutIngresses(n))
         || !Objects.equals(
@@ -328,17 +333,26 @@ public final class FederationVerticle extends VerticleBase {
         || !Objects.equals(o.getMetadata().getUid(), n.getMetadata().getUid());
   }
 
-  /** The annotations but the federation's own (the ingresses, the names held). */
+  /**
+   * The annotations but the federation's own (the ingresses, the names held, the entries of the
+   * record of copies).
+   */
   private static Map<String, String> withoutIngresses(Service s) {
     Map<String, String> a = s.getMetadata().getAnnotations();
     if (a == null
         || !(a.containsKey(FederationKeys.INGRESSES_ANNOTATION)
-            || a.containsKey(FederationKeys.NAMES_HELD_ANNOTATION))) {
+            || a.containsKey(FederationKeys.NAMES_HELD_ANNOTATION)
+            || a.containsKey(FederationKeys.COPY_UIDS_ANNOTATION))) {
       return a == null ? Map.of() : a;
     }
     Map<String, String> copy = new HashMap<>(a);
     copy.remove(FederationKeys.INGRESSES_ANNOTATION);
     copy.remove(FederationKeys.NAMES_HELD_ANNOTATION);
+    if (copy.containsKey(FederationKeys.COPY_UIDS_ANNOTATION)) {
+      // The host side writes the entries and has what it wrote; whether there is a record at all
+      // (a Service in adoption has none) changes what the runs decide, and so does a new intent.
+      copy.put(FederationKeys.COPY_UIDS_ANNOTATION, "");
+    }
     return copy;
   }
 

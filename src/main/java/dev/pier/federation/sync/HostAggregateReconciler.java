@@ -7,7 +7,9 @@ import dev.pier.config.Durations;
 import dev.pier.events.EventReasons;
 import dev.pier.events.ObjectRef;
 import dev.pier.federation.ArrivalWait;
+import dev.pier.federation.CopyRecord;
 import dev.pier.federation.CopyState;
+import dev.pier.federation.CopyTrust;
 import dev.pier.federation.Federated;
 import dev.pier.federation.FederationOptions;
 import dev.pier.federation.FederationScope;
@@ -40,7 +42,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.UUID;
 import java.util.function.LongSupplier;
 
 /**
@@ -75,6 +79,9 @@ final class HostAggregateReconciler {
    *
    * @param version the Service's version this run's writes are based on (the one it read, or its
    *     own previous write's)
+   * @param copies the placed members' copies, as far as the record believes them
+   * @param record the record of its copies to write, or null when it stays as it is
+   * @param adoption the record is the one-time adoption of an earlier version's copies
    */
   private record Run(
       ServiceKey key,
@@ -82,7 +89,9 @@ final class HostAggregateReconciler {
       String version,
       Placement.Result placement,
       HeldMembers.Decision hold,
-      Map<String, CopyState> copies) {}
+      Map<String, CopyState> copies,
+      CopyRecord record,
+      boolean adoption) {}
 
   HostAggregateReconciler(
       Context ctx,
@@ -111,23 +120,27 @@ final class HostAggregateReconciler {
     Service svc = host.service(key.namespace(), key.name());
     if (svc == null) {
       incompleteSince.remove(key);
-      return done();
+      return release.forget(key);
     }
     boolean hasFinalizer = Federated.hasFinalizer(svc);
     if (svc.getMetadata().getDeletionTimestamp() != null || !scope.federated(svc)) {
-      return hasFinalizer ? release.run(key, svc) : done();
+      return hasFinalizer ? release.run(key, svc) : release.forget(key);
     }
     if (scope.refused(svc)) {
       notAllowed(key, svc);
       return done();
     }
     String read = svc.getMetadata().getResourceVersion();
+    Placement.Result placement = Placement.of(svc, members.infos());
+    // The finalizer goes on with the record of an intent per placed member: from then on only the
+    // copies Pier makes count, and the member keys make them carrying the intents' nonces.
+    CopyRecord record = hasFinalizer ? CopyRecord.of(svc) : intents(placement);
     Future<String> marked =
         hasFinalizer
             ? Future.succeededFuture(read)
-            : host.federationWrites().addFinalizer(ctx, key, read);
+            : host.federationWrites().addFinalizer(ctx, key, record.json(), read);
     return marked
-        .compose(version -> readCopies(key, svc, version))
+        .compose(version -> readCopies(key, svc, version, placement, record))
         .recover(
             e -> {
               if (KubeApiException.conflict(e)) {
@@ -160,15 +173,50 @@ final class HostAggregateReconciler {
                     : ""));
   }
 
-  private Future<WorkResult> readCopies(ServiceKey key, Service svc, String version) {
-    Placement.Result placement = Placement.of(svc, members.infos());
+  /**
+   * Reads the copies in the placed members, and in those the record names (or, for a Service in
+   * adoption, in every member), then takes the record on ({@link CopyTrust#next}) and believes the
+   * placed members' copies by it.
+   *
+   * @param record the record of the Service's copies, or null while it is in adoption
+   */
+  private Future<WorkResult> readCopies(
+      ServiceKey key, Service svc, String version, Placement.Result placement, CopyRecord record) {
+    List<String> all = members.all().stream().map(Member::name).toList();
+    Set<String> toRead = new TreeSet<>(placement.clusters());
+    toRead.addAll(record == null ? all : record.entries().keySet());
     return copies
-        .read(key, placement.clusters())
+        .read(key, toRead)
         .compose(
-            read ->
-                read.unknown().isEmpty()
-                    ? aggregate(key, svc, version, placement, read.known())
-                    : unknownCopies(svc, read.unknown()));
+            read -> {
+              Map<String, String> unknown = new TreeMap<>(read.unknown());
+              unknown.keySet().retainAll(placement.clusters());
+              if (!unknown.isEmpty()) {
+                return unknownCopies(svc, unknown);
+              }
+              CopyRecord next =
+                  CopyTrust.next(
+                      record,
+                      read.known(),
+                      placement.clusters(),
+                      all,
+                      HostAggregateReconciler::nonce);
+              Map<String, CopyState> believed = new HashMap<>();
+              for (String name : placement.clusters()) {
+                CopyState copy = read.known().get(name);
+                if (copy != null) {
+                  believed.put(name, CopyTrust.believe(next, name, copy));
+                }
+              }
+              return aggregate(
+                  key,
+                  svc,
+                  version,
+                  placement,
+                  believed,
+                  next == null || next.equals(record) ? null : next,
+                  record == null && next != null);
+            });
   }
 
   /** A member's copy could not be read: nothing is written until it can be. */
@@ -188,7 +236,9 @@ final class HostAggregateReconciler {
       Service svc,
       String version,
       Placement.Result placement,
-      Map<String, CopyState> copies) {
+      Map<String, CopyState> copies,
+      CopyRecord record,
+      boolean adoption) {
     if (placement.problem() != null) {
       host.events()
           .warning(ObjectRef.of(ref(svc)), EventReasons.INVALID_PLACEMENT, placement.problem());
@@ -205,7 +255,7 @@ final class HostAggregateReconciler {
         return Future.succeededFuture(WorkResult.retryAfter(untilReleased(hold), RUN));
       }
     }
-    return aggregate(new Run(key, svc, version, placement, hold, copies));
+    return aggregate(new Run(key, svc, version, placement, hold, copies, record, adoption));
   }
 
   private Future<WorkResult> aggregate(Run run) {
@@ -216,8 +266,20 @@ final class HostAggregateReconciler {
     LbStatus aggregate = Views.status(new LoadBalancerStatus(result.ingress()));
     Duration wait = arrivalWait(run.key(), run.svc(), statuses, aggregate);
     if (!wait.isZero()) {
-      // A member's load balancer is on its way: its address joins these in one write.
-      return Future.succeededFuture(WorkResult.retryAfter(wait, RUN));
+      // A member's load balancer is on its way: its address joins these in one write, and so does
+      // the uid of a copy just made (its nonce proves it until then). A new intent goes now: a
+      // member key waits for it to make a copy.
+      Future<String> intent =
+          run.record() != null && CopyRecord.addsIntent(CopyRecord.of(run.svc()), run.record())
+              ? host.federationWrites()
+                  .annotate(
+                      ctx,
+                      run.key(),
+                      Map.of(FederationKeys.COPY_UIDS_ANNOTATION, run.record().json()),
+                      run.version())
+                  .onSuccess(v -> adopted(run))
+              : Future.succeededFuture(run.version());
+      return intent.map(v -> WorkResult.retryAfter(wait, RUN));
     }
     return write(run, annotations(run, previous, result.annotation()), aggregate);
   }
@@ -248,9 +310,15 @@ final class HostAggregateReconciler {
     return statuses;
   }
 
-  /** The federation's annotations on the host Service that change: the ingresses, the hold. */
+  /**
+   * The federation's annotations on the host Service that change: the ingresses, the hold, the
+   * record of its copies.
+   */
   private static Map<String, String> annotations(Run run, String previous, String next) {
     Map<String, String> annotations = new LinkedHashMap<>();
+    if (run.record() != null) {
+      annotations.put(FederationKeys.COPY_UIDS_ANNOTATION, run.record().json());
+    }
     if (!Objects.equals(previous, next)
         // No entry yet and none before: nothing to write.
         && !(previous == null && IngressAnnotation.json(List.of()).equals(next))) {
@@ -272,7 +340,9 @@ final class HostAggregateReconciler {
     Future<String> annotated =
         annotations.isEmpty()
             ? Future.succeededFuture(run.version())
-            : host.federationWrites().annotate(ctx, key, annotations, run.version());
+            : host.federationWrites()
+                .annotate(ctx, key, annotations, run.version())
+                .onSuccess(v -> adopted(run));
     return annotated
         .compose(
             v ->
@@ -350,6 +420,30 @@ final class HostAggregateReconciler {
                 + Instant.ofEpochMilli(hold.since())
                 + ", for at most "
                 + Durations.format(options.maxHold()));
+  }
+
+  /** Says so when this run's write was the one-time adoption of an earlier version's copies. */
+  private void adopted(Run run) {
+    if (run.adoption()) {
+      log.info(
+          ref(run.svc()),
+          "adopted the copies an earlier version made, once: recorded {}",
+          run.record().entries());
+    }
+  }
+
+  /** The record a Service is first federated with: an intent for each placed member. */
+  private static CopyRecord intents(Placement.Result placement) {
+    CopyRecord record = CopyRecord.EMPTY;
+    for (String member : placement.clusters()) {
+      record = record.withIntent(member, nonce());
+    }
+    return record;
+  }
+
+  /** A nonce no one can guess: random, 122 bits. */
+  private static String nonce() {
+    return UUID.randomUUID().toString();
   }
 
   private ServiceRef ref(Service svc) {

@@ -8,6 +8,8 @@ import dev.pier.events.EventSink;
 import dev.pier.events.ObjectRef;
 import dev.pier.federation.CopyApply;
 import dev.pier.federation.CopyDecision;
+import dev.pier.federation.CopyRecord;
+import dev.pier.federation.CopyTrust;
 import dev.pier.federation.FederationOptions;
 import dev.pier.federation.FederationScope;
 import dev.pier.federation.MemberServices;
@@ -32,8 +34,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.function.Function;
 import java.util.function.IntSupplier;
+import java.util.function.Predicate;
 
 /**
  * The runs of member keys: a key of member X makes X's copy match the host Service, or orphans or
@@ -60,7 +62,9 @@ final class MemberCopyReconciler {
   private final FederationOptions options;
   private final FederationScope scope;
   private final DeletionGuard guard;
-  private final Function<Service, MemberServices.Ownership> ownership;
+  private final Predicate<Service> marked;
+  private final ProvenCopies proven;
+  private final LeftCopies left;
   private final IntSupplier ownedCopies;
   private final MemberNamespaces namespaces;
 
@@ -88,7 +92,9 @@ final class MemberCopyReconciler {
 
   /**
    * @param guard holds copy deletions that no one asked for beyond its limit
-   * @param ownership whose a member Service is
+   * @param marked whether a member Service carries this federation's marks from this host
+   * @param proven the copies this process proved Pier's while the host's record does not name them
+   * @param left the record of copies a release left behind
    * @param ownedCopies how many copies Pier owns in every member: what the guard's share is of
    */
   MemberCopyReconciler(
@@ -98,7 +104,9 @@ final class MemberCopyReconciler {
       FederationOptions options,
       FederationScope scope,
       DeletionGuard guard,
-      Function<Service, MemberServices.Ownership> ownership,
+      Predicate<Service> marked,
+      ProvenCopies proven,
+      LeftCopies left,
       IntSupplier ownedCopies) {
     this.ctx = ctx;
     this.host = host;
@@ -106,21 +114,35 @@ final class MemberCopyReconciler {
     this.options = options;
     this.scope = scope;
     this.guard = guard;
-    this.ownership = ownership;
+    this.marked = marked;
+    this.proven = proven;
+    this.left = left;
     this.ownedCopies = ownedCopies;
     this.namespaces = new MemberNamespaces(ctx, options.name());
   }
 
   Future<WorkResult> run(ServiceKey key) {
     Member member = members.get(key.cluster());
-    CopyDecision.Facts facts = facts(member, key);
+    return facts(member, key)
+        .compose(facts -> run(key, member, facts))
+        .recover(
+            e -> {
+              log.warn(
+                  ServiceRef.of(key, null),
+                  "cannot tell whose the Service there is: {}",
+                  e.getMessage());
+              return Future.succeededFuture(WorkResult.retry(RUN));
+            });
+  }
+
+  private Future<WorkResult> run(ServiceKey key, Member member, CopyDecision.Facts facts) {
     Run run = new Run(key, member, facts.host(), facts.copy());
     return switch (CopyDecision.decide(facts)) {
-      case MEMBER_UNAVAILABLE, SERVICES_UNREAD, REFUSED, WAIT_FINALIZER -> done();
+      case MEMBER_UNAVAILABLE, SERVICES_UNREAD, REFUSED, WAIT_FINALIZER, WAIT_INTENT -> done();
       case NAMESPACE_UNREAD -> retryNamespace();
       case NAMESPACE_MISSING -> namespaceMissing(run, key.namespace(), facts.namespaceUnreadable());
       case CONFLICT -> conflict(run);
-      case CREATE -> create(run);
+      case CREATE -> create(run, facts.intent());
       case UPDATE -> update(run);
       case NOT_WANTED -> notWanted(run, facts.ownership());
       case ORPHAN_ON_LEAVE -> orphan(run, true);
@@ -132,26 +154,69 @@ final class MemberCopyReconciler {
   }
 
   /** What the run reads: the member, the host Service, the copy (once the member's are read). */
-  private CopyDecision.Facts facts(Member member, ServiceKey key) {
+  private Future<CopyDecision.Facts> facts(Member member, ServiceKey key) {
     if (member == null || !member.ready()) {
-      return CopyDecision.Facts.memberUnavailable();
+      return Future.succeededFuture(CopyDecision.Facts.memberUnavailable());
     }
     String ns = key.namespace();
     Service hostSvc = host.service(ns, key.name());
     boolean read = member.access().servicesSynced(ns);
     Service copy = read ? member.access().service(ns, key.name()) : null;
-    return new CopyDecision.Facts(
-        true,
-        read,
-        options.namespacedMembers(),
-        read ? null : member.access().servicesUnreadable(ns),
-        hostSvc,
-        scope.refused(hostSvc),
-        scope.wanted(hostSvc, member.name(), member.leaving(), members.infos()),
-        copy,
-        ownership.apply(copy),
-        member.leaving(),
-        member.leavePolicy());
+    return ownership(member.name(), key, hostSvc, copy)
+        .map(
+            ownership ->
+                new CopyDecision.Facts(
+                    true,
+                    read,
+                    options.namespacedMembers(),
+                    read ? null : member.access().servicesUnreadable(ns),
+                    hostSvc,
+                    scope.refused(hostSvc),
+                    scope.wanted(hostSvc, member.name(), member.leaving(), members.infos()),
+                    copy,
+                    ownership,
+                    intent(hostSvc, member.name()),
+                    member.leaving(),
+                    member.leavePolicy()));
+  }
+
+  private static String intent(Service hostSvc, String member) {
+    CopyRecord record = CopyRecord.of(hostSvc);
+    return record == null ? null : record.intent(member);
+  }
+
+  /**
+   * Whose the member's Service is ({@link CopyTrust#whose}). A marked Service that neither the
+   * host's record nor this process's proof names may be a copy a release left behind: only then is
+   * that record read, and what it names is proof for the host side to record.
+   */
+  private Future<MemberServices.Ownership> ownership(
+      String member, ServiceKey key, Service hostSvc, Service copy) {
+    String ns = key.namespace();
+    String proof = proven.uid(member, ns, key.name());
+    boolean isMarked = marked.test(copy);
+    MemberServices.Ownership whose = CopyTrust.whose(member, copy, isMarked, hostSvc, proof);
+    if (proof != null && copy != null) {
+      CopyRecord record = CopyRecord.of(hostSvc);
+      if (!proof.equals(uid(copy)) || (record != null && proof.equals(record.uid(member)))) {
+        // Replaced by someone since, or recorded by the host side: no longer needed.
+        proven.remove(member, ns, key.name());
+      }
+    }
+    if (whose != MemberServices.Ownership.FOREIGN || !isMarked) {
+      return Future.succeededFuture(whose);
+    }
+    return left.uid(member, ns, key.name())
+        .map(
+            recorded -> {
+              if (recorded == null || !recorded.equals(uid(copy))) {
+                return MemberServices.Ownership.FOREIGN;
+              }
+              if (hostSvc != null) {
+                proven.add(member, ns, key.name(), recorded);
+              }
+              return MemberServices.Ownership.OWNED;
+            });
   }
 
   // ---- waits and holds ----
@@ -181,12 +246,22 @@ final class MemberCopyReconciler {
   }
 
   private Future<WorkResult> conflict(Run run) {
+    ServiceKey key = run.key();
     event(
         run,
         EventSink.WARNING,
         EventReasons.FEDERATION_CONFLICT,
-        "not created: a Service of the same name that Pier did not create exists there; it is"
-            + " left untouched");
+        "not created: Service "
+            + key.namespace()
+            + "/"
+            + key.name()
+            + " there is not one Pier made"
+            + (marked.test(run.copy())
+                ? " (it carries the federation's marks, but not the uid Pier recorded for its copy"
+                    + " there)"
+                : "")
+            + "; it is left untouched, and nothing of it reaches this Service's status or DNS"
+            + " names");
     return done();
   }
 
@@ -199,7 +274,7 @@ final class MemberCopyReconciler {
           run.member().name(),
           ownership == MemberServices.Ownership.ABSENT
               ? "none there"
-              : "a Service there that is not the federation's");
+              : "a Service there that is not Pier's copy");
     }
     return done();
   }
@@ -228,10 +303,13 @@ final class MemberCopyReconciler {
     return MemberServices.desired(hostSvc, options.name(), host.identity().uid(), uid(hostSvc));
   }
 
-  /** Creates the copy; the namespace is created only when the member says it is missing. */
-  private Future<WorkResult> create(Run run) {
+  /**
+   * Creates the copy, carrying the nonce of the host record's intent (none while the Service is in
+   * adoption); the namespace is created only when the member says it is missing.
+   */
+  private Future<WorkResult> create(Run run, String nonce) {
     String ns = run.hostSvc().getMetadata().getNamespace();
-    JsonObject config = MemberServices.config(desired(run));
+    JsonObject config = MemberServices.forCreate(MemberServices.config(desired(run)), nonce);
     FederationWrites writes = run.writes();
     return namespaces
         .ready(run.member(), ns)
@@ -241,7 +319,12 @@ final class MemberCopyReconciler {
                 KubeApiException.notFound(e) && !options.namespacedMembers()
                     ? namespaces.create(run.member(), ns).compose(v -> writes.create(ctx, config))
                     : Future.failedFuture(e))
-        .map(v -> written(run, EventReasons.CREATED_IN_CLUSTER, "created"))
+        .map(
+            uid -> {
+              // Pier made it: proof of the copy until the host side has recorded its uid.
+              proven.add(run.member().name(), ns, run.key().name(), uid);
+              return written(run, EventReasons.CREATED_IN_CLUSTER, "created");
+            })
         .recover(
             e ->
                 KubeApiException.notFound(e) && options.namespacedMembers()
@@ -341,6 +424,7 @@ final class MemberCopyReconciler {
         .replace(ctx, MemberServices.orphaned(run.copy()))
         .map(
             v -> {
+              forgetProof(run);
               if (run.hostSvc() != null) {
                 event(
                     run,
@@ -384,6 +468,7 @@ final class MemberCopyReconciler {
         .delete(ctx, run.copy())
         .map(
             deletedNow -> {
+              forgetProof(run);
               if (deletedNow) {
                 deleted(run);
               }
@@ -448,6 +533,10 @@ final class MemberCopyReconciler {
     } else {
       log.info(ref, "{}", message);
     }
+  }
+
+  private void forgetProof(Run run) {
+    proven.remove(run.member().name(), run.key().namespace(), run.key().name());
   }
 
   private ServiceRef hostRef(Run run) {

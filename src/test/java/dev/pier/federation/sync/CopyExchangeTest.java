@@ -7,7 +7,6 @@ import com.hazelcast.config.Config;
 import com.hazelcast.config.JoinConfig;
 import dev.pier.federation.CopyState;
 import dev.pier.federation.FederationOptions;
-import dev.pier.federation.MemberServices;
 import dev.pier.federation.members.FakeMembers;
 import dev.pier.federation.members.Member;
 import dev.pier.federation.members.Members;
@@ -101,8 +100,9 @@ class CopyExchangeTest {
 
     CopyState read = reading.read(member, "ns", "web").await(30, TimeUnit.SECONDS);
 
-    assertThat(read).isEqualTo(CopyReader.local(member, "ns", "web", CopyExchangeTest::owned));
+    assertThat(read).isEqualTo(LOCAL.state(member, "ns", "web"));
     assertThat(read.owned()).isTrue();
+    assertThat(read.uid()).isEqualTo("web-uid");
     assertThat(read.status().ingress()).extracting(i -> i.ip()).containsExactly("192.0.2.7");
     assertThat(reading.ownedCopies(east).await(30, TimeUnit.SECONDS)).isEqualTo(1);
   }
@@ -202,15 +202,24 @@ class CopyExchangeTest {
 
   private CopyExchange exchange(Vertx vertx, Members members, boolean owns) {
     CopyExchange exchange =
-        new CopyExchange(
-            vertx, members, FederationShards.divided(MAP, shard -> owns), CopyExchangeTest::owned);
+        new CopyExchange(vertx, members, FederationShards.divided(MAP, shard -> owns), LOCAL);
     exchanges.add(exchange);
     return exchange;
   }
 
-  private static MemberServices.Ownership owned(Service s) {
-    return s == null ? MemberServices.Ownership.ABSENT : MemberServices.Ownership.OWNED;
-  }
+  /** Every Service there carries the marks; none is proven. */
+  private static final CopyReader.Local LOCAL =
+      new CopyReader.Local() {
+        @Override
+        public CopyState state(Member member, String namespace, String name) {
+          return CopyReader.local(member, namespace, name, s -> s != null, null);
+        }
+
+        @Override
+        public int owned(Member member) {
+          return CopyReader.owned(member, (m, s) -> true);
+        }
+      };
 
   /** A registry of this method's member, holding {@code copies}. */
   private Members members(Service... copies) {
@@ -225,6 +234,9 @@ class CopyExchangeTest {
 
   private static Service servingCopy() {
     return new ServiceBuilder(Services.loadBalancer("ns", "web", 80, 30080))
+        .editMetadata()
+        .withUid("web-uid")
+        .endMetadata()
         .withNewStatus()
         .withNewLoadBalancer()
         .addNewIngress()

@@ -28,6 +28,21 @@ final class FakeFederationWrites implements FederationWrites {
 
   LbStatus lastStatus;
   Map<String, String> lastAnnotations;
+
+  /** The record of copies the finalizer was last written with. */
+  String lastCopyRecord;
+
+  /** The configuration the last create sent. */
+  JsonObject lastCreated;
+
+  /** The uid a create answers with. */
+  String createdUid = "created-uid";
+
+  int leftCopiesReads;
+
+  /** The Secrets of copies left behind, by name: their data. */
+  final Map<String, Map<String, String>> leftCopies = new HashMap<>();
+
   private int version = 2000;
 
   private <T> Future<T> record(String op, String namespace, String name, String based, T answer) {
@@ -64,8 +79,9 @@ final class FakeFederationWrites implements FederationWrites {
   }
 
   @Override
-  public Future<Void> create(Context ctx, JsonObject config) {
-    return record("create", ns(config), name(config), null, null);
+  public Future<String> create(Context ctx, JsonObject config) {
+    lastCreated = config;
+    return record("create", ns(config), name(config), null, createdUid);
   }
 
   @Override
@@ -94,13 +110,47 @@ final class FakeFederationWrites implements FederationWrites {
   }
 
   @Override
-  public Future<String> addFinalizer(Context ctx, ServiceKey key, String resourceVersion) {
+  public Future<String> addFinalizer(
+      Context ctx, ServiceKey key, String copyRecord, String resourceVersion) {
+    lastCopyRecord = copyRecord;
     return record("addFinalizer", key.namespace(), key.name(), resourceVersion, nextVersion());
   }
 
   @Override
   public Future<String> release(Context ctx, ServiceKey key, String resourceVersion) {
     return record("release", key.namespace(), key.name(), resourceVersion, nextVersion());
+  }
+
+  @Override
+  public Future<Map<String, String>> readLeftCopies(Context ctx, String namespace, String name) {
+    // A read, not a write: not among the calls.
+    leftCopiesReads++;
+    return Future.succeededFuture(Map.copyOf(leftCopies.getOrDefault(name, Map.of())));
+  }
+
+  @Override
+  public Future<Void> writeLeftCopies(
+      Context ctx,
+      String namespace,
+      String name,
+      Map<String, String> labels,
+      Map<String, String> changes) {
+    Future<Void> written = record("writeLeftCopies", namespace, name, null, null);
+    if (written.succeeded()) {
+      Map<String, String> data = leftCopies.computeIfAbsent(name, k -> new HashMap<>());
+      changes.forEach(
+          (k, v) -> {
+            if (v == null) {
+              data.remove(k);
+            } else {
+              data.put(k, v);
+            }
+          });
+      if (data.isEmpty()) {
+        leftCopies.remove(name);
+      }
+    }
+    return written;
   }
 
   @Override

@@ -48,6 +48,8 @@ class FederationReconcilerTest {
   private static final ServiceKey HOST_KEY = new ServiceKey("host", "ns", "web");
   private static final ServiceKey EAST_KEY = new ServiceKey("east", "ns", "web");
   private static final String HOST_SERVICE_UID = "host-web-uid";
+  private static final String RECORD = "{\"east\":\"copy-uid\",\"west\":\"copy-uid\"}";
+  private static final String INTENT_RECORD = "{\"east\":\"pending:n-east\"}";
 
   private final FakeCluster host = new FakeCluster("host");
   private final FakeCluster east = new FakeCluster("east");
@@ -99,7 +101,10 @@ class FederationReconcilerTest {
     return reconciler;
   }
 
-  /** The federated host Service, as read at resourceVersion 42. */
+  /**
+   * The federated host Service, as read at resourceVersion 42, with the record of Pier's copies in
+   * east and west (each made with uid {@code copy-uid}, as {@link #copyOf} has it).
+   */
   private static Service hostService(UnaryOperator<ServiceBuilder> edit) {
     Service s = Services.loadBalancer("ns", "web", 80, 30080);
     return edit.apply(
@@ -108,12 +113,26 @@ class FederationReconcilerTest {
                 .withUid(HOST_SERVICE_UID)
                 .withResourceVersion("42")
                 .addToAnnotations(FederationKeys.FEDERATED_ANNOTATION, "true")
+                .addToAnnotations(FederationKeys.COPY_UIDS_ANNOTATION, RECORD)
                 .endMetadata())
         .build();
   }
 
   private static Service hostService() {
     return hostService(b -> b);
+  }
+
+  /**
+   * The host Service as its host key first federates it: the finalizer, and the record of Pier's
+   * intent to make a copy in east, whose nonce the copy carries.
+   */
+  private static Service intendedHostService() {
+    return hostService(
+        b ->
+            b.editMetadata()
+                .addToFinalizers(FederationKeys.FINALIZER)
+                .addToAnnotations(FederationKeys.COPY_UIDS_ANNOTATION, INTENT_RECORD)
+                .endMetadata());
   }
 
   /** The host Service once its host key added the finalizer, which a copy is made after. */
@@ -192,12 +211,34 @@ class FederationReconcilerTest {
 
   @Test
   void aPlacedCopyThatIsAbsentIsCreated() {
-    host.put(finalizedHostService());
+    host.put(intendedHostService());
 
     assertThat(run(EAST_KEY).outcome()).isEqualTo(Outcome.SUCCESS);
 
     assertThat(eastWrites.calls).containsExactly("create ns/web");
     assertThat(host.events.recorded).containsExactly("Normal CreatedInCluster");
+    assertThat(
+            eastWrites
+                .lastCreated
+                .getJsonObject("metadata")
+                .getJsonObject("annotations")
+                .getString(FederationKeys.COPY_NONCE_ANNOTATION))
+        .as("the copy carries the nonce of the intent it is made for")
+        .isEqualTo("n-east");
+  }
+
+  /** Without the host record's intent for the member, no copy is made: the host key writes one. */
+  @Test
+  void noCopyIsMadeBeforeTheHostRecordHasAnIntentForIt() {
+    host.put(withRecord("{}"));
+
+    assertThat(run(EAST_KEY).outcome()).isEqualTo(Outcome.SUCCESS);
+    assertThat(eastWrites.calls).isEmpty();
+
+    run(HOST_KEY);
+
+    assertThat(hostWrites.lastAnnotations.get(FederationKeys.COPY_UIDS_ANNOTATION))
+        .startsWith("{\"east\":\"pending:");
   }
 
   @Test
@@ -211,7 +252,7 @@ class FederationReconcilerTest {
 
   @Test
   void aMissingNamespaceIsCreatedOnlyWhenTheMemberSaysSo() {
-    host.put(finalizedHostService());
+    host.put(intendedHostService());
     eastWrites.failOnce.put("create", new KubeApiException(404, "namespaces \"ns\" not found"));
 
     run(EAST_KEY);
@@ -224,7 +265,7 @@ class FederationReconcilerTest {
   @Test
   void withNamespacedMembersAMissingNamespaceIsNeverCreated() {
     options.setMemberScope(FederationOptions.MemberScope.NAMESPACES).setNamespaces(List.of("ns"));
-    host.put(finalizedHostService());
+    host.put(intendedHostService());
     eastWrites.failOnce.put("create", new KubeApiException(404, "namespaces \"ns\" not found"));
 
     WorkResult result = run(EAST_KEY);
@@ -291,9 +332,9 @@ class FederationReconcilerTest {
    */
   @Test
   void copiesOfOneMissingNamespaceCreateItOnce() {
-    Service web = finalizedHostService();
+    Service web = intendedHostService();
     Service api =
-        new ServiceBuilder(finalizedHostService())
+        new ServiceBuilder(intendedHostService())
             .editMetadata()
             .withName("api")
             .withUid("host-api-uid")
@@ -461,9 +502,28 @@ class FederationReconcilerTest {
 
   @Test
   void hostWritesCarryTheVersionReadThenEachTheVersionTheLastOneMade() {
-    Service svc = hostService();
-    host.put(svc);
-    east.put(servingCopyOf(svc));
+    host.put(hostService());
+    // East's copy, just made by Pier: its member's side proves it, and the annotation records it.
+    copies =
+        (m, ns, name) ->
+            Future.succeededFuture(
+                new CopyState(
+                    true,
+                    null,
+                    true,
+                    false,
+                    new LbStatus(
+                        List.of(
+                            new LbIngress(
+                                "203.0.113.5",
+                                null,
+                                "Proxy",
+                                List.of(new LbIngress.PortStatus(80, "TCP", null))))),
+                    false,
+                    "created-uid",
+                    true,
+                    null,
+                    false));
 
     assertThat(run(HOST_KEY).outcome()).isEqualTo(Outcome.SUCCESS);
 
@@ -471,6 +531,9 @@ class FederationReconcilerTest {
         .containsExactly("addFinalizer ns/web", "annotate ns/web", "status ns/web");
     assertThat(hostWrites.preconditions)
         .containsExactly("addFinalizer 42", "annotate 2001", "status 2002");
+    assertThat(hostWrites.lastAnnotations)
+        .as("the finalizer came with an empty record; the copy's uid joins it")
+        .containsEntry(FederationKeys.COPY_UIDS_ANNOTATION, "{\"east\":\"created-uid\"}");
     assertThat(hostWrites.lastStatus.ingress())
         .as("ipMode and ports as the member reports them")
         .containsExactly(
@@ -487,14 +550,14 @@ class FederationReconcilerTest {
     FakeCluster west = new FakeCluster("west");
     west.federationWrites = new FakeFederationWrites();
     FakeMembers.add(members, west, Map.of());
-    Service svc = hostService();
+    Service svc = finalizedHostService();
     host.put(svc);
     east.put(servingCopyOf(svc));
     west.put(copyOf(svc, "8"));
 
     WorkResult waiting = run(HOST_KEY);
 
-    assertThat(hostWrites.calls).containsExactly("addFinalizer ns/web");
+    assertThat(hostWrites.calls).isEmpty();
     assertThat(waiting.outcome()).isEqualTo(Outcome.RETRY_AFTER);
     assertThat(waiting.delay()).isEqualTo(options.aggregateWait());
 
@@ -515,8 +578,7 @@ class FederationReconcilerTest {
             .endMetadata()
             .build());
     assertThat(run(HOST_KEY).outcome()).isEqualTo(Outcome.SUCCESS);
-    assertThat(hostWrites.calls)
-        .containsExactly("addFinalizer ns/web", "annotate ns/web", "status ns/web");
+    assertThat(hostWrites.calls).containsExactly("annotate ns/web", "status ns/web");
     assertThat(hostWrites.lastStatus.ingress())
         .extracting(LbIngress::ip)
         .containsExactly("198.51.100.9", "203.0.113.5");
@@ -529,13 +591,12 @@ class FederationReconcilerTest {
     west.federationWrites = new FakeFederationWrites();
     Member westMember = FakeMembers.add(members, west, Map.of());
     FakeMembers.ready(westMember, false);
-    Service svc = hostService();
+    Service svc = finalizedHostService();
     host.put(svc);
     east.put(servingCopyOf(svc));
 
     assertThat(run(HOST_KEY).outcome()).isEqualTo(Outcome.SUCCESS);
-    assertThat(hostWrites.calls)
-        .containsExactly("addFinalizer ns/web", "annotate ns/web", "status ns/web");
+    assertThat(hostWrites.calls).containsExactly("annotate ns/web", "status ns/web");
   }
 
   /**
@@ -559,8 +620,7 @@ class FederationReconcilerTest {
 
   @Test
   void aCopyReadFromItsOwnerIsAggregatedLikeALocalOne() {
-    Service svc = hostService();
-    host.put(svc);
+    host.put(finalizedHostService());
     CopyState remote =
         new CopyState(
             true,
@@ -568,13 +628,16 @@ class FederationReconcilerTest {
             true,
             false,
             new LbStatus(List.of(LbIngress.ip("192.0.2.44"))),
-            true);
+            true,
+            "copy-uid",
+            false,
+            null,
+            false);
     copies = (m, ns, name) -> Future.succeededFuture(remote);
 
     assertThat(run(HOST_KEY).outcome()).isEqualTo(Outcome.SUCCESS);
 
-    assertThat(hostWrites.calls)
-        .containsExactly("addFinalizer ns/web", "annotate ns/web", "status ns/web");
+    assertThat(hostWrites.calls).containsExactly("annotate ns/web", "status ns/web");
     assertThat(hostWrites.lastStatus.ingress())
         .extracting(LbIngress::ip)
         .containsExactly("192.0.2.44");
@@ -647,7 +710,7 @@ class FederationReconcilerTest {
   @Test
   void theNamesAreFedThroughTheDnsPortByEachPlacedMembersCopy() {
     names = new RecordedNames();
-    Service svc = hostService();
+    Service svc = finalizedHostService();
     host.put(svc);
     east.put(servingCopyOf(svc));
 
@@ -685,6 +748,159 @@ class FederationReconcilerTest {
 
     assertThat(eastWrites.calls).containsExactly("delete ns/web");
     assertThat(host.events.recorded).containsExactly("Normal DeletedInCluster");
+  }
+
+  /** The host Service with the finalizer and this record of its copies. */
+  private static Service withRecord(String record) {
+    return hostService(
+        b ->
+            b.editMetadata()
+                .addToFinalizers(FederationKeys.FINALIZER)
+                .addToAnnotations(FederationKeys.COPY_UIDS_ANNOTATION, record)
+                .endMetadata());
+  }
+
+  /** {@code of} as Pier's copy would be, but with another uid: what a tenant can make there. */
+  private Service withUid(Service copy, String uid) {
+    return new ServiceBuilder(copy).editMetadata().withUid(uid).endMetadata().build();
+  }
+
+  /**
+   * A tenant of the member made a Service with the federation's marks and a load balancer of its
+   * own. The record names another uid: it is never written, its address reaches neither the status
+   * nor the names, and the host Service gets a Warning.
+   */
+  @Test
+  void aMarkedServiceWhoseUidIsNotRecordedIsNeverWrittenNorAggregated() {
+    options.setAggregateWait(Duration.ZERO);
+    names = new RecordedNames();
+    Service svc = finalizedHostService();
+    host.put(svc);
+    east.put(withUid(servingCopyOf(svc), "tenant-uid"));
+
+    run(EAST_KEY);
+    run(HOST_KEY);
+
+    assertThat(eastWrites.calls).isEmpty();
+    assertThat(host.events.recorded).containsExactly("Warning " + EventReasons.FEDERATION_CONFLICT);
+    assertThat(hostWrites.calls).containsExactly("annotate ns/web");
+    assertThat(hostWrites.lastAnnotations)
+        .as("east's recorded copy is gone; the tenant's is not recorded")
+        .containsEntry(FederationKeys.COPY_UIDS_ANNOTATION, "{\"west\":\"copy-uid\"}")
+        .doesNotContainKey(FederationKeys.INGRESSES_ANNOTATION);
+    assertThat(hostWrites.lastStatus).as("no status written").isNull();
+    assertThat(published).containsExactly("sync " + HOST_KEY + " federated=true serving=0");
+  }
+
+  /** The copy Pier made is Pier's at once, and the host key records its uid. */
+  @Test
+  void aCopyPierMadeIsRecordedByTheHostKey() {
+    Service svc = intendedHostService();
+    host.put(svc);
+
+    run(EAST_KEY);
+    assertThat(eastWrites.calls).containsExactly("create ns/web");
+    // The member's cache shows the copy as created, before the host's record names it.
+    east.put(withUid(servingCopyOf(svc), "created-uid"));
+    run(EAST_KEY);
+    run(HOST_KEY);
+
+    assertThat(eastWrites.calls).as("Pier's copy, in sync: no write").hasSize(1);
+    assertThat(host.events.recorded).containsExactly("Normal CreatedInCluster");
+    assertThat(hostWrites.lastAnnotations)
+        .containsEntry(FederationKeys.COPY_UIDS_ANNOTATION, "{\"east\":\"created-uid\"}");
+    assertThat(hostWrites.lastStatus.ingress())
+        .extracting(LbIngress::ip)
+        .containsExactly("203.0.113.5");
+  }
+
+  /**
+   * Upgrade: a Service the earlier version federated has the finalizer and no record. Its marked
+   * copies count as before and are recorded once; a marked Service made after that is not Pier's.
+   */
+  @Test
+  void theCopiesOfAServiceAnEarlierVersionFederatedAreAdoptedOnce() {
+    Service earlier =
+        hostService(
+            b ->
+                b.editMetadata()
+                    .addToFinalizers(FederationKeys.FINALIZER)
+                    .removeFromAnnotations(FederationKeys.COPY_UIDS_ANNOTATION)
+                    .endMetadata());
+    host.put(earlier);
+    east.put(servingCopyOf(earlier));
+
+    run(EAST_KEY);
+    run(HOST_KEY);
+
+    assertThat(eastWrites.calls).isEmpty();
+    assertThat(host.events.recorded).isEmpty();
+    assertThat(hostWrites.lastAnnotations)
+        .containsEntry(FederationKeys.COPY_UIDS_ANNOTATION, "{\"east\":\"copy-uid\"}");
+    assertThat(hostWrites.lastStatus.ingress())
+        .extracting(LbIngress::ip)
+        .containsExactly("203.0.113.5");
+
+    host.put(withRecord("{\"east\":\"copy-uid\"}"));
+    east.put(withUid(servingCopyOf(earlier), "tenant-uid"));
+    run(EAST_KEY);
+
+    assertThat(eastWrites.calls).isEmpty();
+    assertThat(host.events.recorded).containsExactly("Warning " + EventReasons.FEDERATION_CONFLICT);
+  }
+
+  /**
+   * A release that gives up on an unreachable member keeps the uid of the copy there after the host
+   * Service is gone: the copy is deleted when the member is back, and then its entry goes.
+   */
+  @Test
+  void aCopyLeftBehindByTheDeleteTimeoutStaysProvablyPiersUntilItIsGone() {
+    Service svc =
+        hostService(
+            b ->
+                b.editMetadata()
+                    .addToFinalizers(FederationKeys.FINALIZER)
+                    .withDeletionTimestamp(
+                        Instant.ofEpochMilli(now).minus(options.deleteTimeout()).toString())
+                    .endMetadata());
+    host.put(svc);
+    east.put(copyOf(svc, "7"));
+    FakeMembers.ready(eastMember, false);
+
+    run(HOST_KEY);
+
+    assertThat(hostWrites.calls)
+        .containsExactly("writeLeftCopies pier/pier-left-copies-fed", "release ns/web");
+    assertThat(hostWrites.leftCopies)
+        .containsExactly(Map.entry("pier-left-copies-fed", Map.of("east.ns.web", "copy-uid")));
+
+    host.services.clear();
+    FakeMembers.ready(eastMember, true);
+    run(EAST_KEY);
+
+    assertThat(eastWrites.calls).containsExactly("delete ns/web");
+    assertThat(east.events.recorded)
+        .containsExactly("Normal " + EventReasons.DELETED_ORPHANED_COPY);
+
+    east.services.clear();
+    run(HOST_KEY);
+
+    assertThat(hostWrites.leftCopies).as("its entry went with the copy").isEmpty();
+  }
+
+  /** A marked Service whose host Service is gone, and that no record names: left alone. */
+  @Test
+  void aMarkedServiceNoRecordNamesIsNeverDeleted() {
+    east.put(copyOf(hostService(), "7"));
+
+    run(EAST_KEY);
+    run(HOST_KEY);
+
+    assertThat(eastWrites.calls).isEmpty();
+    assertThat(hostWrites.calls).isEmpty();
+    assertThat(hostWrites.leftCopiesReads)
+        .as("the record of copies left behind was asked")
+        .isPositive();
   }
 
   /** East, with a copy Pier owns of the federated Service, leaves the federation as policy says. */

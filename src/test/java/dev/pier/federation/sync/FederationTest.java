@@ -751,6 +751,8 @@ class FederationTest {
   @Test
   void anUnreachableMemberHoldsADeletionOnlyUntilTheTimeoutAndItsCopyGoesWhenItIsBack() {
     String ns = namespace("fed-timeout");
+    // Where Pier keeps the uid of a copy a release left behind, as the deployment has it.
+    String secretNs = secretNamespace();
     try (InProcessPier pier = startPier(true, "  deleteTimeout: 3s\n")) {
       host.client().resource(FederatedServices.federated(ns, "web", Map.of())).create();
       awaitCopy(east, ns, "web");
@@ -769,11 +771,33 @@ class FederationTest {
         await()
             .atMost(CONVERGE)
             .until(() -> hasEvent(ns, "web", "FederatedDeletionTimedOut", "west"));
+        // The host Service's record of its copies went with it; west's copy is in the record of
+        // copies left behind, written before the finalizer went.
+        assertThat(
+                host.client()
+                    .secrets()
+                    .inNamespace(secretNs)
+                    .withName(FederationKeys.LEFT_COPIES_SECRET_PREFIX + "pier")
+                    .get()
+                    .getData())
+            .containsOnlyKeys("west." + ns + ".web");
       } finally {
         west.thaw();
       }
-      // West is back: the copy Pier owns there, of a Service that no longer exists, goes.
+      // West is back: the copy Pier made there, of a Service that no longer exists, goes; the
+      // record of it went with the host Service, and the one of copies left behind proves it.
       await().atMost(CONVERGE).until(() -> copy(west, ns, "web") == null);
+      // Once the copy is gone, so is its entry, and the Secret with its last one.
+      await()
+          .atMost(CONVERGE)
+          .until(
+              () ->
+                  host.client()
+                          .secrets()
+                          .inNamespace(secretNs)
+                          .withName(FederationKeys.LEFT_COPIES_SECRET_PREFIX + "pier")
+                          .get()
+                      == null);
       await()
           .atMost(CONVERGE)
           .untilAsserted(
@@ -1161,12 +1185,14 @@ class FederationTest {
   @Test
   void aCopyWrittenBeforeServerSideApplyMovesToPiersApplyOwnershipOnce() {
     String ns = namespace("fed-migrate");
+    // As the earlier version left it: federated, with its finalizer, and no record of its copies.
     Service hostSvc =
         new ServiceBuilder(
                 FederatedServices.federated(
                     ns, "web", Map.of(FederationKeys.CLUSTERS_ANNOTATION, "east")))
             .editMetadata()
             .addToLabels(Map.of("a", "1", "b", "2"))
+            .addToFinalizers(FederationKeys.FINALIZER)
             .endMetadata()
             .build();
     Service created = host.client().resource(hostSvc).create();

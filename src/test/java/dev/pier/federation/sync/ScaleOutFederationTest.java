@@ -13,6 +13,7 @@ import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.PierSaw;
 import dev.pier.testkit.RealKubeApiServer;
+import dev.pier.testkit.ScaleOutCredentials;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -125,7 +126,9 @@ class ScaleOutFederationTest {
                 + "\n"
                 + "  retryPeriod: 500ms\n"
                 + "  renewDeadline: 2s\n"
-                + "  leaseDuration: 3s\n")
+                + "  leaseDuration: 3s\n"
+                + "  eventBusPort: 0\n"
+                + ScaleOutCredentials.shared().yaml("  "))
         .yaml();
   }
 

@@ -9,8 +9,10 @@ import dev.pier.model.FederationKeys;
 import dev.pier.testkit.Edits;
 import dev.pier.testkit.FederatedServices;
 import dev.pier.testkit.FederationConfig;
+import dev.pier.testkit.HoldingHttpServer;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
+import dev.pier.testkit.PierSaw;
 import dev.pier.testkit.RealKubeApiServer;
 import dev.pier.testkit.Services;
 import io.fabric8.kubernetes.api.model.Event;
@@ -18,10 +20,14 @@ import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.vertx.core.json.JsonObject;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -60,7 +66,18 @@ class SecretMemberLoadBalancersTest {
     }
   }
 
+  /** Pier's configuration, its members' providers allowed to reach the local stand-ins. */
   private static String config() {
+    return FederationConfig.host(host.kubeconfigPath())
+        .loadBalancers(false)
+        .leaveGrace("2s")
+        .health("500ms", "400ms")
+        .federationYaml("  memberEgress:\n    allow: [\"127.0.0.0/8\", \"::1/128\"]\n")
+        .yaml();
+  }
+
+  /** As {@link #config()}, with no federation.memberEgress.allow: Pier's defaults. */
+  private static String configWithoutAllowList() {
     return FederationConfig.host(host.kubeconfigPath())
         .loadBalancers(false)
         .leaveGrace("2s")
@@ -255,6 +272,62 @@ class SecretMemberLoadBalancersTest {
   }
 
   /**
+   * A Secret that asks for more than Pier's ceilings for members gets the ceilings: its provider
+   * runs with them (a call to a webhook that never answers ends at the ceiling's timeout, retried
+   * the ceiling's number of times, where the Secret's day and hundred retries would hold it until
+   * the call's deadline), and a Warning on the Secret names each lowered setting, from what to
+   * what.
+   */
+  @Test
+  void aSecretAskingAboveTheCeilingsRunsWithThemAndIsWarnedOfEach() throws Exception {
+    String ns = west.createNamespace("lbc");
+    try (HoldingHttpServer silent =
+            HoldingHttpServer.start(
+                Duration.ofHours(1), Integer.MAX_VALUE, 200, "application/json", "{}");
+        InProcessPier pier =
+            InProcessPier.startWithConfig(
+                config(),
+                Map.of(
+                    "PIER_FEDERATION_MEMBER_CEILINGS_TIMEOUT", "1s",
+                    "PIER_FEDERATION_MEMBER_CEILINGS_RETRIES", "1",
+                    "PIER_FEDERATION_MEMBER_CEILINGS_RETRY_DELAY", "100ms"))) {
+      String asksMuch =
+          new JsonObject()
+              .put("provider", "webhook")
+              .put("webhook.url", silent.url())
+              .put("webhook.timeout", "24h")
+              .put("webhook.retries", 100)
+              .encode();
+      Secret secret = host.client().resource(westSecret(asksMuch, Map.of())).create();
+
+      Event lowered = PierSaw.event(host.client(), secret, CONVERGE, "MemberSettingLowered");
+      assertThat(lowered.getType()).isEqualTo("Warning");
+      assertThat(lowered.getMessage())
+          .contains(
+              "webhook.timeout from 24h to 1s (federation.memberCeilings.timeout)",
+              "webhook.retries from 100 to 1 (federation.memberCeilings.retries)")
+          // The default retryDelay (500ms) is lowered too, but the Secret did not ask for it.
+          .doesNotContain("retryDelay")
+          .doesNotContain(TOKEN);
+
+      west.client().resource(Services.loadBalancer(ns, "slow", 8083, west.freeNodePort())).create();
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(
+              () ->
+                  Services.events(west.client(), ns, "slow").stream()
+                      .anyMatch(
+                          e ->
+                              "SyncLoadBalancerFailed".equals(e.getReason())
+                                  && e.getMessage().contains("no complete answer within 1000 ms")));
+      assertThat(silent.received()).isGreaterThanOrEqualTo(2);
+
+      host.client().secrets().inNamespace("pier").withName("member-west").delete();
+      await().atMost(CONVERGE).until(() -> secretGone() && leaveRecordGone());
+    }
+  }
+
+  /**
    * A leave that Pier resumes after a restart runs with the member's provider too: the leave record
    * keeps the Secret's provider settings and token, so the copies a {@code delete-copies} leave
    * deletes take their load balancers with them.
@@ -284,5 +357,67 @@ class SecretMemberLoadBalancersTest {
       await().atMost(CONVERGE).until(() -> secretGone() && leaveRecordGone());
     }
     host.client().services().inNamespace(ns).withName("api").delete();
+  }
+
+  /**
+   * A Secret writer who points a member's provider at Pier's own loopback interface is refused by
+   * name, and not one connection reaches the listener there, though a LoadBalancer Service that
+   * Pier has shown it sees waits in that member.
+   */
+  @Test
+  void aMemberProviderOnPiersLoopbackIsRefusedAndNeverConnectedTo() throws Exception {
+    String ns = host.createNamespace("lbe");
+    FederatedServices.optIn(host.client(), ns);
+    try (ServerSocket listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        InProcessPier pier = InProcessPier.startWithConfig(configWithoutAllowList(), Map.of())) {
+      AtomicInteger connections = new AtomicInteger();
+      Thread accepter =
+          new Thread(
+              () -> {
+                while (!listener.isClosed()) {
+                  try (Socket ignored = listener.accept()) {
+                    connections.incrementAndGet();
+                  } catch (Exception e) {
+                    return;
+                  }
+                }
+              });
+      accepter.setDaemon(true);
+      accepter.start();
+      try {
+        // Joined without a provider, west gets the copy of a federated LoadBalancer Service: Pier
+        // sees that Service there.
+        Secret withProvider = westSecret(providerSettings("webhook"), Map.of());
+        Secret plain =
+            new SecretBuilder(withProvider)
+                .editMetadata()
+                .removeFromAnnotations(MemberSecrets.LOAD_BALANCER_PROVIDER_ANNOTATION)
+                .endMetadata()
+                .withStringData(
+                    Map.of(MemberSecrets.KUBECONFIG_KEY, west.selfContainedKubeconfig()))
+                .build();
+        host.client().resource(plain).create();
+        host.client().resource(FederatedServices.federated(ns, "web", Map.of())).create();
+        await().atMost(CONVERGE).until(() -> owned(westService(ns, "web")));
+        assertThat(westService(ns, "web").getSpec().getType()).isEqualTo("LoadBalancer");
+
+        String url = "https://127.0.0.1:" + listener.getLocalPort() + "/pier/v1";
+        annotateWest(new JsonObject().put("provider", "webhook").put("webhook.url", url).encode());
+        await()
+            .atMost(CONVERGE)
+            .until(
+                () ->
+                    warned(
+                        "webhook.url: '"
+                            + url
+                            + "': 127.0.0.1 is a loopback address, refused for a member's provider"));
+        Thread.sleep(5000);
+        assertThat(connections.get()).isZero();
+      } finally {
+        host.client().secrets().inNamespace("pier").withName("member-west").delete();
+        await().atMost(CONVERGE).until(() -> secretGone() && leaveRecordGone());
+        host.client().services().inNamespace(ns).withName("web").delete();
+      }
+    }
   }
 }

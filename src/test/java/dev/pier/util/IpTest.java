@@ -1,4 +1,4 @@
-package dev.pier.cloud.local;
+package dev.pier.util;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

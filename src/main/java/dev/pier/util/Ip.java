@@ -1,4 +1,4 @@
-package dev.pier.cloud.local;
+package dev.pier.util;
 
 import java.math.BigInteger;
 
@@ -7,18 +7,18 @@ import java.math.BigInteger;
  * InetAddress.getByName}), so it is safe on an event loop; formatting is canonical (dotted quad,
  * RFC 5952 for IPv6), so equal addresses always print alike.
  */
-record Ip(boolean v6, BigInteger value) {
+public record Ip(boolean v6, BigInteger value) {
 
-  static final BigInteger V4_MAX = BigInteger.ONE.shiftLeft(32).subtract(BigInteger.ONE);
-  static final BigInteger V6_MAX = BigInteger.ONE.shiftLeft(128).subtract(BigInteger.ONE);
+  public static final BigInteger V4_MAX = BigInteger.ONE.shiftLeft(32).subtract(BigInteger.ONE);
+  public static final BigInteger V6_MAX = BigInteger.ONE.shiftLeft(128).subtract(BigInteger.ONE);
 
   /** Bits of the address family: 32 or 128. */
-  int bits() {
+  public int bits() {
     return v6 ? 128 : 32;
   }
 
   /** Parses a literal address, or returns null when {@code text} is not one. */
-  static Ip parse(String text) {
+  public static Ip parse(String text) {
     if (text == null || text.isEmpty()) {
       return null;
     }
@@ -31,7 +31,7 @@ record Ip(boolean v6, BigInteger value) {
   }
 
   /** The literal form of an address of the given family. */
-  static String format(boolean v6, BigInteger value) {
+  public static String format(boolean v6, BigInteger value) {
     if (!v6) {
       long v = value.longValue();
       return ((v >>> 24) & 0xff)

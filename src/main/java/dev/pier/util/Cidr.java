@@ -1,4 +1,4 @@
-package dev.pier.cloud.local;
+package dev.pier.util;
 
 import java.math.BigInteger;
 
@@ -6,14 +6,14 @@ import java.math.BigInteger;
  * An address with a prefix length, {@code 10.0.0.0/8} or {@code fd00::/8}, as written: host bits
  * may be set and the prefix may exceed the family's bits; callers decide what they accept.
  */
-record Cidr(Ip address, int prefix) {
+public record Cidr(Ip address, int prefix) {
 
   /**
    * Parses {@code address/prefix} (spaces around either part allowed), or returns null when {@code
    * text} does not have that form: no slash, no literal address, or a prefix that is not one to
    * three digits.
    */
-  static Cidr parse(String text) {
+  public static Cidr parse(String text) {
     if (text == null) {
       return null;
     }
@@ -35,12 +35,12 @@ record Cidr(Ip address, int prefix) {
   }
 
   /** The bits below the prefix, all set; assumes {@code prefix <= address.bits()}. */
-  BigInteger hostMask() {
+  public BigInteger hostMask() {
     return BigInteger.ONE.shiftLeft(address.bits() - prefix).subtract(BigInteger.ONE);
   }
 
   /** The network address: the address with its host bits cleared. */
-  BigInteger network() {
+  public BigInteger network() {
     return address.value().andNot(hostMask());
   }
 }
