@@ -279,7 +279,11 @@ public final class ScaleOut {
                 }
                 shardLeases.update(shardReads, now);
                 leases.observed(versions);
-                abandoned = shardLeases.unchangedFor(options.leaseDuration(), now);
+                // Twice the lease duration: the replica the shard is assigned to takes an expired
+                // Lease
+                // after one, and it must win that race, or the rescuer keeps more than its share
+                // until the proven members change.
+                abandoned = shardLeases.unchangedFor(options.leaseDuration().multipliedBy(2), now);
               } else {
                 // What was seen before this failed read is too old to call a Lease abandoned.
                 abandoned = Set.of();
@@ -337,10 +341,10 @@ public final class ScaleOut {
     for (int shard : rescue) {
       if (!assigned.contains(shard) && rescued.add(shard)) {
         log.info(
-            "Shard {}'s Lease was free or unrenewed for scaleOut.leaseDuration ({}): taking it,"
-                + " whatever the assignment says",
+            "Shard {}'s Lease was free or unrenewed for twice scaleOut.leaseDuration ({}):"
+                + " taking it, whatever the assignment says",
             shard,
-            Durations.format(options.leaseDuration()));
+            Durations.format(options.leaseDuration().multipliedBy(2)));
       }
     }
     Set<Integer> wanted = ReplicaProofs.wanted(self, proven, gates.shards(), rescued);

@@ -24,6 +24,14 @@ public final class OversizedAnswerServer implements AutoCloseable {
   /** The size of a huge answer: more than any limit a test sets, far more than 8 MiB. */
   public static final long HUGE_BYTES = 64L << 20;
 
+  /**
+   * Fewer bytes than this written to a client that fails at its limit (at most 2 MiB in the tests)
+   * means it stopped reading and closed, far from the {@link #HUGE_BYTES} it would have read on:
+   * the limit plus what the kernel's socket buffers on both ends of a loopback connection take in
+   * before anyone reads (seen up to 9 MB on a loaded machine).
+   */
+  public static final long STOPPED_EARLY_BYTES = 24L << 20;
+
   private static final Buffer SPACES = Buffer.buffer(" ".repeat(64 * 1024));
 
   /** What the server answers to one request. */
