@@ -7,9 +7,6 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.LongSupplier;
@@ -23,8 +20,6 @@ import java.util.function.LongSupplier;
  * the caller's context.
  */
 public final class ReplicaLease {
-  private static final DateTimeFormatter MICRO_TIME =
-      DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSS'Z'").withZone(ZoneOffset.UTC);
   private static final String SELECTOR = "app.kubernetes.io%2Fname%3Dpier";
 
   /** The Pier Leases of the namespace as one list read them. */
@@ -170,45 +165,24 @@ public final class ReplicaLease {
     JsonObject spec = renewed.getJsonObject("spec", new JsonObject());
     spec.put("holderIdentity", nodeId)
         .put("leaseDurationSeconds", durationSeconds)
-        .put("renewTime", now());
+        .put("renewTime", LeaseJson.now());
     renewed.put("spec", spec);
     return api.put(context, path(), renewed);
   }
 
   private JsonObject newLease() {
-    String time = now();
-    return new JsonObject()
-        .put("apiVersion", "coordination.k8s.io/v1")
-        .put("kind", "Lease")
-        .put(
-            "metadata",
-            new JsonObject()
-                .put("name", name())
-                .put("namespace", namespace)
-                .put(
-                    "labels",
-                    new JsonObject()
-                        .put("app.kubernetes.io/name", "pier")
-                        .put("pier.dev/replica", "true"))
-                .put("annotations", new JsonObject().put("pier.dev/replica-identity", identity)))
-        .put(
-            "spec",
-            new JsonObject()
-                .put("holderIdentity", nodeId)
-                .put("leaseDurationSeconds", durationSeconds)
-                .put("acquireTime", time)
-                .put("renewTime", time));
+    JsonObject lease = LeaseJson.held(name(), namespace, nodeId, durationSeconds);
+    JsonObject metadata = lease.getJsonObject("metadata");
+    metadata.getJsonObject("labels").put("pier.dev/replica", "true");
+    metadata.put("annotations", new JsonObject().put("pier.dev/replica-identity", identity));
+    return lease;
   }
 
   private String collection() {
-    return "/apis/coordination.k8s.io/v1/namespaces/" + namespace + "/leases";
+    return LeaseJson.collection(namespace);
   }
 
   private String path() {
     return collection() + "/" + name();
-  }
-
-  private static String now() {
-    return MICRO_TIME.format(Instant.now());
   }
 }

@@ -7,9 +7,6 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -30,8 +27,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class ShardLeases {
   private static final Logger log = LoggerFactory.getLogger(ShardLeases.class);
-  private static final DateTimeFormatter MICRO_TIME =
-      DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSS'Z'").withZone(ZoneOffset.UTC);
 
   /** Told on the Leases' context as a shard is taken or lost; and of each Lease write. */
   public interface Listener {
@@ -273,7 +268,7 @@ public final class ShardLeases {
   private Future<Void> renew(Shard s) {
     long sent = clock.getAsLong();
     JsonObject lease = s.lease.copy();
-    lease.getJsonObject("spec").put("renewTime", now());
+    lease.getJsonObject("spec").put("renewTime", LeaseJson.now());
     return write(s, lease)
         .onSuccess(written -> gates.renewed(s.number, sent))
         .onFailure(
@@ -311,7 +306,7 @@ public final class ShardLeases {
               }
               JsonObject taken = current.copy();
               JsonObject takenSpec = taken.getJsonObject("spec", new JsonObject());
-              String time = now();
+              String time = LeaseJson.now();
               takenSpec
                   .put("holderIdentity", identity)
                   .put("leaseDurationSeconds", options.leaseDuration().toSeconds())
@@ -410,7 +405,7 @@ public final class ShardLeases {
     free.getJsonObject("spec")
         .put("holderIdentity", "")
         .put("leaseDurationSeconds", 1)
-        .put("renewTime", now());
+        .put("renewTime", LeaseJson.now());
     return write(s, free)
         .onSuccess(
             v -> {
@@ -426,39 +421,22 @@ public final class ShardLeases {
   }
 
   private JsonObject newLease(int shard) {
-    String time = now();
-    return new JsonObject()
-        .put("apiVersion", "coordination.k8s.io/v1")
-        .put("kind", "Lease")
-        .put(
-            "metadata",
-            new JsonObject()
-                .put("name", leaseName(shard))
-                .put("namespace", options.namespace())
-                .put(
-                    "labels",
-                    new JsonObject()
-                        .put("app.kubernetes.io/name", "pier")
-                        .put("pier.dev/shard", Integer.toString(shard))))
-        .put(
-            "spec",
-            new JsonObject()
-                .put("holderIdentity", identity)
-                .put("leaseDurationSeconds", options.leaseDuration().toSeconds())
-                .put("acquireTime", time)
-                .put("renewTime", time)
-                .put("leaseTransitions", 0));
+    JsonObject lease =
+        LeaseJson.held(
+            leaseName(shard), options.namespace(), identity, options.leaseDuration().toSeconds());
+    lease
+        .getJsonObject("metadata")
+        .getJsonObject("labels")
+        .put("pier.dev/shard", Integer.toString(shard));
+    lease.getJsonObject("spec").put("leaseTransitions", 0);
+    return lease;
   }
 
   private String collection() {
-    return "/apis/coordination.k8s.io/v1/namespaces/" + options.namespace() + "/leases";
+    return LeaseJson.collection(options.namespace());
   }
 
   private String path(int shard) {
     return collection() + "/" + leaseName(shard);
-  }
-
-  private static String now() {
-    return MICRO_TIME.format(Instant.now());
   }
 }

@@ -1,10 +1,6 @@
 package dev.pier.util;
 
-import io.vertx.core.Vertx;
 import io.vertx.core.http.PoolOptions;
-import io.vertx.ext.web.client.WebClient;
-import io.vertx.ext.web.client.WebClientOptions;
-import java.time.Duration;
 
 /**
  * The connection pool of an HTTP client to a cloud or DNS service. Vert.x keeps 5 HTTP/1.1
@@ -27,20 +23,5 @@ public final class ClientPools {
   public static PoolOptions of(int maxConnections) {
     return new PoolOptions()
         .setHttp1MaxSize(maxConnections > 0 ? maxConnections : FALLBACK_MAX_CONNECTIONS);
-  }
-
-  /**
-   * A web client to a cloud or DNS API: Pier's user agent, the connect timeout, a pool of {@code
-   * maxConnections} (see {@link #of}), and no redirects followed: Vert.x would send every header,
-   * the API token included, to whatever host a redirect names.
-   */
-  public static WebClient webClient(Vertx vertx, Duration connectTimeout, int maxConnections) {
-    return WebClient.create(
-        vertx,
-        new WebClientOptions()
-            .setUserAgent("pier")
-            .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()))
-            .setFollowRedirects(false),
-        of(maxConnections));
   }
 }
