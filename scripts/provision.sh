@@ -34,6 +34,10 @@ command -v pdns_server >/dev/null || need_packages+=(pdns-server)
 [ -f /usr/share/pdns-backend-sqlite3/schema/schema.sqlite3.sql ] || need_packages+=(pdns-backend-sqlite3)
 command -v dig >/dev/null || need_packages+=(dnsutils)
 command -v sqlite3 >/dev/null || need_packages+=(sqlite3)
+# DNS strategy tests: a real recursive resolver in front of PowerDNS (the tests start their own on
+# a loopback port; the system service the package enables is switched off again below).
+install_unbound=0
+[ -x /usr/sbin/unbound ] || { need_packages+=(unbound); install_unbound=1; }
 command -v ip >/dev/null || need_packages+=(iproute2)
 # The monitoring tests run the shipped dashboard and alert expressions on a real Prometheus.
 command -v prometheus >/dev/null || need_packages+=(prometheus)
@@ -45,6 +49,11 @@ fi
 
 # The local provider's dual-stack tests use the IPv6 pool fd00:7069:6572::/112: route it to lo and
 # allow binding addresses no interface has (IPv4's 127.0.0.0/8 needs neither).
+  # Only the binary is wanted: the package's own resolver on port 53 (and its resolv.conf hook)
+  # must not take over this machine's name resolution.
+  if [ "$install_unbound" = 1 ] && command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
+    as_root systemctl disable --now unbound.service unbound-resolvconf.service >/dev/null 2>&1 || true
+  fi
 as_root ip -6 route replace local fd00:7069:6572::/112 dev lo
 as_root sysctl -q -w net.ipv6.ip_nonlocal_bind=1
 

@@ -67,6 +67,8 @@ daemon=no
 guardian=no
 security-poll-suffix=
 loglevel=4
+enable-lua-records=yes
+edns-subnet-processing=yes
 PDNS
     pdns_server --config-dir="$dir" </dev/null >>"$dir/pdns.log" 2>&1 &
     echo $! >"$dir/pdns.pid"

@@ -54,7 +54,7 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- end -}}
 {{- $_ := set $c "leaderElection" (dict "enabled" $v.leaderElection.enabled "leaseName" (include "pier.fullname" .) "namespace" "" "leaseDuration" $v.leaderElection.leaseDuration "renewDeadline" $v.leaderElection.renewDeadline "retryPeriod" $v.leaderElection.retryPeriod) -}}
 {{- if $v.scaleOut.enabled -}}
-{{- $_ := set $c "scaleOut" (dict "enabled" true "shards" $v.scaleOut.shards "kubernetesService" (printf "%s-replicas" (include "pier.fullname" .)) "leaseDuration" $v.scaleOut.leaseDuration "renewDeadline" $v.scaleOut.renewDeadline "retryPeriod" $v.scaleOut.retryPeriod "heartbeatTimeout" $v.scaleOut.heartbeatTimeout "eventBusPort" (int $v.scaleOut.eventBusPort) "tls" (dict "certFile" "/etc/pier-scale-out-tls/tls.crt" "keyFile" "/etc/pier-scale-out-tls/tls.key" "caFile" "/etc/pier-scale-out-tls/ca.crt")) -}}
+{{- $_ := set $c "scaleOut" (dict "enabled" true "shards" $v.scaleOut.shards "kubernetesService" (printf "%s-replicas" (include "pier.fullname" .)) "clusterDomain" $v.scaleOut.clusterDomain "leaseDuration" $v.scaleOut.leaseDuration "renewDeadline" $v.scaleOut.renewDeadline "retryPeriod" $v.scaleOut.retryPeriod "heartbeatTimeout" $v.scaleOut.heartbeatTimeout "eventBusPort" (int $v.scaleOut.eventBusPort) "tls" (dict "certFile" "/etc/pier-scale-out-tls/tls.crt" "keyFile" "/etc/pier-scale-out-tls/tls.key" "caFile" "/etc/pier-scale-out-tls/ca.crt")) -}}
 {{- end -}}
 {{- $_ := set $c "log" (dict "format" $v.log.format) -}}
 {{- $_ := set $c "admin" (dict "host" "0.0.0.0" "port" $v.admin.port "metricsAuth" (default "none" $v.admin.metricsAuth)) -}}

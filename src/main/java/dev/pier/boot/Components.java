@@ -57,7 +57,6 @@ import io.vertx.micrometer.Label;
 import io.vertx.micrometer.MicrometerMetricsFactory;
 import io.vertx.micrometer.MicrometerMetricsOptions;
 import io.vertx.micrometer.VertxPrometheusOptions;
-import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
 import java.io.File;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
@@ -151,8 +150,14 @@ public record Components(
     }
     ScaleOutSetup.filterSerialization();
     PrometheusMeterRegistry registry = PierMetrics.newRegistry();
-    HazelcastClusterManager members =
-        ScaleOutSetup.clusterManager(scaleOut, config.get(PierOptions.LEADER_ELECTION_NAMESPACE));
+    ClusterManager members;
+    try {
+      members =
+          ScaleOutSetup.clusterManager(
+              scaleOut, config.get(PierOptions.LEADER_ELECTION_NAMESPACE), tls);
+    } catch (RuntimeException e) {
+      return Future.failedFuture(e);
+    }
     return Vertx.builder()
         .with(ScaleOutSetup.eventBus(vertxOptions(), scaleOut, tls))
         .withMetrics(new MicrometerMetricsFactory(registry))
@@ -212,8 +217,8 @@ public record Components(
     DnsPublisher dns = dns(w, c, setups, filter);
     DeletionGuard guard = deletionGuard(w);
     LoadBalancerController lb = loadBalancerController(w, clusters, provider, filter, dns);
-    FederationVerticle federation = federation(w, c.host(), members, dns, guard);
     Leadership leadership = leadership(w, c, electionOptions, scaleOutOptions, replicas);
+    FederationVerticle federation = federation(w, c.host(), members, dns, guard, leadership);
     c.connected().forEach(w.relists()::track);
     OrphanSweeper sweeper =
         OrphanSweeper.forProvider(
@@ -519,7 +524,12 @@ public record Components(
 
   /** The federation controller, or null without a host cluster. */
   private static FederationVerticle federation(
-      Wiring w, Cluster host, Members members, DnsPublisher dns, DeletionGuard guard) {
+      Wiring w,
+      Cluster host,
+      Members members,
+      DnsPublisher dns,
+      DeletionGuard guard,
+      Leadership leadership) {
     if (host == null) {
       return null;
     }
@@ -537,7 +547,8 @@ public record Components(
         dns,
         guard,
         w.gate() instanceof ShardGates shardGates
-            ? FederationShards.divided(shardGates.shards(), shardGates::holds)
+            ? FederationShards.divided(
+                shardGates.shards(), shardGates::holds, leadership.scaleOut().holders())
             : FederationShards.whole());
   }
 

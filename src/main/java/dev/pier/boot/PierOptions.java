@@ -21,6 +21,7 @@ import dev.pier.reconcile.ReconcileOptions;
 import dev.pier.retry.ExponentialBackoff;
 import dev.pier.shards.ScaleOutOptions;
 import dev.pier.util.AnswerLimit;
+import dev.pier.util.Cidr;
 import dev.pier.util.EgressPolicy;
 import java.time.Duration;
 import java.util.Arrays;
@@ -795,7 +796,7 @@ public final class PierOptions {
       Option.bool(
           "scaleOut.enabled",
           false,
-          "Share the work among replicas over a clustered event bus (Hazelcast): each owns the"
+          "Share the work among replicas over a clustered event bus (Infinispan on JGroups): each owns the"
               + " shards whose Leases it holds. Replaces leaderElection (docs/scale-out.md).");
   public static final Option<Integer> SCALE_OUT_SHARDS =
       Option.integer(
@@ -810,18 +811,22 @@ public final class PierOptions {
           ScaleOutOptions.DEFAULT_CLUSTER_NAME,
           s -> !s.isBlank(),
           "a name",
-          "Name of the replicas' Hazelcast cluster: replicas join only a cluster of this name.");
+          "Name of the replicas' cluster: replicas join only a cluster of this name.");
   public static final Option<String> SCALE_OUT_HOST =
       Option.string(
           "scaleOut.host",
           "",
           s -> true,
           "an address or empty",
-          "Address the replica binds for membership and the event bus; empty: Hazelcast's choice"
-              + " (in a pod, its IP).");
+          "Address the replica binds for membership and the event bus; empty: the first"
+              + " non-loopback address (in a pod, its IP).");
   public static final Option<Integer> SCALE_OUT_PORT =
       Option.integer(
-          "scaleOut.port", ScaleOutOptions.DEFAULT_PORT, 1, 65535, "Hazelcast membership port.");
+          "scaleOut.port",
+          ScaleOutOptions.DEFAULT_PORT,
+          1,
+          65535,
+          "Membership port (JGroups over mutual TLS).");
   public static final Option<List<String>> SCALE_OUT_MEMBERS =
       Option.list(
           "scaleOut.members",
@@ -836,8 +841,18 @@ public final class PierOptions {
           "",
           s -> s.isEmpty() || (s.length() <= 63 && DNS_LABEL.matcher(s).matches()),
           "empty or a Service name",
-          "Headless Service (in leaderElection.namespace) whose endpoints are the replicas:"
-              + " Hazelcast's Kubernetes discovery.");
+          "Headless Service (in leaderElection.namespace) whose DNS name lists the replicas:"
+              + " discovery through the cluster's DNS.");
+  public static final Option<String> SCALE_OUT_CLUSTER_DOMAIN =
+      Option.string(
+          "scaleOut.clusterDomain",
+          ScaleOutOptions.DEFAULT_CLUSTER_DOMAIN,
+          s ->
+              s.length() <= 253
+                  && s.matches("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"),
+          "a DNS domain",
+          "The cluster's DNS domain: scaleOut.kubernetesService is looked up as"
+              + " <service>.<namespace>.svc.<domain>.");
   public static final Option<Duration> SCALE_OUT_HEARTBEAT_TIMEOUT =
       Option.duration(
           "scaleOut.heartbeatTimeout",
@@ -989,6 +1004,35 @@ public final class PierOptions {
   public static final Option<Integer> DNS_TTL =
       Option.integer(
           "dns.ttl", DnsOptions.DEFAULT_TTL, 1, 604_800, "TTL of every record, in seconds.");
+  public static final Option<Integer> DNS_MIN_TTL =
+      Option.integer(
+          "dns.minTtl",
+          DnsOptions.DEFAULT_MIN_TTL,
+          0,
+          604_800,
+          "Lowest TTL a Service's pier.dev/dns-ttl annotation may ask for, in seconds.");
+  public static final Option<Integer> DNS_MAX_TTL =
+      Option.integer(
+          "dns.maxTtl",
+          DnsOptions.DEFAULT_MAX_TTL,
+          0,
+          604_800,
+          "Highest TTL a Service's pier.dev/dns-ttl annotation may ask for, in seconds.");
+  public static final Option<Integer> DNS_WEIGHTED_TTL =
+      Option.integer(
+          "dns.weightedTtl",
+          DnsOptions.DEFAULT_WEIGHTED_TTL,
+          0,
+          3600,
+          "TTL of a weighted global name (pier.dev/dns-strategy: weighted), in seconds: short, so"
+              + " that resolvers cannot undo the weights.");
+  public static final Option<List<String>> DNS_VIEWS =
+      Option.list(
+          "dns.views",
+          List.of(),
+          l -> l.stream().allMatch(PierOptions::dnsView),
+          "a list of <region>=<CIDR> (eu=10.1.0.0/16)",
+          "Client networks by region for pier.dev/dns-strategy: views; one item per network.");
   public static final Option<String> DNS_OWNER_ID =
       Option.string(
           "dns.ownerId",
@@ -1242,6 +1286,7 @@ public final class PierOptions {
           SCALE_OUT_PORT,
           SCALE_OUT_MEMBERS,
           SCALE_OUT_KUBERNETES_SERVICE,
+          SCALE_OUT_CLUSTER_DOMAIN,
           SCALE_OUT_HEARTBEAT_TIMEOUT,
           SCALE_OUT_LEASE_DURATION,
           SCALE_OUT_RENEW_DEADLINE,
@@ -1266,6 +1311,10 @@ public final class PierOptions {
           DNS_ZONE_NAME,
           DNS_ZONE_ID,
           DNS_TTL,
+          DNS_MIN_TTL,
+          DNS_MAX_TTL,
+          DNS_WEIGHTED_TTL,
+          DNS_VIEWS,
           DNS_OWNER_ID,
           DNS_DOMAIN_FILTER,
           DNS_TOPOLOGY_REGION,
@@ -1302,6 +1351,16 @@ public final class PierOptions {
   private static final Pattern DOMAIN =
       Pattern.compile(
           "([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\\.)*[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\\.?");
+
+  /** {@code <region>=<CIDR>}: a DNS label and a network. */
+  private static boolean dnsView(String s) {
+    int eq = s.indexOf('=');
+    if (eq < 0 || !DNS_LABEL.matcher(s.substring(0, eq).trim()).matches()) {
+      return false;
+    }
+    Cidr cidr = Cidr.parse(s.substring(eq + 1).trim());
+    return cidr != null && cidr.prefix() <= cidr.address().bits();
+  }
 
   private static boolean emptyOrDomain(String s) {
     return s.isEmpty() || DOMAIN.matcher(s).matches();

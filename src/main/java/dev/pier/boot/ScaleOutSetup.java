@@ -1,22 +1,20 @@
 package dev.pier.boot;
 
-import com.hazelcast.config.Config;
-import com.hazelcast.config.JoinConfig;
-import com.hazelcast.config.NetworkConfig;
 import dev.pier.config.ConfigException;
 import dev.pier.config.ConfigValues;
 import dev.pier.shards.ScaleOutOptions;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.eventbus.EventBusOptions;
-import io.vertx.spi.cluster.hazelcast.ConfigUtil;
-import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
+import io.vertx.core.spi.cluster.ClusterManager;
+import java.util.UUID;
 import java.util.function.Function;
+import org.jgroups.JChannel;
 
 /**
- * The {@code scaleOut.*} options, and the Hazelcast cluster manager and event-bus settings they
- * give: multicast and auto-detection off, a static member list or Kubernetes discovery, the
- * heartbeat timeout, Java deserialization filtered, and Vert.x's own maps and multimaps from its
- * default cluster configuration; the event bus on a fixed port with mutual TLS.
+ * The {@code scaleOut.*} options, and the cluster manager and event-bus settings they give: the
+ * membership on JGroups with mutual TLS, a static member list or the headless Service's DNS name,
+ * the heartbeat timeout, Java deserialization filtered; the event bus on a fixed port with mutual
+ * TLS from the same files.
  */
 final class ScaleOutSetup {
   private ScaleOutSetup() {}
@@ -50,6 +48,7 @@ final class ScaleOutSetup {
             config.get(PierOptions.SCALE_OUT_PORT),
             config.get(PierOptions.SCALE_OUT_MEMBERS),
             config.get(PierOptions.SCALE_OUT_KUBERNETES_SERVICE),
+            config.get(PierOptions.SCALE_OUT_CLUSTER_DOMAIN),
             config.get(PierOptions.SCALE_OUT_HEARTBEAT_TIMEOUT),
             config.get(PierOptions.SCALE_OUT_LEASE_DURATION),
             config.get(PierOptions.SCALE_OUT_RENEW_DEADLINE),
@@ -75,47 +74,22 @@ final class ScaleOutSetup {
     return ScaleOutTls.of(config);
   }
 
-  /** The cluster manager of a replica; {@code namespace} is where the Kubernetes Service lives. */
-  static HazelcastClusterManager clusterManager(ScaleOutOptions options, String namespace) {
-    Config hz = ConfigUtil.loadConfig();
-    hz.setClusterName(options.clusterName());
-    hz.setProperty("hazelcast.logging.type", "slf4j");
-    hz.setProperty("hazelcast.phone.home.enabled", "false");
-    hz.setProperty("hazelcast.shutdownhook.enabled", "false");
-    hz.setProperty("hazelcast.heartbeat.interval.seconds", "1");
-    hz.setProperty(
-        "hazelcast.max.no.heartbeat.seconds",
-        Long.toString(Math.max(2, options.heartbeatTimeout().toSeconds())));
-    // A replica that left comes back as a new member at once, not after the default 5 s wait.
-    hz.setProperty("hazelcast.merge.first.run.delay.seconds", "5");
-    hz.setProperty("hazelcast.merge.next.run.delay.seconds", "5");
-    hz.getSerializationConfig().setJavaSerializationFilterConfig(SerializationFilter.hazelcast());
-    NetworkConfig net = hz.getNetworkConfig();
-    net.setPort(options.port()).setPortAutoIncrement(false);
-    if (!options.host().isEmpty()) {
-      net.getInterfaces().setEnabled(true).addInterface(options.host());
-      hz.setProperty("hazelcast.local.localAddress", options.host());
+  /**
+   * The cluster manager of a replica: Infinispan over a JGroups channel on mutual TLS with {@code
+   * tls}'s files (plain TCP when null: {@code scaleOut.tls.insecure}); {@code namespace} is where
+   * the headless Service lives. The member's node id is a fresh UUID.
+   */
+  static ClusterManager clusterManager(ScaleOutOptions options, String namespace, ScaleOutTls tls) {
+    if (System.getProperty("org.jboss.logging.provider") == null) {
+      System.setProperty("org.jboss.logging.provider", "slf4j");
     }
-    JoinConfig join = net.getJoin();
-    join.getMulticastConfig().setEnabled(false);
-    join.getAutoDetectionConfig().setEnabled(false);
-    if (!options.members().isEmpty()) {
-      join.getTcpIpConfig().setEnabled(true).setMembers(options.members());
-    } else {
-      // By service name: the Service's Endpoints (or EndpointSlices) and nothing else. No
-      // replica is reached from outside the cluster, so no public addresses are looked up (by
-      // default Hazelcast lists every Endpoints object of the namespace on each poll for them).
-      // k8s/scale-out.yaml grants exactly what this reads.
-      join.getKubernetesConfig()
-          .setEnabled(true)
-          .setProperty("service-name", options.kubernetesService())
-          .setProperty("service-port", Integer.toString(options.port()))
-          .setProperty("expose-externally", "false");
-      if (!namespace.isEmpty()) {
-        join.getKubernetesConfig().setProperty("namespace", namespace);
-      }
-    }
-    return new HazelcastClusterManager(hz);
+    JChannel channel =
+        ReplicaChannel.create(
+            options,
+            namespace,
+            tls == null ? null : tls.sslContext(),
+            UUID.randomUUID().toString());
+    return ReplicaClusterManager.over(channel, options.clusterName());
   }
 
   /**
@@ -136,7 +110,7 @@ final class ScaleOutSetup {
 
   /**
    * Filters Java deserialization JVM-wide before the replica joins: from then on, bytes from other
-   * processes reach Hazelcast.
+   * processes reach the cluster manager.
    */
   static void filterSerialization() {
     SerializationFilter.install();

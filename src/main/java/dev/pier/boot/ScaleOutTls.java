@@ -3,6 +3,7 @@ package dev.pier.boot;
 import dev.pier.config.ConfigException;
 import dev.pier.config.ConfigValues;
 import dev.pier.config.Option;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.EventBusOptions;
 import io.vertx.core.http.ClientAuth;
 import io.vertx.core.net.PemKeyCertOptions;
@@ -12,11 +13,15 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
+import java.security.KeyStore;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -89,6 +94,43 @@ record ScaleOutTls(Path certFile, Path keyFile, Path caFile) {
         .setKeyCertOptions(
             new PemKeyCertOptions().setCertPath(certFile.toString()).setKeyPath(keyFile.toString()))
         .setTrustOptions(new PemTrustOptions().addCertPath(caFile.toString()));
+  }
+
+  /**
+   * The same mutual TLS for the membership transport: this replica's key and certificate, and only
+   * the CA's certificates trusted, as a server (the transport requires the client's) and as a
+   * client. Built from the files' bytes, in the formats the event bus reads.
+   */
+  SSLContext sslContext() {
+    try {
+      KeyManagerFactory keys =
+          new PemKeyCertOptions()
+              .setKeyValue(Buffer.buffer(Files.readAllBytes(keyFile)))
+              .setCertValue(Buffer.buffer(Files.readAllBytes(certFile)))
+              .getKeyManagerFactory(null);
+      KeyStore cas = KeyStore.getInstance("PKCS12");
+      cas.load(null, null);
+      int n = 0;
+      for (X509Certificate ca : certificates("scaleOut.tls.caFile", caFile)) {
+        cas.setCertificateEntry("ca-" + n++, ca);
+      }
+      TrustManagerFactory trust =
+          TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+      trust.init(cas);
+      SSLContext context = SSLContext.getInstance("TLS");
+      context.init(keys.getKeyManagers(), trust.getTrustManagers(), null);
+      return context;
+    } catch (Exception e) {
+      throw new ConfigException(
+          "scaleOut.tls.certFile, keyFile, caFile ("
+              + certFile
+              + ", "
+              + keyFile
+              + ", "
+              + caFile
+              + "): cannot make the membership's TLS context: "
+              + e.getMessage());
+    }
   }
 
   /** Readable, parsable, in force, and the certificate signed by one of the CA's. */

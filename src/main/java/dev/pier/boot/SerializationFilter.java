@@ -1,18 +1,17 @@
 package dev.pier.boot;
 
-import com.hazelcast.config.ClassFilter;
-import com.hazelcast.config.JavaSerializationFilterConfig;
 import java.io.ObjectInputFilter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * What Java deserialization may create once scale-out runs, where bytes from other processes reach
- * Hazelcast: an allow-list of java.base value and collection classes, Vert.x's, Hazelcast's and
- * Pier's own; every other class is refused before it is instantiated. Applied twice: as the
- * JVM-wide filter (every {@code ObjectInputStream} of the process), and as Hazelcast's own filter
- * of its Java and Externalizable serializers (which holds even where an operator set another
- * JVM-wide filter with {@code -Djdk.serialFilter}).
+ * the cluster manager: an allow-list of java.base value and collection classes, and Vert.x's,
+ * Infinispan's, JGroups' and Pier's own; every other class is refused before it is instantiated.
+ * Set as the JVM-wide filter, which every {@code ObjectInputStream} of the process obeys:
+ * Infinispan marshals its own data with ProtoStream and JGroups with its own streams, so Java
+ * serialization appears only where Vert.x stores a value that is not one of its
+ * cluster-serializable types.
  */
 final class SerializationFilter {
   private static final Logger log = LoggerFactory.getLogger(SerializationFilter.class);
@@ -34,13 +33,15 @@ final class SerializationFilter {
     "java.net.InetSocketAddress",
     "java.net.URI",
   };
-  private static final String[] OWN_PACKAGES = {"io.vertx", "com.hazelcast", "dev.pier"};
+  private static final String[] OWN_PACKAGES = {
+    "io.vertx", "org.infinispan", "org.jgroups", "dev.pier"
+  };
 
   /**
    * The JVM-wide filter's pattern ({@link ObjectInputFilter.Config#createFilter}): a class in one
    * of the java packages (not their subpackages), one of the few java.net classes, or in a package
-   * of Vert.x, Hazelcast or Pier at any depth; {@code !*} refuses the rest. Arrays are judged by
-   * their element class; arrays of primitives pass. The limits bound a graph's size.
+   * of Vert.x, Infinispan, JGroups or Pier at any depth; {@code !*} refuses the rest. Arrays are
+   * judged by their element class; arrays of primitives pass. The limits bound a graph's size.
    */
   static final String PATTERN = pattern();
 
@@ -73,23 +74,12 @@ final class SerializationFilter {
     }
     if (current != null) {
       log.info(
-          "Java deserialization: keeping the JVM-wide filter set before ({}); Hazelcast's own"
-              + " filter still allows only Pier's list",
+          "Java deserialization: keeping the JVM-wide filter set before ({}) in place of Pier's"
+              + " list",
           current);
       return;
     }
     ObjectInputFilter.Config.setSerialFilter(FILTER);
     log.debug("Java deserialization filtered JVM-wide: {}", PATTERN);
-  }
-
-  /** The same allow-list as Hazelcast's filter, without Hazelcast's broader defaults. */
-  static JavaSerializationFilterConfig hazelcast() {
-    ClassFilter allowed = new ClassFilter().addPackages(JAVA_PACKAGES).addClasses(JAVA_CLASSES);
-    for (String pkg : OWN_PACKAGES) {
-      allowed.addPrefixes(pkg + ".");
-    }
-    // Array classes are named "[L<element>;": their elements are resolved, and judged, apart.
-    allowed.addPrefixes("[");
-    return new JavaSerializationFilterConfig().setDefaultsDisabled(true).setWhitelist(allowed);
   }
 }

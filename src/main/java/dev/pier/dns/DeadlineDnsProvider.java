@@ -62,6 +62,11 @@ public final class DeadlineDnsProvider implements DnsProvider {
   }
 
   @Override
+  public Future<Boolean> answersPerQuery() {
+    return bounded("answersPerQuery", delegate::answersPerQuery);
+  }
+
+  @Override
   public Future<Void> close() {
     return delegate.close();
   }

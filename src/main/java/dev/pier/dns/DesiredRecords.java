@@ -30,9 +30,23 @@ public final class DesiredRecords {
       List<ServingCluster> serving,
       long ttl,
       String owner) {
+    return compute(names, namespace, service, serving, AnswerPolicy.roundRobin(ttl), owner);
+  }
+
+  /**
+   * As {@link #compute(DnsNames, String, String, List, long, String)}, the global name answering as
+   * {@code policy}'s strategy says (see {@link GlobalAnswers}).
+   */
+  public static Map<String, List<RecordSet>> compute(
+      DnsNames names,
+      String namespace,
+      String service,
+      List<ServingCluster> serving,
+      AnswerPolicy policy,
+      String owner) {
     Map<String, List<RecordSet>> out = new LinkedHashMap<>();
     for (Level l : levels(names, namespace, service, serving)) {
-      out.put(l.name(), level(l, serving, ttl, owner));
+      out.put(l.name(), level(l, serving, policy, owner));
     }
     return out;
   }
@@ -92,8 +106,13 @@ public final class DesiredRecords {
   }
 
   private static List<RecordSet> level(
-      Level level, List<ServingCluster> clusters, long ttl, String owner) {
+      Level level, List<ServingCluster> clusters, AnswerPolicy policy, String owner) {
     String name = level.name();
+    long ttl = policy.ttl();
+    if (level.up() == null) {
+      return GlobalAnswers.records(
+          name, clusters.stream().filter(ServingCluster::healthy).toList(), policy, owner);
+    }
     TreeSet<String> v4 = new TreeSet<>();
     TreeSet<String> v6 = new TreeSet<>();
     for (ServingCluster c : clusters) {

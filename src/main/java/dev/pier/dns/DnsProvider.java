@@ -30,6 +30,14 @@ public interface DnsProvider {
   /** Applies the change set in one atomic operation. */
   Future<Void> apply(DnsZone zone, ChangeSet changes);
 
+  /**
+   * Whether the server computes answers per query (PowerDNS with LUA records enabled): the weighted
+   * and views strategies need it. Memoized once known.
+   */
+  default Future<Boolean> answersPerQuery() {
+    return Future.succeededFuture(false);
+  }
+
   default Future<Void> close() {
     return Future.succeededFuture();
   }

@@ -99,7 +99,7 @@ public final class RecordDiff {
               .filter(
                   r ->
                       wantsAlias
-                          || r.isAddressOrAlias()
+                          || r.answersAddresses()
                           // An old-scheme rrset Pier cannot prove its own blocks the name.
                           || (oldOwner != null && r.ownedBy(oldOwner)))
               .toList();

@@ -18,6 +18,12 @@ public record RecordSet(String name, String type, long ttl, List<String> records
   public static final String AAAA = "AAAA";
   public static final String CNAME = "CNAME";
 
+  /**
+   * PowerDNS's LUA records: each record is {@code <type> "<code>"}, evaluated per query (weighted
+   * and views answers).
+   */
+  public static final String LUA = "LUA";
+
   public RecordSet {
     name = DnsNames.canonical(name);
     Objects.requireNonNull(type, "type");
@@ -43,6 +49,11 @@ public record RecordSet(String name, String type, long ttl, List<String> records
   /** A, AAAA or CNAME: the types Pier writes, and so the ones that can be in its way. */
   public boolean isAddressOrAlias() {
     return type.equals(A) || type.equals(AAAA) || type.equals(CNAME);
+  }
+
+  /** A, AAAA, CNAME or LUA: the types whose records at a name answer address queries there. */
+  public boolean answersAddresses() {
+    return isAddressOrAlias() || type.equals(LUA);
   }
 
   /** {@code name TYPE} for messages. */

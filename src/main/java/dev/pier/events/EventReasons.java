@@ -28,6 +28,8 @@ public final class EventReasons {
   public static final String INVALID_DNS_NAME = "InvalidDNSName";
   public static final String DNS_RECORD_REJECTED = "DNSRecordRejected";
   public static final String DNS_HOSTNAME_UNRESOLVED = "DNSHostnameUnresolved";
+  public static final String INVALID_DNS_ANNOTATION = "InvalidDNSAnnotation";
+  public static final String DNS_STRATEGY_UNSUPPORTED = "DNSStrategyUnsupported";
 
   private EventReasons() {}
 

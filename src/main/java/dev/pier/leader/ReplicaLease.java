@@ -8,7 +8,9 @@ import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.LongSupplier;
 
 /**
@@ -22,9 +24,17 @@ import java.util.function.LongSupplier;
 public final class ReplicaLease {
   private static final String SELECTOR = "app.kubernetes.io%2Fname%3Dpier";
 
-  /** The Pier Leases of the namespace as one list read them. */
+  /**
+   * The Pier Leases of the namespace as one list read them, and the reply keys the replica Leases
+   * publish, by the identity each names.
+   */
   public record Snapshot(
-      Map<String, LeaseSightings.Read> replicas, Map<Integer, LeaseSightings.Read> shards) {}
+      Map<String, LeaseSightings.Read> replicas,
+      Map<Integer, LeaseSightings.Read> shards,
+      Map<String, Set<String>> replyKeys) {}
+
+  static final String IDENTITY_ANNOTATION = "pier.dev/replica-identity";
+  static final String REPLY_KEY_ANNOTATION = "pier.dev/reply-key";
 
   private final Context context;
   private final AsyncKubeApi api;
@@ -32,6 +42,7 @@ public final class ReplicaLease {
   private final String prefix;
   private final String nodeId;
   private final String identity;
+  private final String replyKey;
   private final long durationSeconds;
   private final LongSupplier clock;
   private JsonObject lease;
@@ -43,6 +54,7 @@ public final class ReplicaLease {
    * @param nodeId this replica's cluster node id, the Lease's holder
    * @param identity the identity this replica writes into the shard Leases it holds (an annotation,
    *     for people reading the Lease)
+   * @param replyKey the key this replica seals its answers on the cluster-wide addresses with
    */
   public ReplicaLease(
       Context context,
@@ -51,8 +63,18 @@ public final class ReplicaLease {
       String prefix,
       String nodeId,
       String identity,
+      String replyKey,
       long durationSeconds) {
-    this(context, api, namespace, prefix, nodeId, identity, durationSeconds, System::nanoTime);
+    this(
+        context,
+        api,
+        namespace,
+        prefix,
+        nodeId,
+        identity,
+        replyKey,
+        durationSeconds,
+        System::nanoTime);
   }
 
   ReplicaLease(
@@ -62,6 +84,7 @@ public final class ReplicaLease {
       String prefix,
       String nodeId,
       String identity,
+      String replyKey,
       long durationSeconds,
       LongSupplier clock) {
     this.context = context;
@@ -70,8 +93,17 @@ public final class ReplicaLease {
     this.prefix = prefix;
     this.nodeId = nodeId;
     this.identity = identity;
+    this.replyKey = replyKey;
     this.durationSeconds = durationSeconds;
     this.clock = clock;
+  }
+
+  /**
+   * The key this replica seals its answers on the cluster-wide addresses with; published in its
+   * Lease, which only Pier's ServiceAccount can read or write.
+   */
+  public String replyKey() {
+    return replyKey;
   }
 
   /** The Lease's name. */
@@ -128,6 +160,20 @@ public final class ReplicaLease {
         .mapEmpty();
   }
 
+  /**
+   * Deletes another replica's Lease that has gone unrenewed (its replica died without deleting it),
+   * only as it was read: the resourceVersion precondition makes the API server refuse the delete
+   * when the replica renewed it since.
+   */
+  public Future<Void> deleteStale(String name, String resourceVersion) {
+    JsonObject options =
+        new JsonObject()
+            .put("kind", "DeleteOptions")
+            .put("apiVersion", "v1")
+            .put("preconditions", new JsonObject().put("resourceVersion", resourceVersion));
+    return api.delete(context, collection() + "/" + name, options).mapEmpty();
+  }
+
   /** Reads every Pier Lease of the namespace: the replica Leases by name, the shards' by shard. */
   public Future<Snapshot> read() {
     return api.get(context, collection() + "?labelSelector=" + SELECTOR)
@@ -135,6 +181,7 @@ public final class ReplicaLease {
             list -> {
               Map<String, LeaseSightings.Read> replicas = new HashMap<>();
               Map<Integer, LeaseSightings.Read> shards = new HashMap<>();
+              Map<String, Set<String>> replyKeys = new HashMap<>();
               JsonArray items = list.getJsonArray("items", new JsonArray());
               for (int i = 0; i < items.size(); i++) {
                 JsonObject item = items.getJsonObject(i);
@@ -147,6 +194,12 @@ public final class ReplicaLease {
                         metadata.getString("resourceVersion", ""));
                 if (name.startsWith(prefix + "-replica-")) {
                   replicas.put(name, read);
+                  JsonObject annotations = metadata.getJsonObject("annotations", new JsonObject());
+                  String owner = annotations.getString(IDENTITY_ANNOTATION, "");
+                  String key = annotations.getString(REPLY_KEY_ANNOTATION, "");
+                  if (!owner.isEmpty() && !key.isEmpty()) {
+                    replyKeys.computeIfAbsent(owner, o -> new HashSet<>()).add(key);
+                  }
                 } else if (name.startsWith(prefix + "-shard-")) {
                   try {
                     shards.put(
@@ -156,7 +209,7 @@ public final class ReplicaLease {
                   }
                 }
               }
-              return new Snapshot(replicas, shards);
+              return new Snapshot(replicas, shards, replyKeys);
             });
   }
 
@@ -167,6 +220,9 @@ public final class ReplicaLease {
         .put("leaseDurationSeconds", durationSeconds)
         .put("renewTime", LeaseJson.now());
     renewed.put("spec", spec);
+    JsonObject metadata = renewed.getJsonObject("metadata", new JsonObject());
+    metadata.put("annotations", annotations());
+    renewed.put("metadata", metadata);
     return api.put(context, path(), renewed);
   }
 
@@ -174,8 +230,12 @@ public final class ReplicaLease {
     JsonObject lease = LeaseJson.held(name(), namespace, nodeId, durationSeconds);
     JsonObject metadata = lease.getJsonObject("metadata");
     metadata.getJsonObject("labels").put("pier.dev/replica", "true");
-    metadata.put("annotations", new JsonObject().put("pier.dev/replica-identity", identity));
+    metadata.put("annotations", annotations());
     return lease;
+  }
+
+  private JsonObject annotations() {
+    return new JsonObject().put(IDENTITY_ANNOTATION, identity).put(REPLY_KEY_ANNOTATION, replyKey);
   }
 
   private String collection() {

@@ -7,7 +7,10 @@ import dev.pier.leader.ShardGates;
 import dev.pier.leader.ShardLeases;
 import dev.pier.shards.LeaseSightings;
 import dev.pier.shards.ReplicaProofs;
+import dev.pier.shards.ReplySeal;
 import dev.pier.shards.ScaleOutOptions;
+import dev.pier.shards.ShardHolders;
+import dev.pier.shards.ShardMap;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -16,6 +19,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.spi.cluster.ClusterManager;
 import io.vertx.core.spi.cluster.NodeListener;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -28,14 +32,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * This replica's part in scale-out: it proves it is one of Pier's replicas by renewing a Lease of
- * its own ({@link ReplicaLease}), follows the cluster's members (the Hazelcast member list under
- * the clustered event bus) and which of them proved the same ({@link ReplicaProofs}), wants the
- * shards rendezvous hashing gives it among the proven ones and any shard whose Lease was abandoned,
- * and holds their Leases ({@link ShardLeases}); Pier is told of each shard taken or lost.
- * docs/scale-out.md.
+ * its own ({@link ReplicaLease}), follows the cluster's members (the cluster manager's member list
+ * under the clustered event bus) and which of them proved the same ({@link ReplicaProofs}), wants
+ * the shards rendezvous hashing gives it among the proven ones and any shard whose Lease was
+ * abandoned, and holds their Leases ({@link ShardLeases}); Pier is told of each shard taken or
+ * lost. docs/scale-out.md.
  */
 public final class ScaleOut {
   private static final Logger log = LoggerFactory.getLogger(ScaleOut.class);
+  // Lease durations after which a replica Lease nobody renewed is deleted.
+  private static final int STALE_REPLICA_LEASES = 10;
 
   private final Vertx vertx;
   private final ClusterManager members;
@@ -45,6 +51,7 @@ public final class ScaleOut {
   private final String leaseNamespace;
   private final String leasePrefix;
   private final String identity;
+  private final ShardHolders holders;
   private final MeterRegistry registry;
   private final LongSupplier clock = System::nanoTime;
   // What this replica saw of the replica Leases (by name) and the shard Leases (by shard).
@@ -86,7 +93,16 @@ public final class ScaleOut {
     this.leaseNamespace = leaseNamespace;
     this.leasePrefix = leasePrefix;
     this.identity = identity;
+    this.holders = new ShardHolders(identity, ReplySeal.newKey());
     this.registry = registry;
+  }
+
+  /**
+   * Who holds each shard as this replica last read the Leases, and this replica's reply key: what
+   * answers between replicas are sealed and checked with.
+   */
+  public ShardHolders holders() {
+    return holders;
   }
 
   public ShardGates gates() {
@@ -155,6 +171,7 @@ public final class ScaleOut {
             leasePrefix,
             members.getNodeId(),
             identity,
+            holders.key(),
             options.leaseDuration().toSeconds());
     Gauge.builder("pier.shards.owned", () -> leases.held().size())
         .description("Shards whose Lease this replica holds")
@@ -269,6 +286,7 @@ public final class ScaleOut {
               if (ar.succeeded()) {
                 long now = clock.getAsLong();
                 replicaLeases.update(ar.result().replicas(), now);
+                deleteStaleReplicaLeases(now);
                 Map<Integer, LeaseSightings.Read> shardReads = new HashMap<>();
                 Map<Integer, String> versions = new HashMap<>();
                 for (int shard = 0; shard < gates.shards().count(); shard++) {
@@ -278,6 +296,9 @@ public final class ScaleOut {
                   versions.put(shard, read.version());
                 }
                 shardLeases.update(shardReads, now);
+                Map<Integer, String> holderOf = new HashMap<>();
+                shardReads.forEach((shard, read) -> holderOf.put(shard, read.holder()));
+                holders.update(holderOf, ar.result().replyKeys());
                 leases.observed(versions);
                 // Twice the lease duration: the replica the shard is assigned to takes an expired
                 // Lease
@@ -292,6 +313,28 @@ public final class ScaleOut {
               rebalance();
               return Future.<Void>succeededFuture();
             });
+  }
+
+  /**
+   * Deletes the replica Leases seen unchanged for ten lease durations: their replicas died without
+   * deleting them (a stopped replica does). Only shard 0's owner does, with its gate open right
+   * before the request, and only the version it read: a replica that renews meanwhile keeps its
+   * Lease, and a live replica whose Lease went anyway writes it again on its next renewal.
+   */
+  private void deleteStaleReplicaLeases(long now) {
+    Duration stale = options.leaseDuration().multipliedBy(STALE_REPLICA_LEASES);
+    for (String name : replicaLeases.unchangedFor(stale, now)) {
+      LeaseSightings.Read read = replicaLeases.last(name);
+      if (name.equals(own.name()) || read == null || read.version().isEmpty()) {
+        continue;
+      }
+      if (!gates.isOpen(ShardMap.CLUSTER_WIDE)) {
+        return;
+      }
+      own.deleteStale(name, read.version())
+          .onSuccess(v -> log.info("Deleted the replica Lease {}, unrenewed for {}", name, stale))
+          .onFailure(e -> log.debug("Deleting the stale Lease {}: {}", name, e.toString()));
+    }
   }
 
   /**

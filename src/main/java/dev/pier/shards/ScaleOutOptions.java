@@ -6,7 +6,7 @@ import java.util.List;
 /**
  * How replicas share the work ({@code scaleOut.*}, docs/scale-out.md): the number of shards, how
  * the replicas find each other (a static member list, or Kubernetes discovery through a headless
- * Service), the event bus's port and the timing of the shard Leases.
+ * Service's DNS name), the event bus's port and the timing of the shard Leases.
  */
 public record ScaleOutOptions(
     int shards,
@@ -15,6 +15,7 @@ public record ScaleOutOptions(
     int port,
     List<String> members,
     String kubernetesService,
+    String clusterDomain,
     Duration heartbeatTimeout,
     Duration leaseDuration,
     Duration renewDeadline,
@@ -23,8 +24,8 @@ public record ScaleOutOptions(
   public static final int DEFAULT_SHARDS = 32;
   public static final String DEFAULT_CLUSTER_NAME = "pier";
   public static final int DEFAULT_PORT = 5701;
-  // Apart from Hazelcast's 5701 and the ports next to it that replicas on one machine take.
   public static final int DEFAULT_EVENT_BUS_PORT = 5711;
+  public static final String DEFAULT_CLUSTER_DOMAIN = "cluster.local";
   public static final Duration DEFAULT_HEARTBEAT_TIMEOUT = Duration.ofSeconds(10);
   // 32 shards renewed every 5 s: 6.4 Lease writes a second for the whole deployment.
   public static final Duration DEFAULT_LEASE_DURATION = Duration.ofSeconds(15);
@@ -47,7 +48,7 @@ public record ScaleOutOptions(
     if (eventBusPort == port) {
       return "scaleOut.eventBusPort and scaleOut.port are both "
           + port
-          + ": the event bus and Hazelcast's membership need a port each";
+          + ": the event bus and the membership need a port each";
     }
     if (renewDeadline.compareTo(leaseDuration) >= 0) {
       return "scaleOut.renewDeadline ("

@@ -3,7 +3,6 @@ package dev.pier.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.hazelcast.config.KubernetesConfig;
 import dev.pier.config.ConfigException;
 import dev.pier.config.ConfigLoader;
 import dev.pier.config.ConfigValues;
@@ -17,6 +16,11 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.jgroups.JChannel;
+import org.jgroups.protocols.FD_ALL3;
+import org.jgroups.protocols.TCPPING;
+import org.jgroups.protocols.dns.DNS_PING;
+import org.jgroups.stack.ProtocolStack;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -126,6 +130,7 @@ class ScaleOutSetupTest {
         5701,
         List.of(),
         service,
+        ScaleOutOptions.DEFAULT_CLUSTER_DOMAIN,
         Duration.ofSeconds(10),
         Duration.ofSeconds(15),
         Duration.ofSeconds(10),
@@ -134,25 +139,41 @@ class ScaleOutSetupTest {
   }
 
   /**
-   * Kubernetes discovery reads the headless Service's endpoints by name and nothing about public
-   * addresses: no replica is reached from outside the cluster, so Hazelcast's default (list every
-   * Endpoints object of the namespace on each poll, and a Service per replica) would only need RBAC
-   * that k8s/scale-out.yaml does not grant.
+   * Discovery through the cluster's DNS asks for the headless Service's full name (the JDK's DNS
+   * client applies no search domains), and reads nothing from the API server: no RBAC for it.
+   * Failure detection runs over the transport's own connections, with no second socket.
    */
   @Test
-  void kubernetesDiscoveryAsksOnlyForTheServicesEndpoints() {
-    KubernetesConfig k8s =
-        ScaleOutSetup.clusterManager(kubernetes("pier-replicas"), "pier")
-            .getConfig()
-            .getNetworkConfig()
-            .getJoin()
-            .getKubernetesConfig();
-    assertThat(k8s.isEnabled()).isTrue();
-    assertThat(k8s.getProperties())
-        .containsEntry("service-name", "pier-replicas")
-        .containsEntry("service-port", "5701")
-        .containsEntry("namespace", "pier")
-        .containsEntry("expose-externally", "false");
+  void kubernetesDiscoveryAsksTheClusterDnsForTheHeadlessServiceByItsFullName() throws Exception {
+    try (JChannel channel =
+        ReplicaChannel.create(kubernetes("pier-replicas"), "pier", null, "replica-a")) {
+      ProtocolStack stack = channel.getProtocolStack();
+      assertThat((Object) stack.findProtocol(DNS_PING.class)).isNotNull();
+      assertThat((Object) stack.findProtocol(TCPPING.class)).isNull();
+      assertThat((Object) stack.findProtocol(FD_ALL3.class)).isNotNull();
+      assertThat(stack.printProtocolSpec(true))
+          .contains("dns_query=pier-replicas.pier.svc.cluster.local")
+          .doesNotContain("FD_SOCK");
+      assertThat(channel.name()).isEqualTo("replica-a");
+    }
+  }
+
+  @Test
+  void aStaticMemberListIsTheDiscoveryAndTheTransportBindsTheGivenAddressAndPort()
+      throws Exception {
+    ScaleOutOptions options =
+        ScaleOutSetup.options(
+            config(
+                Map.of(
+                    PierOptions.SCALE_OUT_MEMBERS.envName(), "127.0.0.1:7801,127.0.0.2",
+                    PierOptions.SCALE_OUT_HOST.envName(), "127.0.0.1",
+                    PierOptions.SCALE_OUT_PORT.envName(), "7801")));
+    try (JChannel channel = ReplicaChannel.create(options, "", null, "replica-b")) {
+      String spec = channel.getProtocolStack().printProtocolSpec(true);
+      assertThat(spec).contains("bind_port=7801").contains("bind_addr=127.0.0.1");
+      assertThat(spec).contains("127.0.0.1[7801]").contains("127.0.0.2[7801]");
+      assertThat((Object) channel.getProtocolStack().findProtocol(DNS_PING.class)).isNull();
+    }
   }
 
   /** Scale-out without the event bus's TLS files does not start, and says how to make them. */

@@ -3,7 +3,6 @@ package dev.pier.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.hazelcast.internal.serialization.SerializationClassNameFilter;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -23,7 +22,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import javax.security.auth.x500.X500Principal;
 import org.junit.jupiter.api.Test;
 
-/** Java deserialization under scale-out: the allow-list, JVM-wide and in Hazelcast. */
+/** Java deserialization under scale-out: the allow-list, JVM-wide. */
 class SerializationFilterTest {
   /** A class of Pier's own packages. */
   record Allowed(String name, List<Integer> values) implements Serializable {}
@@ -86,32 +85,5 @@ class SerializationFilterTest {
         .isInstanceOf(InvalidClassException.class);
     assertThat(read(serialize(new Allowed("b", List.of())), null))
         .isEqualTo(new Allowed("b", List.of()));
-  }
-
-  @Test
-  void hazelcastsOwnFilterHasTheSameListWithoutItsBroaderDefaults() {
-    SerializationClassNameFilter hazelcast =
-        new SerializationClassNameFilter(SerializationFilter.hazelcast());
-    hazelcast.filter("java.util.HashMap");
-    hazelcast.filter("io.vertx.core.json.JsonObject");
-    hazelcast.filter("com.hazelcast.cluster.Address");
-    hazelcast.filter("dev.pier.model.ServiceKey");
-    // Hazelcast's defaults would allow every class whose name starts with "java".
-    assertThatThrownBy(() -> hazelcast.filter("javax.management.BadAttributeValueExpException"))
-        .isInstanceOf(SecurityException.class);
-    assertThatThrownBy(() -> hazelcast.filter("java.rmi.server.UnicastRemoteObject"))
-        .isInstanceOf(SecurityException.class);
-    assertThatThrownBy(() -> hazelcast.filter("org.apache.commons.collections.Transformer"))
-        .isInstanceOf(SecurityException.class);
-  }
-
-  @Test
-  void theClusterManagerIsConfiguredWithIt() {
-    assertThat(
-            ScaleOutSetup.clusterManager(ScaleOutSetupTest.kubernetes("pier-replicas"), "pier")
-                .getConfig()
-                .getSerializationConfig()
-                .getJavaSerializationFilterConfig())
-        .isEqualTo(SerializationFilter.hazelcast());
   }
 }

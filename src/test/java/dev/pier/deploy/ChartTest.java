@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.tuple;
 import com.marcnuri.helm.Helm;
 import com.marcnuri.helm.LintResult;
 import dev.pier.boot.PierOptions;
-import dev.pier.boot.ScaleOutHazelcast;
+import dev.pier.boot.ScaleOutNodes;
 import dev.pier.config.ConfigLoader;
 import dev.pier.config.ConfigValues;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -471,7 +471,7 @@ class ChartTest {
               assertThat(e.getValueFrom().getFieldRef().getFieldPath()).isEqualTo("status.hostIP");
             });
 
-    // Hazelcast's Kubernetes discovery: a headless Service whose endpoints are every replica,
+    // Discovery through the cluster's DNS: a headless Service whose name lists every replica,
     // ready or not (a replica joins before it is ready).
     Service replicas = named(rendering, Service.class, "pier-replicas");
     assertThat(replicas.getSpec().getClusterIP()).isEqualTo("None");
@@ -479,19 +479,16 @@ class ChartTest {
     assertThat(replicas.getSpec().getSelector()).isEqualTo(podLabels);
     ServicePort port = replicas.getSpec().getPorts().get(0);
     assertThat(replicas.getSpec().getPorts()).hasSize(1);
-    assertThat(port.getName()).isEqualTo("hazelcast");
+    assertThat(port.getName()).isEqualTo("membership");
     assertThat(port.getPort()).isEqualTo(5701);
     assertThat(port.getTargetPort()).isEqualTo(new IntOrString(5701));
 
-    // What Hazelcast 5.3's discovery reads by service name, and the Leases' updates, lists and
-    // deletes (the shard Leases, each replica's own).
+    // The Leases' updates, lists and deletes (the shard Leases, each replica's own); discovery
+    // reads nothing from the API server.
     Role role = named(rendering, Role.class, "pier-scale-out");
     assertThat(role.getRules())
         .extracting(ChartTest::rule)
-        .containsExactlyInAnyOrder(
-            "[discovery.k8s.io] endpointslices [] [list]",
-            "[] pods [] [get]",
-            "[coordination.k8s.io] leases [] [update, list, delete]");
+        .containsExactlyInAnyOrder("[coordination.k8s.io] leases [] [update, list, delete]");
     RoleBinding binding = named(rendering, RoleBinding.class, "pier-scale-out");
     assertThat(binding.getRoleRef().getName()).isEqualTo("pier-scale-out");
     assertThat(binding.getSubjects())
@@ -554,7 +551,7 @@ class ChartTest {
     Container c = d.getSpec().getTemplate().getSpec().getContainers().get(0);
     assertThat(c.getPorts())
         .extracting(ContainerPort::getName, ContainerPort::getContainerPort)
-        .contains(tuple("hazelcast", 5701), tuple("eventbus", 5711));
+        .contains(tuple("membership", 5701), tuple("eventbus", 5711));
     // The event bus's TLS: the chart's Secret, mounted where pier.yaml says.
     assertThat(c.getVolumeMounts())
         .anySatisfy(
@@ -608,7 +605,7 @@ class ChartTest {
             PierOptions.SCALE_OUT_TLS_KEY_FILE.envName(), mounted.resolve("tls.key").toString(),
             PierOptions.SCALE_OUT_TLS_CA_FILE.envName(), mounted.resolve("ca.crt").toString());
     ConfigValues mountedConfig = new ConfigLoader(PierOptions.ALL, env::get).load(file);
-    ScaleOutHazelcast.checkTls(mountedConfig);
+    ScaleOutNodes.checkTls(mountedConfig);
     java.security.cert.X509Certificate cert =
         (java.security.cert.X509Certificate)
             java.security.cert.CertificateFactory.getInstance("X.509")

@@ -154,15 +154,13 @@ class ManifestsTest {
         .satisfies(p -> assertThat(p.getPort()).isEqualTo(5701));
     assertThat(Manifests.one(file, NetworkPolicy.class).getSpec().getPodSelector().getMatchLabels())
         .isEqualTo(podLabels);
-    // Nothing cluster-wide; discovery lists EndpointSlices and reads no deprecated Endpoints.
+    // Nothing cluster-wide, and only Leases: discovery asks the cluster's DNS, not the API.
     assertThat(Manifests.objects(file))
         .noneMatch(o -> o instanceof ClusterRole || o instanceof ClusterRoleBinding)
         .allSatisfy(o -> assertThat(o.getMetadata().getNamespace()).isEqualTo("pier"));
     assertThat(Manifests.one(file, Role.class).getRules())
-        .noneMatch(r -> r.getResources().contains("endpoints"))
-        .filteredOn(r -> r.getResources().contains("endpointslices"))
         .singleElement()
-        .satisfies(r -> assertThat(r.getVerbs()).containsExactly("list"));
+        .satisfies(r -> assertThat(r.getResources()).containsExactly("leases"));
     assertThat(Manifests.one(file, RoleBinding.class).getSubjects())
         .singleElement()
         .satisfies(s -> assertThat(s.getName()).isEqualTo(pod(d).getServiceAccountName()));

@@ -3,24 +3,15 @@ package dev.pier.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.hazelcast.config.Config;
-import com.hazelcast.core.Hazelcast;
-import com.hazelcast.core.HazelcastInstance;
 import dev.pier.boot.PierOptions;
-import dev.pier.boot.ScaleOutHazelcast;
-import dev.pier.shards.ScaleOutOptions;
 import dev.pier.testkit.FreePorts;
 import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.Kubectl;
 import dev.pier.testkit.RealKubeApiServer;
 import dev.pier.testkit.ScaleOutCredentials;
-import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,10 +21,9 @@ import org.junit.jupiter.api.Test;
 /**
  * Scale-out run with the identity of the shipped ServiceAccount, bound by the base {@code
  * rbac.yaml} plus the add-on {@code scale-out.yaml} and nothing else: Pier takes, renews and
- * releases its shard Leases, and a Hazelcast member configured as Pier configures a replica runs
- * its Kubernetes discovery through the add-on's headless Service. The audit log then shows that
- * nothing was denied, that nothing beyond the two files was used and every permission of the add-on
- * was; and the add-on grants nothing outside Pier's namespace.
+ * releases its shard Leases and its replica Lease. The audit log then shows that nothing was
+ * denied, that nothing beyond the two files was used and every permission of the add-on was; and
+ * the add-on grants nothing outside Pier's namespace.
  */
 @RealKubeApiServer(
     auditLog = true,
@@ -50,25 +40,11 @@ class ScaleOutRbacTest {
   private static final Path ADD_ON = Manifests.DIR.resolve("scale-out.yaml");
 
   @Test
-  void baseAndScaleOutAddOnAreEnoughForShardLeasesAndDiscoveryAndGrantNothingUnused(
-      KubeApiServer kube) throws IOException {
+  void baseAndScaleOutAddOnAreEnoughForTheLeasesAndGrantNothingUnused(KubeApiServer kube)
+      throws IOException {
     Kubectl kubectl = new Kubectl(kube);
     kubectl.check("apply", "-f", Manifests.DIR.resolve("namespace.yaml").toString());
     kubectl.check("apply", "-f", BASE.toString(), "-f", ADD_ON.toString());
-    String service = Manifests.one(ADD_ON, Service.class).getMetadata().getName();
-    // No endpoint-slice controller runs here, and the API server refuses loopback addresses in
-    // EndpointSlices: the Service's slice without endpoints, so the member starts alone.
-    kube.client()
-        .resource(
-            new EndpointSliceBuilder()
-                .withNewMetadata()
-                .withName(service + "-slice")
-                .withNamespace(NS)
-                .withLabels(Map.of("kubernetes.io/service-name", service))
-                .endMetadata()
-                .withAddressType("IPv4")
-                .build())
-        .create();
     Set<String> granted = RbacAudit.granted(ADD_ON);
 
     int port = FreePorts.take();
@@ -76,13 +52,6 @@ class ScaleOutRbacTest {
       await()
           .atMost(InProcessPier.CONVERGE)
           .until(() -> RbacAudit.used(kube, USER).contains("coordination.k8s.io/leases:update"));
-    }
-    HazelcastInstance member =
-        Hazelcast.newHazelcastInstance(member(kube, service, FreePorts.take()));
-    try {
-      assertThat(member.getCluster().getMembers()).hasSize(1);
-    } finally {
-      member.shutdown();
     }
 
     await()
@@ -93,12 +62,12 @@ class ScaleOutRbacTest {
     assertThat(RbacAudit.granted(BASE, ADD_ON))
         .as("what rbac.yaml and scale-out.yaml grant")
         .containsAll(RbacAudit.used(kube, USER));
-    // Only in Pier's namespace, and only what discovery reads.
-    assertThat(canI(kubectl, "list", "endpointslices.discovery.k8s.io", NS)).isEqualTo("yes");
-    assertThat(canI(kubectl, "list", "endpointslices.discovery.k8s.io", "default")).isEqualTo("no");
-    assertThat(canI(kubectl, "get", "endpoints/" + service, NS)).isEqualTo("no");
+    // Only Leases, only in Pier's namespace: discovery asks the cluster's DNS, not the API.
+    assertThat(canI(kubectl, "list", "endpointslices.discovery.k8s.io", NS)).isEqualTo("no");
+    assertThat(canI(kubectl, "get", "endpoints", NS)).isEqualTo("no");
     assertThat(canI(kubectl, "list", "pods", NS)).isEqualTo("no");
     assertThat(canI(kubectl, "get", "pods", "default")).isEqualTo("no");
+    assertThat(canI(kubectl, "update", "leases.coordination.k8s.io", NS)).isEqualTo("yes");
     assertThat(canI(kubectl, "update", "leases.coordination.k8s.io", "default")).isEqualTo("no");
   }
 
@@ -131,37 +100,5 @@ class ScaleOutRbacTest {
     env.put(PierOptions.SCALE_OUT_EVENT_BUS_PORT.envName(), "0");
     env.putAll(ScaleOutCredentials.shared().env());
     return env;
-  }
-
-  /**
-   * Pier's Hazelcast configuration of a replica with scaleOut.kubernetesService, pointed at the
-   * test API server with the ServiceAccount's token (in a pod, Hazelcast reads both from the
-   * mounted ServiceAccount).
-   */
-  private static Config member(KubeApiServer kube, String service, int port) throws IOException {
-    Duration second = Duration.ofSeconds(1);
-    Config config =
-        ScaleOutHazelcast.config(
-            new ScaleOutOptions(
-                ScaleOutOptions.DEFAULT_SHARDS,
-                "pier-discovery",
-                "127.0.0.1",
-                port,
-                List.of(),
-                service,
-                second.multipliedBy(2),
-                second.multipliedBy(4),
-                second.multipliedBy(3),
-                second,
-                0),
-            NS);
-    config
-        .getNetworkConfig()
-        .getJoin()
-        .getKubernetesConfig()
-        .setProperty("kubernetes-master", kube.url())
-        .setProperty("api-token", TOKEN)
-        .setProperty("ca-certificate", Files.readString(kube.caCertificate()));
-    return config;
   }
 }

@@ -30,6 +30,24 @@ class RecordDiffTest {
   }
 
   @Test
+  void switchingToAndFromLuaRecordsReplacesTheOwnRrsetOfTheOtherType() {
+    RecordSet lua = rs(N, "LUA", "me", "A \"pickwrandom({{3,'10.0.0.1'},{1,'10.0.0.2'}})\"");
+    var r = diff(Map.of(N, List.of(lua)), Map.of(N, List.of(rs(N, "A", "me", "10.0.0.1"))));
+    assertThat(r.changes().deletes()).containsExactly(rs(N, "A", "me", "10.0.0.1"));
+    assertThat(r.changes().replaces()).containsExactly(lua);
+    var back = diff(Map.of(N, List.of(rs(N, "A", "me", "10.0.0.1"))), Map.of(N, List.of(lua)));
+    assertThat(back.changes().deletes()).containsExactly(lua);
+  }
+
+  @Test
+  void aForeignLuaRecordIsInTheWayOfAddresses() {
+    RecordSet foreign = rs(N, "LUA", null, "A \"ifportup(443, {'192.0.2.1'})\"");
+    var r = diff(Map.of(N, List.of(rs(N, "A", "me", "10.0.0.1"))), Map.of(N, List.of(foreign)));
+    assertThat(r.changes().isEmpty()).isTrue();
+    assertThat(r.conflicts()).singleElement().satisfies(c -> assertThat(c.name()).isEqualTo(N));
+  }
+
+  @Test
   void newNamesAreReplaced() {
     var r = diff(Map.of(N, List.of(rs(N, "A", "me", "10.0.0.1"))), Map.of());
     assertThat(r.changes().deletes()).isEmpty();

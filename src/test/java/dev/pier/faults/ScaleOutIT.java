@@ -35,14 +35,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Scale-out on loopback: three Pier processes form one cluster (Hazelcast, a static member list),
- * share eight shards through their Leases, and program a webhook stand-in, each through a proxy of
- * its own so that every provider request is known by its sender; each authenticates as its own
- * user, so the API server's audit log tells their writes apart. Checked in one run: each shard's
- * writes come from one replica; a replica killed with SIGKILL has its shards taken within the
- * documented bound and every Service converges; a replica stopped (SIGSTOP) past its Leases and let
- * go on sends no Service write and no provider request for a shard before it holds that shard's
- * Lease again.
+ * Scale-out on loopback: three Pier processes form one cluster (JGroups on mutual TLS, a static
+ * member list), share eight shards through their Leases, and program a webhook stand-in, each
+ * through a proxy of its own so that every provider request is known by its sender; each
+ * authenticates as its own user, so the API server's audit log tells their writes apart. Checked in
+ * one run: each shard's writes come from one replica; a replica killed with SIGKILL has its shards
+ * taken within the documented bound and every Service converges; a replica stopped (SIGSTOP) past
+ * its Leases and let go on sends no Service write and no provider request for a shard before it
+ * holds that shard's Lease again.
  */
 @RealKubeApiServer(
     auditLog = true,

@@ -3,7 +3,7 @@ package dev.pier.scaleout;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.pier.boot.ScaleOutHazelcast;
+import dev.pier.boot.ScaleOutNodes;
 import dev.pier.shards.Rendezvous;
 import dev.pier.shards.ScaleOutOptions;
 import dev.pier.shards.ShardMap;
@@ -103,6 +103,7 @@ class ScaleOutTrustTest {
         FreePorts.take(),
         List.of("127.0.0.1:" + replicaPort),
         "",
+        ScaleOutOptions.DEFAULT_CLUSTER_DOMAIN,
         Duration.ofSeconds(2),
         LEASE,
         Duration.ofSeconds(2),
@@ -112,7 +113,7 @@ class ScaleOutTrustTest {
 
   private static Vertx start(ScaleOutOptions options, ScaleOutCredentials.Material tls)
       throws Exception {
-    return started(ScaleOutHazelcast.node(options, tls));
+    return started(ScaleOutNodes.node(options, tls));
   }
 
   private static Vertx started(Future<Vertx> node) throws Exception {
@@ -162,19 +163,26 @@ class ScaleOutTrustTest {
     List<Vertx> nodes = new ArrayList<>();
     try (InProcessPier pier = replica(leaseNs, port, eventBusPort, kube)) {
       Vertx replica = pier.pier().vertx();
-      Future<Vertx> starting = ScaleOutHazelcast.node(joining(port), null);
-      Future<Vertx> startingPeer =
-          ScaleOutHazelcast.node(joining(port), ScaleOutCredentials.shared());
+      // Three nodes without the credential: the attack that once took shards from the replicas.
+      List<Future<Vertx>> startingRogues = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        startingRogues.add(ScaleOutNodes.node(joining(port), null));
+      }
+      Future<Vertx> starting = startingRogues.get(0);
+      Future<Vertx> startingPeer = ScaleOutNodes.node(joining(port), ScaleOutCredentials.shared());
       Future<Vertx> startingImpostor =
-          ScaleOutHazelcast.impostor(joining(port), ScaleOutCredentials.other(otherCa));
+          ScaleOutNodes.impostor(joining(port), ScaleOutCredentials.other(otherCa));
       Vertx rogue = started(starting);
       nodes.add(rogue);
+      for (Future<Vertx> other : startingRogues.subList(1, startingRogues.size())) {
+        nodes.add(started(other));
+      }
       Vertx peer = started(startingPeer);
       nodes.add(peer);
       Vertx impostor = started(startingImpostor);
       nodes.add(impostor);
-      // Open-source Hazelcast lets them all into the membership (docs/scale-out.md).
-      await().atMost(InProcessPier.CONVERGE).until(() -> members(replica) == 4);
+      // Only the peer with the credential joins the membership; the others stay alone.
+      await().atMost(InProcessPier.CONVERGE).until(() -> members(replica) == 2);
 
       AtomicInteger rogueHeard = new AtomicInteger();
       MessageConsumer<Object> rogueInbox =
@@ -234,10 +242,33 @@ class ScaleOutTrustTest {
       assertThat(impostorHeard.get()).as("messages the impostor received").isZero();
       assertThat(replicaHeard.get()).as("messages the replica received").isEqualTo(heardFromPeer);
 
-      // On the event-bus port: no certificate, no connection; the replicas' certificate, one.
+      assertThat(members(replica)).as("members the replica counts").isEqualTo(2);
+      assertThat(members(rogue)).as("members the rogue counts").isEqualTo(1);
+      await()
+          .atMost(InProcessPier.CONVERGE)
+          .untilAsserted(
+              () -> {
+                Map<Integer, String> holders = holders(kube.client(), leaseNs);
+                assertThat(holders).as("shard Leases held").hasSize(SHARDS);
+                assertThat(new TreeSet<>(holders.values())).as("their holders").hasSize(1);
+              });
+      assertThat(members(impostor)).as("members the impostor counts").isEqualTo(1);
+      await()
+          .atMost(InProcessPier.CONVERGE)
+          .until(() -> gauge(pier, "pier.scale.out.unproven.members") == 1.0);
+      assertThat(gauge(pier, "pier.scale.out.replicas")).as("replicas counted").isEqualTo(1.0);
+
+      // On the event-bus and membership ports: no certificate, no connection; the replicas'
+      // certificate, one.
       assertThat(tlsRefused(eventBusPort, null)).as("a client without certificate").isTrue();
       assertThat(tlsRefused(eventBusPort, ScaleOutCredentials.shared()))
           .as("a client with the replicas' certificate")
+          .isFalse();
+      assertThat(tlsAlert(port, null))
+          .as("the membership, to a client without certificate")
+          .isTrue();
+      assertThat(tlsAlert(port, ScaleOutCredentials.shared()))
+          .as("the membership, to a client with the replicas' certificate")
           .isFalse();
     } finally {
       nodes.forEach(ScaleOutTrustTest::close);
@@ -258,10 +289,10 @@ class ScaleOutTrustTest {
   }
 
   /**
-   * Whether the event bus at {@code port} refuses a TLS client that trusts any server and presents
-   * {@code tls}'s certificate, or none: refused when the handshake or the first read fails (with
-   * TLS 1.3 the server's refusal of a client arrives after the client's side of the handshake);
-   * accepted when the read just waits for data.
+   * Whether the event bus or membership at {@code port} refuses a TLS client that trusts any server
+   * and presents {@code tls}'s certificate, or none: refused when the handshake or the first read
+   * fails (with TLS 1.3 the server's refusal of a client arrives after the client's side of the
+   * handshake); accepted when the read just waits for data.
    */
   private static boolean tlsRefused(int port, ScaleOutCredentials.Material tls) throws Exception {
     SSLContext context = SSLContext.getInstance("TLS");
@@ -272,6 +303,28 @@ class ScaleOutTrustTest {
       socket.setSoTimeout(2000);
       socket.startHandshake();
       return socket.getInputStream().read() < 0;
+    } catch (SocketTimeoutException e) {
+      return false;
+    } catch (IOException e) {
+      return true;
+    }
+  }
+
+  /**
+   * Whether the membership at {@code port} ends a TLS client's connection with an alert (the
+   * handshake, or with TLS 1.3 the first read, fails), rather than accepting it: a client that has
+   * the certificate but does not speak JGroups is then closed without one, or left waiting.
+   */
+  private static boolean tlsAlert(int port, ScaleOutCredentials.Material tls) throws Exception {
+    SSLContext context = SSLContext.getInstance("TLS");
+    context.init(tls == null ? null : keyManagers(tls), new TrustManager[] {trustAll()}, null);
+    try (Socket plain = new Socket("127.0.0.1", port);
+        SSLSocket socket =
+            (SSLSocket) context.getSocketFactory().createSocket(plain, "127.0.0.1", port, true)) {
+      socket.setSoTimeout(2000);
+      socket.startHandshake();
+      socket.getInputStream().read();
+      return false;
     } catch (SocketTimeoutException e) {
       return false;
     } catch (IOException e) {
@@ -331,7 +384,7 @@ class ScaleOutTrustTest {
           .until(() -> holders(kube.client(), leaseNs).size() == SHARDS);
       List<Future<Vertx>> joining = new ArrayList<>();
       for (int i = 0; i < 3; i++) {
-        joining.add(ScaleOutHazelcast.node(joining(port), ScaleOutCredentials.shared()));
+        joining.add(ScaleOutNodes.node(joining(port), ScaleOutCredentials.shared()));
       }
       for (Future<Vertx> node : joining) {
         nodes.add(started(node));
@@ -445,6 +498,17 @@ class ScaleOutTrustTest {
             .isLessThan(LEASE.plus(RETRY.multipliedBy(2)).plusSeconds(2));
         assertThat(gauge(pier, "pier.scale.out.replicas")).isEqualTo(1.0);
         assertThat(gauge(pier, "pier.scale.out.unproven.members")).isEqualTo(1.0);
+
+        // Ten lease durations unrenewed: the dead replica's own Lease is deleted, and only that.
+        String deadLease = "pier-replica-" + otherNode;
+        String ownLease = "pier-replica-" + self;
+        await()
+            .atMost(LEASE.multipliedBy(10).plus(RETRY.multipliedBy(2)).plusSeconds(10))
+            .pollInterval(Duration.ofMillis(500))
+            .until(() -> client.leases().inNamespace(leaseNs).withName(deadLease).get() == null);
+        assertThat(client.leases().inNamespace(leaseNs).withName(ownLease).get())
+            .as("the replica's own Lease")
+            .isNotNull();
       }
       // A replica that stops deletes its Lease.
       assertThat(

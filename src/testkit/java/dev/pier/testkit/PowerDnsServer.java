@@ -1,5 +1,7 @@
 package dev.pier.testkit;
 
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.DatagramSocket;
@@ -99,6 +101,10 @@ public final class PowerDnsServer implements AutoCloseable {
               "guardian=no",
               "security-poll-suffix=",
               "loglevel=4",
+              // LUA records (the weighted and views strategies) and EDNS Client Subnet, as
+              // docs/dns.md documents them.
+              "enable-lua-records=yes",
+              "edns-subnet-processing=yes",
               ""));
       PowerDnsServer server = new PowerDnsServer(dir, dnsPort, webPort, key);
       server.start();
@@ -238,6 +244,18 @@ public final class PowerDnsServer implements AutoCloseable {
     if (r.statusCode() != 204) {
       throw new IllegalStateException("writing " + name + ": " + r.statusCode() + " " + r.body());
     }
+  }
+
+  /** A counter of the server's statistics ({@code udp-queries}, ...), or -1 when absent. */
+  public long statistic(String name) {
+    JsonArray stats = new JsonArray(api("GET", "/statistics?statistic=" + name, null).body());
+    for (Object o : stats) {
+      JsonObject s = (JsonObject) o;
+      if (name.equals(s.getString("name"))) {
+        return Long.parseLong(String.valueOf(s.getValue("value")));
+      }
+    }
+    return -1;
   }
 
   /** The zone as the API returns it (JSON text with every rrset and its comments). */

@@ -48,6 +48,7 @@ public final class PowerDnsProvider implements DnsProvider {
   private final PowerDnsOptions options;
   private final String base;
   private final RequestFence fence;
+  private volatile Boolean luaRecords;
 
   public PowerDnsProvider(Vertx vertx, PowerDnsOptions options) {
     this(vertx, options, RequestFence.OPEN);
@@ -141,6 +142,36 @@ public final class PowerDnsProvider implements DnsProvider {
             options.getAnswerLimit(),
             "update " + zone.name())
         .mapEmpty();
+  }
+
+  /**
+   * True when the server's {@code enable-lua-records} is on (its configuration, read once through
+   * the API): LUA records answer per query only then.
+   */
+  @Override
+  public Future<Boolean> answersPerQuery() {
+    Boolean known = luaRecords;
+    if (known != null) {
+      return Future.succeededFuture(known);
+    }
+    return send(request(HttpMethod.GET, "/config", Map.of()), null, inventory(), "read config")
+        .map(
+            r -> {
+              boolean on = luaRecordsEnabled(r.body().toJsonArray());
+              luaRecords = on;
+              return on;
+            });
+  }
+
+  /** Whether a {@code GET /config} answer has {@code enable-lua-records} on. */
+  static boolean luaRecordsEnabled(io.vertx.core.json.JsonArray config) {
+    for (Object o : config) {
+      if (o instanceof JsonObject s && "enable-lua-records".equals(s.getString("name"))) {
+        String v = String.valueOf(s.getValue("value")).trim();
+        return v.equals("yes") || v.equals("true") || v.equals("shared");
+      }
+    }
+    return false;
   }
 
   /** The PATCH body: every delete first, then every replace with Pier's owner comment. */

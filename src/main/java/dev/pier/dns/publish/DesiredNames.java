@@ -1,5 +1,6 @@
 package dev.pier.dns.publish;
 
+import dev.pier.dns.AnswerPolicy;
 import dev.pier.dns.DesiredRecords;
 import dev.pier.dns.DnsNames;
 import dev.pier.dns.RecordSet;
@@ -32,6 +33,7 @@ record DesiredNames(
 
   /**
    * @param zone the zone's name; names outside it or the domain filter are not Pier's to write
+   * @param policy how the names answer (strategy and TTLs)
    * @param mark the owner mark the records carry
    * @param before the names holding the Service's records now
    */
@@ -41,11 +43,12 @@ record DesiredNames(
       String zone,
       ServiceKey key,
       List<ServingCluster> serving,
+      AnswerPolicy policy,
       String mark,
       Set<String> before) {
     Map<String, List<RecordSet>> desired = new LinkedHashMap<>();
     Map<String, String> invalid = new LinkedHashMap<>();
-    DesiredRecords.compute(names, key.namespace(), key.name(), serving, options.getTtl(), mark)
+    DesiredRecords.compute(names, key.namespace(), key.name(), serving, policy, mark)
         .forEach(
             (name, sets) -> {
               if (!manages(zone, options.getDomainFilter(), name)) {

@@ -1,5 +1,7 @@
 package dev.pier.dns.publish;
 
+import dev.pier.dns.AnswerDecision;
+import dev.pier.dns.AnswerPolicy;
 import dev.pier.dns.ClusterLocation;
 import dev.pier.dns.DnsException;
 import dev.pier.dns.DnsNames;
@@ -20,6 +22,7 @@ import dev.pier.queue.WorkResult;
 import io.fabric8.kubernetes.api.model.Service;
 import io.vertx.core.Future;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -54,6 +57,7 @@ public final class DnsPublisher implements DnsSync {
   private final ClusterLocator locator;
   private final ServingClusterResolver addresses;
   private final RecordWriter writer;
+  private final AnswerDecision.Limits limits;
 
   public DnsPublisher(
       DnsProvider provider, DnsOptions options, ServiceFilter filter, HostnameResolver resolver) {
@@ -66,6 +70,13 @@ public final class DnsPublisher implements DnsSync {
     this.locator = new ClusterLocator(options);
     this.addresses = new ServingClusterResolver(resolver);
     this.writer = new RecordWriter(provider, options.getOwnerId(), inventory);
+    this.limits =
+        new AnswerDecision.Limits(
+            options.getTtl(),
+            options.getMinTtl(),
+            options.getMaxTtl(),
+            options.getWeightedTtl(),
+            options.getViews());
   }
 
   public DnsNames names() {
@@ -130,8 +141,20 @@ public final class DnsPublisher implements DnsSync {
     boolean wanted = wantsDns(cluster.name(), svc) && !status.isEmpty();
     ServiceRef service = svc == null ? ServiceRef.of(key, null) : Views.ref(cluster.name(), svc);
     ObjectRef ref = svc == null ? null : ObjectRef.of(service);
+    // A Service that is not federated has one cluster behind its names: only its TTL applies.
+    Map<String, String> ttlOnly =
+        wanted
+                && svc.getMetadata().getAnnotations() != null
+                && svc.getMetadata().getAnnotations().containsKey(AnswerDecision.TTL)
+            ? Map.of(AnswerDecision.TTL, svc.getMetadata().getAnnotations().get(AnswerDecision.TTL))
+            : Map.of();
     return publish(
-        cluster, key, service, ref, wanted ? serving(cluster, key, service, ref, status) : null);
+        cluster,
+        key,
+        service,
+        ref,
+        wanted ? serving(cluster, key, service, ref, status) : null,
+        ttlOnly);
   }
 
   /**
@@ -152,12 +175,39 @@ public final class DnsPublisher implements DnsSync {
     boolean wanted = eligibility.wantsFederatedDns(svc, federated);
     ServiceRef service = svc == null ? ServiceRef.of(key, null) : Views.ref(host.name(), svc);
     ObjectRef ref = svc == null ? null : ObjectRef.of(service);
+    Map<String, String> annotations =
+        wanted && svc.getMetadata().getAnnotations() != null
+            ? svc.getMetadata().getAnnotations()
+            : Map.of();
     return publish(
         host,
         key,
         service,
         ref,
-        wanted ? Future.all(serving).map(all -> all.<ServingCluster>list()) : null);
+        wanted ? Future.all(serving).map(all -> all.<ServingCluster>list()) : null,
+        annotations);
+  }
+
+  /**
+   * How the Service's names answer, from its annotations ({@link AnswerDecision}); what it cannot
+   * follow is reported on it. Asks the backend whether it answers per query only when a strategy
+   * needs that.
+   */
+  private Future<AnswerPolicy> answers(
+      ClusterAccess cluster, ServiceRef service, ObjectRef ref, Map<String, String> annotations) {
+    if (annotations.isEmpty()) {
+      return Future.succeededFuture(AnswerPolicy.roundRobin(options.getTtl()));
+    }
+    Future<Boolean> perQuery =
+        AnswerDecision.wantsPerQuery(annotations)
+            ? provider.answersPerQuery()
+            : Future.succeededFuture(false);
+    return perQuery.map(
+        lua -> {
+          AnswerDecision.Result r = AnswerDecision.decide(annotations, limits, lua);
+          DnsReports.answers(cluster, service, ref, r.warnings());
+          return r.policy();
+        });
   }
 
   /** The cluster's region and zones, from its nodes or the configuration. */
@@ -193,19 +243,26 @@ public final class DnsPublisher implements DnsSync {
     return servingCluster(location, status.ingress(), healthy).map(List::of);
   }
 
-  /** Applies the names {@code serving} asks for (none when null), reporting what went wrong. */
+  /**
+   * Applies the names {@code serving} asks for (none when null), answering as the Service's {@code
+   * annotations} say, reporting what went wrong.
+   */
   private Future<WorkResult> publish(
       ClusterAccess cluster,
       ServiceKey key,
       ServiceRef service,
       ObjectRef ref,
-      Future<List<ServingCluster>> serving) {
+      Future<List<ServingCluster>> serving,
+      Map<String, String> annotations) {
     RecordWriter.Target target = new RecordWriter.Target(cluster, key.objectKey(), service, ref);
     return initialize()
         .compose(
             zone ->
                 (serving != null ? serving : Future.succeededFuture(List.<ServingCluster>of()))
-                    .compose(s -> apply(target, zone, key, s)))
+                    .compose(
+                        s ->
+                            answers(cluster, service, ref, annotations)
+                                .compose(p -> apply(target, zone, key, s, p))))
         .recover(
             e -> {
               DnsReports.failed(cluster, service, ref, e);
@@ -221,11 +278,22 @@ public final class DnsPublisher implements DnsSync {
    * their records, and the key is retried with backoff until they are known.
    */
   private Future<WorkResult> apply(
-      RecordWriter.Target t, DnsZone zone, ServiceKey key, List<ServingCluster> serving) {
+      RecordWriter.Target t,
+      DnsZone zone,
+      ServiceKey key,
+      List<ServingCluster> serving,
+      AnswerPolicy policy) {
     String mark = RecordSet.ownerMark(options.getOwnerId(), t.cluster().identity().uid());
     DesiredNames plan =
         DesiredNames.of(
-            names, options, zone.name(), key, serving, mark, inventory.owned(t.objectKey()));
+            names,
+            options,
+            zone.name(),
+            key,
+            serving,
+            policy,
+            mark,
+            inventory.owned(t.objectKey()));
     DnsReports.invalid(t.cluster(), t.service(), t.ref(), plan.invalid());
     Future<WorkResult> applied = writer.write(t, zone, plan, mark);
     if (plan.unknown().isEmpty()) {

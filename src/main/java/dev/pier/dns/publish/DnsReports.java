@@ -1,5 +1,6 @@
 package dev.pier.dns.publish;
 
+import dev.pier.dns.AnswerDecision;
 import dev.pier.dns.ChangeSet;
 import dev.pier.dns.DnsException;
 import dev.pier.dns.RecordDiff;
@@ -25,6 +26,27 @@ final class DnsReports {
   private static final ServiceLog serviceLog = ServiceLog.of(DnsPublisher.class);
 
   private DnsReports() {}
+
+  /** Annotation values a Service's names do not follow, each naming the field and the value. */
+  static void answers(
+      ClusterAccess cluster,
+      ServiceRef service,
+      ObjectRef ref,
+      List<AnswerDecision.Warning> warnings) {
+    for (AnswerDecision.Warning w : warnings) {
+      serviceLog.warn(service, "DNS answers: {}", w.message());
+      if (ref != null) {
+        cluster
+            .events()
+            .warning(
+                ref,
+                w.problem() == AnswerDecision.Problem.UNSUPPORTED
+                    ? EventReasons.DNS_STRATEGY_UNSUPPORTED
+                    : EventReasons.INVALID_DNS_ANNOTATION,
+                w.message());
+      }
+    }
+  }
 
   /** The names a change set changed. */
   static void updated(ClusterAccess cluster, ServiceRef service, ObjectRef ref, ChangeSet done) {

@@ -5,6 +5,7 @@ import dev.pier.federation.members.Member;
 import dev.pier.federation.members.Members;
 import dev.pier.model.Addresses;
 import dev.pier.model.ServiceKey;
+import dev.pier.shards.ShardHolders;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -16,6 +17,7 @@ import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.UUID;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -128,22 +130,67 @@ final class CopyExchange {
 
   /** The copy as the member's owner sees it; fails when it cannot say now. */
   Future<CopyState> read(Member member, String namespace, String name) {
-    return vertx
-        .eventBus()
-        .<JsonObject>request(
-            Addresses.federationCopies(member.name()),
-            new JsonObject().put("namespace", namespace).put("name", name),
-            deadline())
-        .map(reply -> CopyState.fromJson(reply.body()));
+    return ask(member.name(), new JsonObject().put("namespace", namespace).put("name", name))
+        .map(CopyState::fromJson);
   }
 
   /** How many copies Pier owns in the member, as its owner sees them; fails when it cannot say. */
   Future<Integer> ownedCopies(String member) {
+    return ask(member, new JsonObject().put("count", true))
+        .map(answer -> answer.getInteger("owned"));
+  }
+
+  /**
+   * Asks the owner of {@code member}'s shard, and believes only an answer sealed by the holder of
+   * that shard's Lease as this replica last read it: any other fails, as an unknown copy does.
+   */
+  private Future<JsonObject> ask(String member, JsonObject question) {
+    String nonce = UUID.randomUUID().toString();
     return vertx
         .eventBus()
         .<JsonObject>request(
-            Addresses.federationCopies(member), new JsonObject().put("count", true), deadline())
-        .map(reply -> reply.body().getInteger("owned"));
+            Addresses.federationCopies(member), question.put("nonce", nonce), deadline())
+        .compose(reply -> opened(member, nonce, reply.body()));
+  }
+
+  private Future<JsonObject> opened(String member, String nonce, JsonObject sealed) {
+    String answer = sealed.getString("answer");
+    ShardHolders holders = shards.holders();
+    if (answer == null
+        || (holders != null
+            && !holders.fromHolder(
+                shards.memberShard(member),
+                sealed.getString("replica"),
+                nonce,
+                answer,
+                sealed.getString("seal")))) {
+      log.warn(
+          "An answer about member {}'s copies from '{}' is not sealed by the holder of its shard"
+              + " as last read: taken as unknown",
+          member,
+          sealed.getString("replica"));
+      return Future.failedFuture(
+          "the answer about member " + member + " is not from the holder of its shard");
+    }
+    try {
+      return Future.succeededFuture(new JsonObject(answer));
+    } catch (RuntimeException e) {
+      return Future.failedFuture("the answer about member " + member + " is not JSON");
+    }
+  }
+
+  /** The answer to a question about {@code member}, sealed with this replica's key. */
+  private JsonObject sealed(String member, Message<JsonObject> question, JsonObject answer) {
+    String text = answer.encode();
+    JsonObject sealed = new JsonObject().put("answer", text);
+    ShardHolders holders = shards.holders();
+    if (holders != null) {
+      String nonce = question.body().getString("nonce", "");
+      sealed
+          .put("replica", holders.identity())
+          .put("seal", holders.seal(nonce, shards.memberShard(member), text));
+    }
+    return sealed;
   }
 
   void close() {
@@ -161,7 +208,7 @@ final class CopyExchange {
     if (member == null) {
       // Forgotten here: it left and its copies were drained (or given up on).
       if (count) {
-        m.reply(new JsonObject().put("owned", 0));
+        m.reply(sealed(name, m, new JsonObject().put("owned", 0)));
       } else {
         m.fail(UNKNOWN, "member " + name + " is not in the federation here");
       }
@@ -172,7 +219,7 @@ final class CopyExchange {
         m.fail(NOT_OWNER, notRead(member));
         return;
       }
-      m.reply(new JsonObject().put("owned", local.owned(member)));
+      m.reply(sealed(name, m, new JsonObject().put("owned", local.owned(member))));
       return;
     }
     String namespace = m.body().getString("namespace");
@@ -185,7 +232,7 @@ final class CopyExchange {
       m.fail(NOT_OWNER, notRead(member));
       return;
     }
-    m.reply(local.state(member, namespace, svc).toJson());
+    m.reply(sealed(name, m, local.state(member, namespace, svc).toJson()));
   }
 
   /**

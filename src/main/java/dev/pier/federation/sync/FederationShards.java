@@ -1,5 +1,6 @@
 package dev.pier.federation.sync;
 
+import dev.pier.shards.ShardHolders;
 import dev.pier.shards.ShardMap;
 import java.util.function.IntPredicate;
 
@@ -13,20 +14,35 @@ import java.util.function.IntPredicate;
 public final class FederationShards {
   private final ShardMap map;
   private final IntPredicate holds;
+  private final ShardHolders holders;
 
-  private FederationShards(ShardMap map, IntPredicate holds) {
+  private FederationShards(ShardMap map, IntPredicate holds, ShardHolders holders) {
     this.map = map;
     this.holds = holds;
+    this.holders = holders;
   }
 
   /** One process runs the whole federation. */
   public static FederationShards whole() {
-    return new FederationShards(null, shard -> true);
+    return new FederationShards(null, shard -> true, null);
   }
 
-  /** Scale-out: the shards of {@code map}, held where {@code holds} says. */
-  public static FederationShards divided(ShardMap map, IntPredicate holds) {
-    return new FederationShards(map, holds);
+  /**
+   * Scale-out: the shards of {@code map}, held where {@code holds} says; answers between replicas
+   * sealed and checked with {@code holders}.
+   */
+  public static FederationShards divided(ShardMap map, IntPredicate holds, ShardHolders holders) {
+    return new FederationShards(map, holds, holders);
+  }
+
+  /** Who holds which shard, to seal and check answers between replicas; null in one process. */
+  ShardHolders holders() {
+    return holders;
+  }
+
+  /** The shard of the member's side (0 in one process). */
+  int memberShard(String member) {
+    return map == null ? 0 : map.ofMember(member);
   }
 
   public boolean divided() {

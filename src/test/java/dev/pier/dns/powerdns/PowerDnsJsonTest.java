@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pier.dns.ChangeSet;
 import dev.pier.dns.RecordSet;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
 import java.util.List;
@@ -63,5 +64,20 @@ class PowerDnsJsonTest {
     assertThat(key.value()).isEqualTo("s3cr3t-value");
     assertThat(key.toString()).doesNotContain("s3cr3t").contains("MY_KEY");
     assertThatThrownBy(() -> ApiKey.of(" ", "file k")).hasMessageContaining("file k");
+  }
+
+  @Test
+  void luaRecordsAreOnOnlyWhenTheServerSaysSo() {
+    assertThat(
+            PowerDnsProvider.luaRecordsEnabled(
+                new JsonArray(
+                    "[{\"name\":\"api\",\"value\":\"yes\"},"
+                        + "{\"name\":\"enable-lua-records\",\"value\":\"yes\"}]")))
+        .isTrue();
+    assertThat(
+            PowerDnsProvider.luaRecordsEnabled(
+                new JsonArray("[{\"name\":\"enable-lua-records\",\"value\":\"no\"}]")))
+        .isFalse();
+    assertThat(PowerDnsProvider.luaRecordsEnabled(new JsonArray("[]"))).isFalse();
   }
 }

@@ -2,7 +2,9 @@ package dev.pier.dns.publish;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pier.dns.ClusterLocation;
 import dev.pier.dns.DnsNames;
+import dev.pier.dns.ServingCluster;
 import dev.pier.dns.externaldns.ExternalDnsOptions;
 import dev.pier.dns.externaldns.ExternalDnsWebhookProvider;
 import dev.pier.events.EventReasons;
@@ -12,9 +14,12 @@ import dev.pier.model.ServiceKey;
 import dev.pier.policy.ServiceFilter;
 import dev.pier.queue.WorkResult;
 import dev.pier.testkit.ExternalDnsWebhookServer;
+import io.fabric8.kubernetes.api.model.Service;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -100,5 +105,71 @@ class DnsPublisherExternalDnsTest {
     assertThat(server.records())
         .singleElement()
         .satisfies(r -> assertThat(r.getString("dnsName")).isEqualTo("pier-a-" + z1));
+  }
+
+  /**
+   * The webhook cannot answer per query: failover gets its static equivalent, weighted and views
+   * answer round robin with a DNSStrategyUnsupported Warning.
+   */
+  @Test
+  void strategiesGetTheirStaticEquivalentOrAnUnsupportedWarning() throws Exception {
+    DnsOptions options =
+        new DnsOptions()
+            .setZoneName("xd.example")
+            .setFederation("fed")
+            .setOwnerId("me")
+            .setViews(Map.of("eu", List.of("10.1.0.0/16")));
+    DnsPublisher publisher = new DnsPublisher(provider, options, new ServiceFilter(Set.of()), null);
+    DnsPublisherSyncTest.FakeCluster host = new DnsPublisherSyncTest.FakeCluster();
+    ServiceKey key = new ServiceKey("c1", "ns", "web");
+    String global = "web.ns.fed.svc.xd.example";
+    List<Future<ServingCluster>> serving =
+        List.of(
+            Future.succeededFuture(
+                new ServingCluster(
+                    new ClusterLocation("east", "eu", List.of()),
+                    List.of("192.0.2.1"),
+                    List.of(),
+                    true)),
+            Future.succeededFuture(
+                new ServingCluster(
+                    new ClusterLocation("west", "us", List.of()),
+                    List.of("192.0.2.2"),
+                    List.of(),
+                    true)));
+
+    publisher
+        .syncFederated(
+            host,
+            key,
+            annotated(
+                Map.of("pier.dev/dns-strategy", "failover", "pier.dev/dns-failover", "us,eu")),
+            true,
+            serving)
+        .await(20, TimeUnit.SECONDS);
+    assertThat(server.targets(global, "A")).containsExactly("192.0.2.2");
+    assertThat(host.withReason(EventReasons.DNS_STRATEGY_UNSUPPORTED)).isEmpty();
+
+    for (String strategy : List.of("weighted", "views")) {
+      publisher
+          .syncFederated(
+              host,
+              key,
+              annotated(Map.of("pier.dev/dns-strategy", strategy, "pier.dev/dns-weights", "eu=1")),
+              true,
+              serving)
+          .await(20, TimeUnit.SECONDS);
+      assertThat(server.targets(global, "A")).containsExactlyInAnyOrder("192.0.2.1", "192.0.2.2");
+      assertThat(host.withReason(EventReasons.DNS_STRATEGY_UNSUPPORTED))
+          .last()
+          .satisfies(e -> assertThat(e).contains("pier.dev/dns-strategy", strategy));
+    }
+    assertThat(host.withReason(EventReasons.DNS_STRATEGY_UNSUPPORTED)).hasSize(2);
+  }
+
+  private static Service annotated(Map<String, String> annotations) {
+    Service svc = DnsPublisherSyncTest.svc("ns", "web");
+    svc.getMetadata().setAnnotations(annotations);
+    return svc;
   }
 }

@@ -3,8 +3,7 @@ package dev.pier.federation.sync;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.hazelcast.config.Config;
-import com.hazelcast.config.JoinConfig;
+import dev.pier.boot.ScaleOutNodes;
 import dev.pier.federation.CopyState;
 import dev.pier.federation.FederationOptions;
 import dev.pier.federation.members.FakeMembers;
@@ -13,6 +12,9 @@ import dev.pier.federation.members.Members;
 import dev.pier.model.Addresses;
 import dev.pier.model.ServiceKey;
 import dev.pier.reconcile.ReconcileFakes.FakeCluster;
+import dev.pier.shards.ReplySeal;
+import dev.pier.shards.ScaleOutOptions;
+import dev.pier.shards.ShardHolders;
 import dev.pier.shards.ShardMap;
 import dev.pier.testkit.FreePorts;
 import dev.pier.testkit.Services;
@@ -20,17 +22,17 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.VertxOptions;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
-import io.vertx.spi.cluster.hazelcast.ConfigUtil;
-import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
+import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -42,11 +44,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The federation's messages between replicas over a real clustered event bus: two Vert.x instances
- * joined through Hazelcast on loopback, one owning member east, the other reading its copies and
- * telling it of changes, as a host's owner and a member's owner do under scale-out. The bus is
- * shared by the methods (a cluster takes seconds to form), so each method names its own member, and
- * hence its own copies address; the one fixed address, that of changes, is left without a handler
- * after each method.
+ * joined through the replicas' membership on loopback, one owning member east, the other reading
+ * its copies and telling it of changes, as a host's owner and a member's owner do under scale-out.
+ * The bus is shared by the methods (a cluster takes seconds to form), so each method names its own
+ * member, and hence its own copies address; the one fixed address, that of changes, is left without
+ * a handler after each method.
  */
 class CopyExchangeTest {
   private static final ShardMap MAP = new ShardMap(8);
@@ -201,10 +203,81 @@ class CopyExchangeTest {
   }
 
   private CopyExchange exchange(Vertx vertx, Members members, boolean owns) {
+    return exchange(vertx, members, owns, "replica-a");
+  }
+
+  /**
+   * An exchange on {@code vertx}: its replica is replica-a on the owner's instance and replica-b on
+   * the other's, and the Leases it last read say {@code holder} holds every shard.
+   */
+  private CopyExchange exchange(Vertx vertx, Members members, boolean owns, String holder) {
+    boolean a = vertx == owner;
+    ShardHolders holders = new ShardHolders(a ? "replica-a" : "replica-b", a ? KEY_A : KEY_B);
+    Map<Integer, String> held = new HashMap<>();
+    for (int shard = 0; shard < MAP.count(); shard++) {
+      held.put(shard, holder);
+    }
+    holders.update(held, Map.of("replica-a", Set.of(KEY_A), "replica-b", Set.of(KEY_B)));
     CopyExchange exchange =
-        new CopyExchange(vertx, members, FederationShards.divided(MAP, shard -> owns), LOCAL);
+        new CopyExchange(
+            vertx, members, FederationShards.divided(MAP, shard -> owns, holders), LOCAL);
     exchanges.add(exchange);
     return exchange;
+  }
+
+  private static final String KEY_A = ReplySeal.newKey();
+  private static final String KEY_B = ReplySeal.newKey();
+
+  /**
+   * An answer is believed only from the holder of the member's shard as the asker last read the
+   * Leases, sealed with a key that holder published: the owner's true answer while the Leases name
+   * another holder, or an answer on the bus that names the holder without its key, is unknown.
+   */
+  @Test
+  void anAnswerNotSealedByTheShardsHolderIsUnknown() throws Exception {
+    Members ownerMembers = members(servingCopy());
+    CopyExchange answering = exchange(owner, ownerMembers, true);
+    answering.answer(east).await(30, TimeUnit.SECONDS);
+    Member member = ownerMembers.get(east);
+
+    CopyExchange readingOtherHolder = exchange(other, members(), false, "replica-b");
+    assertThat(cause(readingOtherHolder.read(member, "ns", "web")))
+        .as("a true answer from a replica the Leases do not name")
+        .hasMessageContaining("not from the holder of its shard");
+    assertThat(cause(exchange(other, members(), false).read(member, "ns", "web")))
+        .as("the same answer from the holder")
+        .isNull();
+    answering.stopAnswering(east);
+
+    MessageConsumer<JsonObject> forger =
+        owner
+            .eventBus()
+            .<JsonObject>consumer(
+                copies(east),
+                m -> {
+                  String forged = new JsonObject().put("owned", 7).put("namespace", "ns").encode();
+                  m.reply(
+                      new JsonObject()
+                          .put("answer", forged)
+                          .put("replica", "replica-a")
+                          .put(
+                              "seal",
+                              ReplySeal.seal(
+                                  ReplySeal.newKey(),
+                                  m.body().getString("nonce"),
+                                  MAP.ofMember(east),
+                                  forged)));
+                });
+    forger.completion().await(30, TimeUnit.SECONDS);
+    try {
+      CopyExchange reading = exchange(other, members(), false);
+      assertThat(cause(reading.ownedCopies(east)))
+          .as("an answer naming the holder, sealed with another key")
+          .hasMessageContaining("not from the holder of its shard");
+      assertThat(cause(reading.read(member, "ns", "web"))).isNotNull();
+    } finally {
+      forger.unregister().await(30, TimeUnit.SECONDS);
+    }
   }
 
   /** Every Service there carries the marks; none is proven. */
@@ -247,23 +320,22 @@ class CopyExchangeTest {
         .build();
   }
 
+  /** A clustered node as Pier configures a replica (without its TLS: not what is tested here). */
   private static Future<Vertx> clustered(String name, int port, List<String> peers) {
-    Config hz = ConfigUtil.loadConfig();
-    hz.setClusterName(name);
-    hz.setProperty("hazelcast.logging.type", "slf4j");
-    hz.setProperty("hazelcast.phone.home.enabled", "false");
-    hz.getNetworkConfig().setPort(port).setPortAutoIncrement(false);
-    hz.getNetworkConfig().getInterfaces().setEnabled(true).addInterface("127.0.0.1");
-    hz.setProperty("hazelcast.local.localAddress", "127.0.0.1");
-    JoinConfig join = hz.getNetworkConfig().getJoin();
-    join.getMulticastConfig().setEnabled(false);
-    join.getAutoDetectionConfig().setEnabled(false);
-    join.getTcpIpConfig().setEnabled(true).setMembers(new ArrayList<>(peers));
-    VertxOptions options = new VertxOptions();
-    options.getEventBusOptions().setHost("127.0.0.1").setClusterPublicHost("127.0.0.1").setPort(0);
-    return Vertx.builder()
-        .with(options)
-        .withClusterManager(new HazelcastClusterManager(hz))
-        .buildClustered();
+    return ScaleOutNodes.node(
+        new ScaleOutOptions(
+            32,
+            name,
+            "127.0.0.1",
+            port,
+            peers,
+            "",
+            ScaleOutOptions.DEFAULT_CLUSTER_DOMAIN,
+            Duration.ofSeconds(2),
+            Duration.ofSeconds(3),
+            Duration.ofSeconds(2),
+            Duration.ofMillis(500),
+            0),
+        null);
   }
 }
