@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Provisions what Pier's run and test commands need on a Debian/Ubuntu machine, idempotently:
-# Debian packages (openssl, curl, PowerDNS with sqlite3, dig, prometheus, ...) and, from the pinned
+# Debian packages (openssl, curl, PowerDNS with sqlite3, dig, prometheus, podman, ...), the image's
+# base (scripts/image.sh --base-only) and, from the pinned
 # Go modules in scripts/kube/, kube-apiserver, kubectl and etcd of the current Kubernetes release
 # and of the oldest release Pier supports (versions in scripts/lib/kube-build.sh). Each build takes
 # about a quarter of an hour once on two cores; the binaries are cached under
@@ -33,27 +34,30 @@ command -v pgrep >/dev/null || need_packages+=(procps)
 command -v pdns_server >/dev/null || need_packages+=(pdns-server)
 [ -f /usr/share/pdns-backend-sqlite3/schema/schema.sqlite3.sql ] || need_packages+=(pdns-backend-sqlite3)
 command -v dig >/dev/null || need_packages+=(dnsutils)
-command -v sqlite3 >/dev/null || need_packages+=(sqlite3)
 # DNS strategy tests: a real recursive resolver in front of PowerDNS (the tests start their own on
 # a loopback port; the system service the package enables is switched off again below).
 install_unbound=0
 [ -x /usr/sbin/unbound ] || { need_packages+=(unbound); install_unbound=1; }
+command -v sqlite3 >/dev/null || need_packages+=(sqlite3)
 command -v ip >/dev/null || need_packages+=(iproute2)
 # The monitoring tests run the shipped dashboard and alert expressions on a real Prometheus.
 command -v prometheus >/dev/null || need_packages+=(prometheus)
+# Pier's image (scripts/image.sh, ImageIT): its base root filesystem, and podman to build it.
+command -v mmdebstrap >/dev/null || need_packages+=(mmdebstrap)
+command -v podman >/dev/null || need_packages+=(podman)
 if [ ${#need_packages[@]} -gt 0 ]; then
   log "installing Debian packages: ${need_packages[*]}"
   as_root apt-get update -qq
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${need_packages[@]}" >&2
-fi
-
-# The local provider's dual-stack tests use the IPv6 pool fd00:7069:6572::/112: route it to lo and
-# allow binding addresses no interface has (IPv4's 127.0.0.0/8 needs neither).
   # Only the binary is wanted: the package's own resolver on port 53 (and its resolv.conf hook)
   # must not take over this machine's name resolution.
   if [ "$install_unbound" = 1 ] && command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
     as_root systemctl disable --now unbound.service unbound-resolvconf.service >/dev/null 2>&1 || true
   fi
+fi
+
+# The local provider's dual-stack tests use the IPv6 pool fd00:7069:6572::/112: route it to lo and
+# allow binding addresses no interface has (IPv4's 127.0.0.0/8 needs neither).
 as_root ip -6 route replace local fd00:7069:6572::/112 dev lo
 as_root sysctl -q -w net.ipv6.ip_nonlocal_bind=1
 
@@ -110,6 +114,9 @@ build() {
   rm -rf "$bin" && mkdir -p "$(dirname "$bin")" && mv "$tmp" "$bin"
   log "v$kube cached at $bin in $((SECONDS - started)) s"
 }
+
+# The image's base, from Debian's mirror (ImageIT's fork has no network): a minute the first time.
+as_root "$here/image.sh" --base-only >/dev/null
 
 build "$PIER_K8S_VERSION" "$PIER_ETCD_VERSION" "$PIER_KUBE_DEFAULT_BIN_DIR"
 if [ "${PIER_PROVISION_OLDEST:-1}" != 0 ]; then

@@ -63,8 +63,8 @@ class JvmOptionsTest {
   void everyLauncherReadsTheSharedFlags() throws IOException {
     assertThat(Files.readString(Path.of("scripts/run-local.sh"))).contains("@conf/jvm.options");
     assertThat(Files.readString(Path.of("scripts/bench/run.sh"))).contains("conf/jvm.options");
-    assertThat(Files.readString(Path.of("Dockerfile")))
-        .contains("COPY conf/jvm.options /opt/pier/jvm.options")
+    assertThat(Files.readString(Path.of("scripts/image.sh")))
+        .contains("\"$root/conf/jvm.options\" \"$layer/opt/pier/jvm.options\"")
         .contains("\"@/opt/pier/jvm.options\"");
   }
 
