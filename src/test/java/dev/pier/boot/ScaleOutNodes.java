@@ -3,18 +3,16 @@ package dev.pier.boot;
 import dev.pier.config.ConfigValues;
 import dev.pier.shards.ScaleOutOptions;
 import dev.pier.testkit.ScaleOutCredentials;
+import dev.pier.testkit.TrustAll;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.net.PemKeyCertOptions;
 import java.nio.file.Files;
-import java.security.cert.X509Certificate;
 import java.util.UUID;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManager;
-import javax.net.ssl.X509TrustManager;
 
 /**
  * Clustered Vert.x nodes configured as Pier configures a replica, for tests outside {@code boot}.
@@ -55,8 +53,7 @@ public final class ScaleOutNodes {
               .setCertValue(Buffer.buffer(Files.readAllBytes(tls.cert())))
               .setKeyValue(Buffer.buffer(Files.readAllBytes(tls.key())))
               .getKeyManagerFactory(null);
-      SSLContext trustingAll = SSLContext.getInstance("TLS");
-      trustingAll.init(keys.getKeyManagers(), new TrustManager[] {new TrustAll()}, null);
+      SSLContext trustingAll = TrustAll.context(keys.getKeyManagers());
       return Vertx.builder()
           .with(vertx)
           .withClusterManager(
@@ -66,19 +63,6 @@ public final class ScaleOutNodes {
           .buildClustered();
     } catch (Exception e) {
       return Future.failedFuture(e);
-    }
-  }
-
-  private static final class TrustAll implements X509TrustManager {
-    @Override
-    public void checkClientTrusted(X509Certificate[] chain, String authType) {}
-
-    @Override
-    public void checkServerTrusted(X509Certificate[] chain, String authType) {}
-
-    @Override
-    public X509Certificate[] getAcceptedIssuers() {
-      return new X509Certificate[0];
     }
   }
 }
