@@ -301,6 +301,47 @@ class FederatedDnsTest {
     }
   }
 
+  /**
+   * The host's API server stops answering (frozen): Pier can neither read nor write the host
+   * Services, and no name changes while it is down (a lost host is not a deleted Service); once it
+   * is back, a member's change reaches the names as before.
+   */
+  @Test
+  void theHostApiServerDownKeepsEveryNameAndChangesLandOnceItIsBack() {
+    String ns = host.createNamespace("fed-dns-host-down");
+    FederatedServices.optIn(host.client(), ns);
+    try (InProcessPier pier = startPier()) {
+      host.client().resource(FederatedServices.federated(ns, "cart", Map.of())).create();
+      String eastIp = Services.awaitIngress(east.client(), ns, "cart");
+      String westIp = Services.awaitIngress(west.client(), ns, "cart");
+      FederatedServices.endpointSlice(east.client(), ns, "cart", true);
+      FederatedServices.endpointSlice(west.client(), ns, "cart", true);
+      awaitA(global(ns, "cart"), eastIp, westIp);
+      awaitA(zone(ns, "cart", "us-a", "us"), westIp);
+
+      host.freeze();
+      try {
+        await()
+            .during(Duration.ofSeconds(8))
+            .atMost(Duration.ofSeconds(12))
+            .untilAsserted(
+                () -> {
+                  assertThat(pdns.dig(global(ns, "cart"), "A"))
+                      .containsExactlyInAnyOrder(eastIp, westIp);
+                  assertThat(pdns.dig(region(ns, "cart", "eu"), "A")).containsExactly(eastIp);
+                  assertThat(pdns.dig(zone(ns, "cart", "us-a", "us"), "A")).containsExactly(westIp);
+                });
+      } finally {
+        host.thaw();
+      }
+      FederatedServices.endpointSlice(west.client(), ns, "cart", false);
+      awaitA(global(ns, "cart"), eastIp);
+      awaitCname(region(ns, "cart", "us"), global(ns, "cart"));
+      host.client().services().inNamespace(ns).withName("cart").delete();
+      awaitGone(global(ns, "cart"));
+    }
+  }
+
   /** When the Service's names began to be held (epoch seconds), or -1 when they are not. */
   private static double held(InProcessPier pier, String ns, String name) {
     var gauge =
