@@ -229,6 +229,7 @@ CONFIG
   echo "[pier] opting namespace default in to the federation, applying k8s/examples/hello-federated.yaml to the host"
   kubectl --kubeconfig "$state/host/kubeconfig" label namespace default pier.dev/federation=pier --overwrite >/dev/null
   kubectl --kubeconfig "$state/host/kubeconfig" apply -f k8s/examples/hello-federated.yaml >/dev/null
+  kubectl --kubeconfig "$state/host/kubeconfig" apply -f k8s/examples/steered-federated.yaml >/dev/null
 
   local -A nodeport ip
   for c in east west; do
@@ -255,14 +256,15 @@ CONFIG
     # would, so that the host's annotation lists the member's ingress (ready endpoints only). Only
     # readiness is read from it (traffic goes to the nodePort), and the API server refuses a
     # loopback address there, so it names a pod address.
-    kubectl --kubeconfig "$state/$c/kubeconfig" apply -f - >/dev/null <<SLICE
+    for svc in hello hello-failover hello-weighted; do
+      kubectl --kubeconfig "$state/$c/kubeconfig" apply -f - >/dev/null <<SLICE
 apiVersion: discovery.k8s.io/v1
 kind: EndpointSlice
 metadata:
-  name: hello-local
+  name: $svc-local
   namespace: default
   labels:
-    kubernetes.io/service-name: hello
+    kubernetes.io/service-name: $svc
 addressType: IPv4
 endpoints:
   - addresses: ["10.1.0.1"]
@@ -272,6 +274,7 @@ ports:
     protocol: TCP
     port: 8080
 SLICE
+    done
   done
 
   for c in east west; do
@@ -324,6 +327,30 @@ SLICE
     dns_lines+="[pier]   $digcmd"$'\n'"[pier]     $answer"
   done
 
+  # The steered Services (k8s/examples/steered-federated.yaml): failover's global name answers
+  # west's address (us first); weighted's answers one address per query, east's (eu) about three
+  # times in four.
+  local -A steered
+  for svc in hello-failover hello-weighted; do
+    for c in east west; do
+      steered[$svc-$c]=$(_pier_fed_await "$state/$c/kubeconfig" 120 \
+        get svc "$svc" -o 'jsonpath={.status.loadBalancer.ingress[0].ip}' || true)
+    done
+  done
+  local failover_name="hello-failover.default.pier.svc.$PIER_FEDERATION_DNS_ZONE"
+  local weighted_name="hello-weighted.default.pier.svc.$PIER_FEDERATION_DNS_ZONE"
+  local failover_answer weighted_counts=""
+  failover_answer=$(_pier_fed_await_dns "$PIER_PDNS_DNS_PORT" 60 "$failover_name" \
+    "${steered[hello-failover-west]}" | paste -sd ' ' - || true)
+  _pier_fed_await_dns "$PIER_PDNS_DNS_PORT" 60 "$weighted_name" >/dev/null || true
+  local e=0 w=0 a
+  for _ in $(seq 1 40); do
+    a=$(dig @127.0.0.1 -p "$PIER_PDNS_DNS_PORT" +time=2 +tries=1 +short "$weighted_name" A 2>/dev/null | head -n 1)
+    [ "$a" = "${steered[hello-weighted-east]}" ] && e=$((e + 1))
+    [ "$a" = "${steered[hello-weighted-west]}" ] && w=$((w + 1))
+  done
+  weighted_counts="east (eu) ${steered[hello-weighted-east]}: $e, west (us) ${steered[hello-weighted-west]}: $w"
+
   cat <<MSG
 
 [pier] Service default/hello, declared in the host, is served in both members:
@@ -336,6 +363,11 @@ SLICE
 [pier]   $host_annotation
 [pier] DNS (PowerDNS, zone $PIER_FEDERATION_DNS_ZONE): global, regions eu and us, zones eu-a and us-a:
 $dns_lines
+[pier] Steered global names (k8s/examples/steered-federated.yaml, docs/dns.md "Strategies"):
+[pier]   failover us,eu:  dig @127.0.0.1 -p $PIER_PDNS_DNS_PORT +short $failover_name A
+[pier]     ${failover_answer:-(no answer yet)}   (west, region us, while it is healthy)
+[pier]   weighted eu=3,us=1, 40 queries of  dig @127.0.0.1 -p $PIER_PDNS_DNS_PORT +short $weighted_name A
+[pier]     $weighted_counts
 [pier] kubectl:  kubectl --kubeconfig $state/host/kubeconfig describe svc hello
 [pier]           (east: $state/east/kubeconfig, west: $state/west/kubeconfig)
 [pier] Ctrl-C (or SIGTERM, SIGHUP) stops Pier, the backends, PowerDNS and the three API servers.
