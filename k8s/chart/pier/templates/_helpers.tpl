@@ -20,6 +20,16 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- if ne .Values.federation.role "member" }}true{{ end -}}
 {{- end -}}
 
+{{/* The admin endpoints are served over HTTPS: asked for, or needed by metricsAuth kubernetes. */}}
+{{- define "pier.adminTls" -}}
+{{- if or .Values.admin.tls.enabled (eq (toString .Values.admin.metricsAuth) "kubernetes") }}true{{ end -}}
+{{- end -}}
+
+{{/* The admin server's certificate: the user's Secret, or the one the chart makes. */}}
+{{- define "pier.adminTlsSecret" -}}
+{{- default (printf "%s-admin-tls" (include "pier.fullname" .)) .Values.admin.tls.existingSecret -}}
+{{- end -}}
+
 {{/* The name of the Secret holding a token: the chart's own when the value is set. */}}
 {{- define "pier.secretName" -}}
 {{- $root := index . 0 -}}{{- $values := index . 1 -}}{{- $suffix := index . 2 -}}{{- $value := index . 3 -}}
@@ -57,7 +67,10 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- $_ := set $c "scaleOut" (dict "enabled" true "shards" $v.scaleOut.shards "kubernetesService" (printf "%s-replicas" (include "pier.fullname" .)) "clusterDomain" $v.scaleOut.clusterDomain "leaseDuration" $v.scaleOut.leaseDuration "renewDeadline" $v.scaleOut.renewDeadline "retryPeriod" $v.scaleOut.retryPeriod "heartbeatTimeout" $v.scaleOut.heartbeatTimeout "eventBusPort" (int $v.scaleOut.eventBusPort) "tls" (dict "certFile" "/etc/pier-scale-out-tls/tls.crt" "keyFile" "/etc/pier-scale-out-tls/tls.key" "caFile" "/etc/pier-scale-out-tls/ca.crt")) -}}
 {{- end -}}
 {{- $_ := set $c "log" (dict "format" $v.log.format) -}}
-{{- $_ := set $c "admin" (dict "host" "0.0.0.0" "port" $v.admin.port "metricsAuth" (default "none" $v.admin.metricsAuth)) -}}
+{{- $a := dict "host" "0.0.0.0" "port" $v.admin.port "metricsAuth" (default "none" $v.admin.metricsAuth) -}}
+{{- if $v.admin.metricsAudiences }}{{ $_ := set $a "metricsAudiences" $v.admin.metricsAudiences }}{{ end -}}
+{{- if include "pier.adminTls" . }}{{ $_ := set $a "tls" (dict "certFile" "/etc/pier-admin-tls/tls.crt" "keyFile" "/etc/pier-admin-tls/tls.key") }}{{ end -}}
+{{- $_ := set $c "admin" $a -}}
 {{- if $v.dns.enabled -}}
 {{- $d := dict "enabled" true "provider" $v.dns.provider -}}
 {{- if $v.dns.zone }}{{ $_ := set $d "zone" (dict "name" $v.dns.zone) }}{{ end -}}

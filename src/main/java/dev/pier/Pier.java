@@ -170,7 +170,8 @@ public final class Pier {
               parts.registry(),
               this::ready,
               parts.deletionGuard()::detail,
-              parts.metricsAuth());
+              parts.metricsAuth(),
+              parts.adminTls());
       steps.add(awaiting("the admin server", () -> vertx.deployVerticle(admin)));
     }
     Future<?> watching =

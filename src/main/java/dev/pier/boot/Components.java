@@ -52,6 +52,7 @@ import io.vertx.core.Deployable;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
+import io.vertx.core.net.PemKeyCertOptions;
 import io.vertx.core.spi.cluster.ClusterManager;
 import io.vertx.micrometer.Label;
 import io.vertx.micrometer.MicrometerMetricsFactory;
@@ -84,6 +85,7 @@ import org.slf4j.LoggerFactory;
  * @param watchers the verticles that turn informer events into keys, in deployment order
  * @param adminPort the admin server's port (0: any free port; -1: off)
  * @param metricsAuth who may read /metrics ({@code admin.metricsAuth: kubernetes}), or null: anyone
+ * @param adminTls the admin server's certificate and key ({@code admin.tls.*}), or null: plain HTTP
  * @param clusters the clusters with Pier's load-balancer controller
  * @param connected every cluster Pier has a client for (closed on stop)
  * @param host the federation's host cluster, or null without federation
@@ -108,7 +110,8 @@ public record Components(
     List<Deployable> watchers,
     String adminHost,
     int adminPort,
-    MetricsAuth metricsAuth) {
+    MetricsAuth metricsAuth,
+    PemKeyCertOptions adminTls) {
   private static final Logger log = LoggerFactory.getLogger(Components.class);
 
   /**
@@ -197,6 +200,7 @@ public record Components(
       LeaderElectionOptions electionOptions,
       ScaleOutOptions scaleOutOptions,
       ClusterManager replicas) {
+    AdminTls adminTls = AdminTls.of(config);
     List<ClusterSetup> setups = ClusterConfigs.of(config, System::getenv);
     Wiring w =
         new Wiring(
@@ -218,7 +222,8 @@ public record Components(
     DeletionGuard guard = deletionGuard(w);
     LoadBalancerController lb = loadBalancerController(w, clusters, provider, filter, dns);
     Leadership leadership = leadership(w, c, electionOptions, scaleOutOptions, replicas);
-    FederationVerticle federation = federation(w, c.host(), members, dns, guard, leadership);
+    FederationVerticle federation =
+        federation(w, c.host(), members, dns, guard, leadership, setups);
     c.connected().forEach(w.relists()::track);
     OrphanSweeper sweeper =
         OrphanSweeper.forProvider(
@@ -248,7 +253,8 @@ public record Components(
         lb.watchers(),
         config.get(PierOptions.ADMIN_HOST),
         config.get(PierOptions.ADMIN_PORT),
-        metricsAuth(config, c.connected()));
+        metricsAuth(config, c.connected(), registry),
+        adminTls == null ? null : adminTls.keyCert());
   }
 
   /** What every subsystem's wiring needs. */
@@ -529,7 +535,8 @@ public record Components(
       Members members,
       DnsPublisher dns,
       DeletionGuard guard,
-      Leadership leadership) {
+      Leadership leadership,
+      List<ClusterSetup> setups) {
     if (host == null) {
       return null;
     }
@@ -549,7 +556,13 @@ public record Components(
         w.gate() instanceof ShardGates shardGates
             ? FederationShards.divided(
                 shardGates.shards(), shardGates::holds, leadership.scaleOut().holders())
-            : FederationShards.whole());
+            : FederationShards.whole(),
+        DataPathProbes.options(
+            config,
+            setups,
+            w.federationOptions().panicThreshold(),
+            // The probes belong to the host side: shard 0's holder with scale-out.
+            w.gate() instanceof ShardGates gates ? gates.clusterWide() : w.gate()));
   }
 
   /**
@@ -619,12 +632,16 @@ public record Components(
    * The reviews of {@code admin.metricsAuth: kubernetes} go to the first configured cluster, the
    * one Pier runs in, without the leadership fence: a standby answers scrapes too.
    */
-  static MetricsAuth metricsAuth(ConfigValues config, List<Cluster> connected) {
+  static MetricsAuth metricsAuth(
+      ConfigValues config, List<Cluster> connected, PrometheusMeterRegistry registry) {
     if (!MetricsAuth.KUBERNETES.equals(config.get(PierOptions.ADMIN_METRICS_AUTH))
         || connected.isEmpty()) {
       return null;
     }
-    return new MetricsAuth(new AsyncKubeApi(connected.get(0).client()));
+    return new MetricsAuth(
+        new AsyncKubeApi(connected.get(0).client()),
+        config.get(PierOptions.ADMIN_METRICS_AUDIENCES),
+        registry);
   }
 
   static Vertx vertx(PrometheusMeterRegistry registry) {

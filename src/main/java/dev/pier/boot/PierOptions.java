@@ -10,6 +10,7 @@ import dev.pier.config.Option;
 import dev.pier.dns.DeadlineDnsProvider;
 import dev.pier.dns.externaldns.ExternalDnsOptions;
 import dev.pier.dns.powerdns.PowerDnsOptions;
+import dev.pier.dns.publish.DataPathOptions;
 import dev.pier.dns.publish.DnsOptions;
 import dev.pier.federation.FederationOptions;
 import dev.pier.leader.LeaderElectionOptions;
@@ -947,7 +948,37 @@ public final class PierOptions {
           "Who may read /metrics. none: anyone who reaches it; kubernetes: a bearer token the API"
               + " server accepts (TokenReview) whose user may get the non-resource URL /metrics"
               + " (SubjectAccessReview; k8s/rbac-metrics-auth.yaml), answers cached 10s."
-              + " /healthz and /readyz stay open.");
+              + " /healthz and /readyz stay open. Needs admin.tls (or admin.tls.insecure).");
+  public static final Option<List<String>> ADMIN_METRICS_AUDIENCES =
+      Option.list(
+          "admin.metricsAudiences",
+          MetricsAuth.DEFAULT_AUDIENCES,
+          l -> l.stream().noneMatch(String::isBlank),
+          "a list of audiences",
+          "Audiences the TokenReview of admin.metricsAuth: kubernetes asks for; a token must be"
+              + " meant for one of them (e.g. a projected ServiceAccount token with audience"
+              + " pier). Empty: the API server's own audiences.");
+  public static final Option<String> ADMIN_TLS_CERT_FILE =
+      Option.string(
+          "admin.tls.certFile",
+          "",
+          s -> true,
+          "a PEM file path",
+          "Certificate (chain) the admin endpoints are served with over HTTPS; set with"
+              + " admin.tls.keyFile, both read again every minute. Empty: plain HTTP.");
+  public static final Option<String> ADMIN_TLS_KEY_FILE =
+      Option.string(
+          "admin.tls.keyFile",
+          "",
+          s -> true,
+          "a PEM file path",
+          "The private key of admin.tls.certFile (PKCS#8, PKCS#1 or SEC 1 PEM).");
+  public static final Option<Boolean> ADMIN_TLS_INSECURE =
+      Option.bool(
+          "admin.tls.insecure",
+          false,
+          "Serve admin.metricsAuth: kubernetes over plain HTTP anyway (the scrapers' bearer"
+              + " tokens cross the network in clear; a private network only).");
   public static final Option<Duration> STARTUP_TIMEOUT =
       Option.duration(
           "startup.timeout",
@@ -1033,6 +1064,36 @@ public final class PierOptions {
           l -> l.stream().allMatch(PierOptions::dnsView),
           "a list of <region>=<CIDR> (eu=10.1.0.0/16)",
           "Client networks by region for pier.dev/dns-strategy: views; one item per network.");
+  public static final Option<Duration> DNS_PROBE_PERIOD =
+      Option.duration(
+          "dns.probe.period",
+          DataPathOptions.DEFAULT_PERIOD,
+          Duration.ofMillis(100),
+          Duration.ofHours(1),
+          "How often Pier probes each load-balancer address of a federated Service annotated"
+              + " pier.dev/dns-probe itself.");
+  public static final Option<Duration> DNS_PROBE_TIMEOUT =
+      Option.duration(
+          "dns.probe.timeout",
+          DataPathOptions.DEFAULT_TIMEOUT,
+          Duration.ofMillis(10),
+          Duration.ofMinutes(1),
+          "The most one such probe takes (connecting, and for http the status line and headers).");
+  public static final Option<Integer> DNS_PROBE_FAILURE_THRESHOLD =
+      Option.integer(
+          "dns.probe.failureThreshold",
+          DataPathOptions.DEFAULT_FAILURE_THRESHOLD,
+          1,
+          100,
+          "Failed probes in a row after which an address leaves the Service's DNS names (unless"
+              + " fewer than federation.panicThreshold of its addresses answer).");
+  public static final Option<Integer> DNS_PROBE_SUCCESS_THRESHOLD =
+      Option.integer(
+          "dns.probe.successThreshold",
+          DataPathOptions.DEFAULT_SUCCESS_THRESHOLD,
+          1,
+          100,
+          "Passed probes in a row after which an address that left returns to the DNS names.");
   public static final Option<String> DNS_OWNER_ID =
       Option.string(
           "dns.ownerId",
@@ -1300,6 +1361,10 @@ public final class PierOptions {
           ADMIN_HOST,
           ADMIN_PORT,
           ADMIN_METRICS_AUTH,
+          ADMIN_METRICS_AUDIENCES,
+          ADMIN_TLS_CERT_FILE,
+          ADMIN_TLS_KEY_FILE,
+          ADMIN_TLS_INSECURE,
           STARTUP_TIMEOUT,
           LOG_FORMAT,
           CONFIG_STRICT_ENVIRONMENT,
@@ -1315,6 +1380,10 @@ public final class PierOptions {
           DNS_MAX_TTL,
           DNS_WEIGHTED_TTL,
           DNS_VIEWS,
+          DNS_PROBE_PERIOD,
+          DNS_PROBE_TIMEOUT,
+          DNS_PROBE_FAILURE_THRESHOLD,
+          DNS_PROBE_SUCCESS_THRESHOLD,
           DNS_OWNER_ID,
           DNS_DOMAIN_FILTER,
           DNS_TOPOLOGY_REGION,

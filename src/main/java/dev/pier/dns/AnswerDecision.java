@@ -67,6 +67,11 @@ public final class AnswerDecision {
     List<Warning> warnings = new ArrayList<>();
     long ttl = ttl(annotations.get(TTL), limits, warnings);
     DnsStrategy strategy = strategy(annotations, limits, perQuery, warnings);
+    String probe = annotations.get(ProbeSpec.ANNOTATION);
+    String problem = ProbeSpec.parse(probe).problem();
+    if (problem != null) {
+      warnings.add(invalid(ProbeSpec.ANNOTATION, probe, problem + "; not probing"));
+    }
     return new Result(
         new AnswerPolicy(strategy, ttl, limits.weightedTtl(), limits.views()),
         List.copyOf(warnings));

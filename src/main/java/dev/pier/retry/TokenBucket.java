@@ -46,6 +46,25 @@ public final class TokenBucket {
     return Duration.ofNanos((long) Math.ceil(-tokens * nanosPerToken));
   }
 
+  /**
+   * Takes a token if one is there now, without reserving a later one: false when the bucket is
+   * empty (a caller that refuses instead of waiting).
+   */
+  public boolean tryTake() {
+    refill();
+    if (tokens < 1) {
+      return false;
+    }
+    tokens -= 1;
+    return true;
+  }
+
+  /** Returns a token taken for work that turned out not to count, up to the burst. */
+  public void giveBack() {
+    refill();
+    tokens = Math.min(burst, tokens + 1);
+  }
+
   /** Tokens available now; negative when reservations wait for tokens still to come. */
   public double available() {
     refill();

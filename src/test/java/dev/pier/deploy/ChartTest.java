@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.tuple;
 
 import com.marcnuri.helm.Helm;
 import com.marcnuri.helm.LintResult;
+import dev.pier.boot.AdminTlsFiles;
 import dev.pier.boot.PierOptions;
 import dev.pier.boot.ScaleOutNodes;
 import dev.pier.config.ConfigLoader;
@@ -256,6 +257,85 @@ class ChartTest {
         .anySatisfy(m -> assertThat(m.getMountPath()).isEqualTo("/etc/pier-webhook"));
     assertThatThrownBy(() -> Chart.template(Chart.KUBE_CURRENT).set("provider", "webhook").call())
         .hasMessageContaining("webhook.url is required");
+  }
+
+  @Test
+  void metricsAuthServesTheAdminPortOverHttpsWithTheChartsCertificate(@TempDir Path dir)
+      throws Exception {
+    String rendering = Chart.render("metrics-auth", Chart.KUBE_CURRENT);
+    PodSpec pod = one(rendering, Deployment.class).getSpec().getTemplate().getSpec();
+    Container c = pod.getContainers().get(0);
+    for (var probe : List.of(c.getLivenessProbe(), c.getReadinessProbe(), c.getStartupProbe())) {
+      assertThat(probe.getHttpGet().getScheme()).isEqualTo("HTTPS");
+    }
+    assertThat(c.getVolumeMounts())
+        .anySatisfy(m -> assertThat(m.getMountPath()).isEqualTo("/etc/pier-admin-tls"));
+    assertThat(
+            pod.getVolumes().stream()
+                .filter(v -> v.getSecret() != null)
+                .map(v -> v.getSecret().getSecretName()))
+        .contains("pier-admin-tls");
+    assertThat(named(rendering, Service.class, "pier-metrics").getSpec().getPorts().get(0))
+        .extracting(ServicePort::getAppProtocol)
+        .isEqualTo("https");
+    Path file = dir.resolve("pier.yaml");
+    Files.writeString(file, pierYaml(rendering));
+    ConfigValues config = new ConfigLoader(PierOptions.ALL, k -> null).load(file);
+    assertThat(config.get(PierOptions.ADMIN_TLS_CERT_FILE))
+        .isEqualTo("/etc/pier-admin-tls/tls.crt");
+    assertThat(config.get(PierOptions.ADMIN_TLS_KEY_FILE)).isEqualTo("/etc/pier-admin-tls/tls.key");
+
+    // The Secret's files as the pod sees them pass Pier's startup check, and the certificate
+    // names the metrics Service.
+    Secret secret = named(rendering, Secret.class, "pier-admin-tls");
+    assertThat(secret.getData()).containsOnlyKeys("ca.crt", "tls.crt", "tls.key");
+    Path mounted = Files.createDirectories(dir.resolve("etc-pier-admin-tls"));
+    for (var e : secret.getData().entrySet()) {
+      Files.write(mounted.resolve(e.getKey()), java.util.Base64.getDecoder().decode(e.getValue()));
+    }
+    Map<String, String> env =
+        Map.of(
+            PierOptions.ADMIN_TLS_CERT_FILE.envName(), mounted.resolve("tls.crt").toString(),
+            PierOptions.ADMIN_TLS_KEY_FILE.envName(), mounted.resolve("tls.key").toString());
+    assertThat(AdminTlsFiles.check(new ConfigLoader(PierOptions.ALL, env::get).load(file)))
+        .isTrue();
+    java.security.cert.X509Certificate cert =
+        (java.security.cert.X509Certificate)
+            java.security.cert.CertificateFactory.getInstance("X.509")
+                .generateCertificate(Files.newInputStream(mounted.resolve("tls.crt")));
+    assertThat(cert.getSubjectAlternativeNames().stream().map(n -> String.valueOf(n.get(1))))
+        .contains("pier-metrics", "pier-metrics.pier.svc");
+
+    // Your own Secret instead, and HTTPS without authentication; audiences reach the config.
+    String own =
+        Chart.template(Chart.KUBE_CURRENT)
+            .set("admin.tls.enabled", true)
+            .set("admin.tls.existingSecret", "my-admin-cert")
+            .set("admin.metricsAudiences[0]", "pier")
+            .call();
+    assertThat(keys(own)).noneMatch(k -> k.contains("admin-tls"));
+    assertThat(
+            one(own, Deployment.class).getSpec().getTemplate().getSpec().getVolumes().stream()
+                .filter(v -> v.getSecret() != null)
+                .map(v -> v.getSecret().getSecretName()))
+        .contains("my-admin-cert");
+    assertThat(pierYaml(own)).contains("certFile: /etc/pier-admin-tls/tls.crt", "- pier");
+
+    // Without either, plain HTTP as before: no Secret, no scheme.
+    String plain = Chart.render("default", Chart.KUBE_CURRENT);
+    assertThat(keys(plain)).noneMatch(k -> k.contains("admin-tls"));
+    assertThat(
+            one(plain, Deployment.class)
+                .getSpec()
+                .getTemplate()
+                .getSpec()
+                .getContainers()
+                .get(0)
+                .getLivenessProbe()
+                .getHttpGet()
+                .getScheme())
+        .isNull();
+    assertThat(pierYaml(plain)).doesNotContain("tls:", "certFile");
   }
 
   @Test

@@ -7,6 +7,7 @@ import dev.pier.testkit.InProcessPier;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.Kubectl;
 import dev.pier.testkit.RealKubeApiServer;
+import dev.pier.testkit.ScaleOutCredentials;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
 import java.net.URI;
@@ -23,8 +24,9 @@ import org.junit.jupiter.api.Test;
 /**
  * {@code admin.metricsAuth: kubernetes} against a real API server: a token whose user may get
  * {@code /metrics} gets 200, one without that right 403, none or an unknown one 401; the health
- * endpoints stay open. Pier runs as the shipped ServiceAccount bound by {@code rbac.yaml} and the
- * add-on {@code rbac-metrics-auth.yaml}: every verb of the add-on is used and nothing is denied.
+ * endpoints stay open, all over HTTPS ({@code admin.tls.*}). Pier runs as the shipped
+ * ServiceAccount bound by {@code rbac.yaml} and the add-on {@code rbac-metrics-auth.yaml}: every
+ * verb of the add-on is used and nothing is denied.
  */
 @RealKubeApiServer(
     auditLog = true,
@@ -44,7 +46,10 @@ class MetricsAuthRbacTest {
   private static final Path BASE = Manifests.DIR.resolve("rbac.yaml");
   private static final Path ADD_ON = Manifests.DIR.resolve("rbac-metrics-auth.yaml");
   private final HttpClient http =
-      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .sslContext(KubeApiServer.trustAllContext())
+          .build();
 
   @Test
   void onlyATokenAllowedToGetMetricsReadsThemAndTheAddOnGrantsNothingUnused(KubeApiServer kube)
@@ -88,6 +93,10 @@ class MetricsAuthRbacTest {
     env.put(PierOptions.CLUSTER_KUBECONFIG.envName(), kube.kubeconfigFor(TOKEN).toString());
     env.put(PierOptions.LOCAL_POOLS.envName(), "127.243.2.0/24");
     env.put(PierOptions.ADMIN_METRICS_AUTH.envName(), "kubernetes");
+    env.put(
+        PierOptions.ADMIN_TLS_CERT_FILE.envName(), ScaleOutCredentials.shared().cert().toString());
+    env.put(
+        PierOptions.ADMIN_TLS_KEY_FILE.envName(), ScaleOutCredentials.shared().key().toString());
     try (InProcessPier pier = InProcessPier.start(kube, env)) {
       int port = pier.pier().adminPort();
       assertThat(status(port, "/metrics", null)).isEqualTo(401);
@@ -112,7 +121,7 @@ class MetricsAuthRbacTest {
 
   private HttpResponse<String> get(int port, String path, String token) throws Exception {
     HttpRequest.Builder b =
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+        HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + port + path))
             .timeout(Duration.ofSeconds(10));
     if (token != null) {
       b.header("Authorization", "Bearer " + token);

@@ -65,6 +65,31 @@ class TokenBucketTest {
   }
 
   @Test
+  void tryTakeRefusesWhenEmptyAndNeverReservesAhead() {
+    TokenBucket bucket = new TokenBucket(10, 2, now::get);
+    assertThat(bucket.tryTake()).isTrue();
+    assertThat(bucket.tryTake()).isTrue();
+    assertThat(bucket.tryTake()).isFalse();
+    assertThat(bucket.tryTake()).isFalse();
+    assertThat(bucket.available()).isEqualTo(0.0);
+    advance(Duration.ofMillis(100));
+    assertThat(bucket.tryTake()).isTrue();
+    assertThat(bucket.tryTake()).isFalse();
+  }
+
+  @Test
+  void aTokenGivenBackCanBeTakenAgainButNeverAboveTheBurst() {
+    TokenBucket bucket = new TokenBucket(1, 1, now::get);
+    assertThat(bucket.tryTake()).isTrue();
+    assertThat(bucket.tryTake()).isFalse();
+    bucket.giveBack();
+    assertThat(bucket.tryTake()).isTrue();
+    bucket.giveBack();
+    bucket.giveBack();
+    assertThat(bucket.available()).isEqualTo(1.0);
+  }
+
+  @Test
   void nonsenseIsRefused() {
     assertThatThrownBy(() -> new TokenBucket(0, 1, now::get))
         .isInstanceOf(IllegalArgumentException.class);

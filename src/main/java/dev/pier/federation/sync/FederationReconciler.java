@@ -1,5 +1,6 @@
 package dev.pier.federation.sync;
 
+import dev.pier.dns.publish.DataPathProber;
 import dev.pier.federation.CopyState;
 import dev.pier.federation.CopyTrust;
 import dev.pier.federation.FederationOptions;
@@ -74,12 +75,44 @@ final class FederationReconciler {
       DeletionGuard guard,
       Predicate<String> labelledNamespace,
       CopyReader copies) {
+    this(
+        ctx,
+        host,
+        members,
+        options,
+        enqueue,
+        clock,
+        dns,
+        heldNames,
+        guard,
+        labelledNamespace,
+        copies,
+        null);
+  }
+
+  /**
+   * As above, the Services that ask for it losing the load-balancer addresses that {@code probes}
+   * says stopped answering (null: none probes).
+   */
+  FederationReconciler(
+      Context ctx,
+      ClusterAccess host,
+      Members members,
+      FederationOptions options,
+      Consumer<ServiceKey> enqueue,
+      LongSupplier clock,
+      FederatedNames dns,
+      HeldNames heldNames,
+      DeletionGuard guard,
+      Predicate<String> labelledNamespace,
+      CopyReader copies,
+      DataPathProber probes) {
     this.host = host;
     this.members = members;
     this.options = options;
     this.scope = new FederationScope(options, labelledNamespace);
     ServiceCopies read = new ServiceCopies(members, copies == null ? this::localCopy : copies);
-    ServingNames names = new ServingNames(members, dns);
+    ServingNames names = new ServingNames(members, dns, probes, host);
     LeftCopies left = new LeftCopies(ctx, host, options, read);
     HostRelease release =
         new HostRelease(ctx, host, members, options, read, names, left, enqueue, clock);

@@ -1,6 +1,8 @@
 package dev.pier.federation.sync;
 
 import dev.pier.config.Durations;
+import dev.pier.dns.publish.DataPathOptions;
+import dev.pier.dns.publish.DataPathProber;
 import dev.pier.dns.publish.DnsPublisher;
 import dev.pier.federation.CopyRecord;
 import dev.pier.federation.CopyState;
@@ -59,7 +61,9 @@ public final class FederationVerticle extends VerticleBase {
   private final DnsPublisher dns;
   private final OptedInNamespaces optedIn = new OptedInNamespaces();
   private final FederationShards shards;
+  private final DataPathOptions probeOptions;
   private final Counter droppedChanges;
+  private DataPathProber probes;
   private WorkQueue<ServiceKey> queue;
   private FederationReconciler reconciler;
   private CopyExchange exchange;
@@ -70,6 +74,8 @@ public final class FederationVerticle extends VerticleBase {
   /**
    * @param dns publishes the federated Services' names, or null without DNS
    * @param guard holds copy deletions no one asked for beyond its limit
+   * @param probeOptions how the load balancers of Services that ask for it are probed ({@code
+   *     dns.probe.*}), or null: never
    */
   public FederationVerticle(
       Cluster host,
@@ -79,7 +85,8 @@ public final class FederationVerticle extends VerticleBase {
       FederationQueueOptions queueOptions,
       DnsPublisher dns,
       DeletionGuard guard,
-      FederationShards shards) {
+      FederationShards shards,
+      DataPathOptions probeOptions) {
     this.host = host;
     this.members = members;
     this.options = options;
@@ -89,6 +96,7 @@ public final class FederationVerticle extends VerticleBase {
     this.dns = dns;
     this.guard = guard;
     this.shards = shards;
+    this.probeOptions = probeOptions;
     this.droppedChanges =
         Counter.builder("pier.federation.changes.dropped")
             .description(
@@ -98,6 +106,16 @@ public final class FederationVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
+    probes =
+        dns == null || probeOptions == null
+            ? null
+            : new DataPathProber(
+                vertx,
+                probeOptions,
+                () -> running && (!shards.divided() || shards.runsHost()),
+                this::probesChanged,
+                registry,
+                System::currentTimeMillis);
     reconciler =
         new FederationReconciler(
             context,
@@ -110,7 +128,8 @@ public final class FederationVerticle extends VerticleBase {
             new HeldNames(registry),
             guard,
             optedIn::contains,
-            shards.divided() ? this::readCopy : null);
+            shards.divided() ? this::readCopy : null,
+            probes);
     exchange = new CopyExchange(vertx, members, shards, reconciler.local());
     keys = new KeysToRun(host, members, options.name(), reconciler::federated, this::add);
     queue = queue();
@@ -140,6 +159,9 @@ public final class FederationVerticle extends VerticleBase {
         .onSuccess(
             v -> {
               lifecycle.startProbes();
+              if (probes != null) {
+                probes.start();
+              }
               log.info(
                   "Federation {}: host cluster {}, {} members configured, Secrets in namespace {}",
                   options.name(),
@@ -192,7 +214,7 @@ public final class FederationVerticle extends VerticleBase {
     if (exchange != null) {
       exchange.close();
     }
-    return Future.succeededFuture();
+    return probes == null ? Future.succeededFuture() : probes.stop();
   }
 
   private void onControl(Message<String> msg) {
@@ -207,6 +229,9 @@ public final class FederationVerticle extends VerticleBase {
       case "stop" -> {
         running = false;
         queue.pause();
+        if (probes != null) {
+          probes.reset();
+        }
         msg.reply("stopped");
       }
       case Addresses.SHARDS_GAINED -> {
@@ -248,6 +273,9 @@ public final class FederationVerticle extends VerticleBase {
     if (shards.isHostShard(shard)) {
       exchange.stopListening();
       queue.drop(this::isHostKey);
+      if (probes != null) {
+        probes.reset();
+      }
     }
     for (Member m : members.all()) {
       if (shards.isMemberShard(m.name(), shard)) {
@@ -309,6 +337,13 @@ public final class FederationVerticle extends VerticleBase {
   /** The host key's aggregate, after a moment that lets other members' changes join it. */
   private void aggregateSoon(ServiceKey hostKey) {
     queue.addAfter(hostKey, EnumSet.of(WorkKind.RECONCILE), AGGREGATE_DELAY);
+  }
+
+  /** A load-balancer address of the Service stopped or started answering its probes. */
+  private void probesChanged(ServiceKey hostKey) {
+    if (running && runsHere(hostKey)) {
+      aggregateSoon(hostKey);
+    }
   }
 
   /** Under scale-out: a member's copy, from this replica's caches where it owns the member. */
