@@ -71,6 +71,7 @@ public final class MemberProviders {
               vertx,
               values,
               provider.token(),
+              provider.ca(),
               fence,
               MemberEgress.egress(vertx, config, "webhook"));
       default -> throw new IllegalStateException("unchecked provider " + provider.name());
@@ -102,6 +103,17 @@ public final class MemberProviders {
   private static Checked checked(ConfigValues config, MemberProvider provider) {
     Checked checked = values(config, provider);
     MemberEgress.check(config, checked.values(), provider.name());
+    if (!provider.ca().isEmpty()) {
+      if (!provider.name().equals("webhook")) {
+        throw new ConfigException(
+            "data."
+                + MemberSecrets.PROVIDER_CA_KEY
+                + ": only provider webhook takes a CA of its own (provider "
+                + provider.name()
+                + " is checked against the JVM's CAs)");
+      }
+      ProviderCa.check(provider.ca());
+    }
     if (provider.name().equals("hetzner") && provider.token().isEmpty()) {
       throw new ConfigException(
           "data."

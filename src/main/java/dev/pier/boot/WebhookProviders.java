@@ -37,6 +37,20 @@ public final class WebhookProviders {
   /** As above, each request vetted by {@code egress} (a member Secret's provider). */
   static WebhookLoadBalancerProvider withToken(
       Vertx vertx, ConfigValues config, String token, RequestFence fence, Egress egress) {
+    return withToken(vertx, config, token, "", fence, egress);
+  }
+
+  /**
+   * As above, with {@code ca} (PEM, from a member Secret's {@code provider-ca}) as the only CAs the
+   * webhook's certificate is checked against; empty: {@code webhook.tls.caFile} or the JVM's.
+   */
+  static WebhookLoadBalancerProvider withToken(
+      Vertx vertx,
+      ConfigValues config,
+      String token,
+      String ca,
+      RequestFence fence,
+      Egress egress) {
     String url = config.get(PierOptions.WEBHOOK_URL);
     if (url.isEmpty()) {
       throw new ConfigException(
@@ -84,6 +98,7 @@ public final class WebhookProviders {
             .setInventoryLimit(AnswerLimits.inventory(config))
             .setToken(token)
             .setCaFile(config.get(PierOptions.WEBHOOK_TLS_CA_FILE))
+            .setCaPem(ca)
             .setCertFile(cert)
             .setKeyFile(key)
             .setEgress(egress);

@@ -90,7 +90,9 @@ public final class WebhookLoadBalancerProvider implements LoadBalancerProvider {
     HttpClientOptions web =
         new HttpClientOptions()
             .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, options.getTimeout().toMillis()));
-    if (!options.getCaFile().isEmpty()) {
+    if (!options.getCaPem().isEmpty()) {
+      web.setTrustOptions(new PemTrustOptions().addCertValue(Buffer.buffer(options.getCaPem())));
+    } else if (!options.getCaFile().isEmpty()) {
       web.setTrustOptions(new PemTrustOptions().addCertPath(options.getCaFile()));
     }
     if (!options.getCertFile().isEmpty()) {

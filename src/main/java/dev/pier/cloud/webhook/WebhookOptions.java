@@ -27,6 +27,7 @@ public final class WebhookOptions {
   private AnswerLimit inventoryLimit = AnswerLimit.INVENTORY;
   private String token = "";
   private String caFile = "";
+  private String caPem = "";
   private String certFile = "";
   private String keyFile = "";
 
@@ -112,6 +113,16 @@ public final class WebhookOptions {
 
   public WebhookOptions setToken(String token) {
     this.token = token;
+    return this;
+  }
+
+  /** PEM CA certificates given as text (a member Secret's); empty: none. */
+  public String getCaPem() {
+    return caPem;
+  }
+
+  public WebhookOptions setCaPem(String caPem) {
+    this.caPem = caPem == null ? "" : caPem;
     return this;
   }
 

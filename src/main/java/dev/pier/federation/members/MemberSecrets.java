@@ -68,6 +68,9 @@ public final class MemberSecrets {
   /** The key of that provider's API token in the member Secret. */
   public static final String PROVIDER_TOKEN_KEY = "provider-token";
 
+  /** The key of the PEM CA certificates that provider's HTTPS endpoint is checked against. */
+  public static final String PROVIDER_CA_KEY = "provider-ca";
+
   static final String INVALID_MEMBER_SECRET = "InvalidMemberSecret";
   private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
 
@@ -548,19 +551,26 @@ public final class MemberSecrets {
   private static MemberProvider provider(Secret secret, Map<String, String> annotations) {
     String raw = annotations.get(LOAD_BALANCER_PROVIDER_ANNOTATION);
     String token = data(secret, PROVIDER_TOKEN_KEY);
+    String ca = data(secret, PROVIDER_CA_KEY);
     if (raw == null) {
-      if (token != null) {
-        throw new IllegalArgumentException(
-            "data."
-                + PROVIDER_TOKEN_KEY
-                + ": set without the annotation "
-                + LOAD_BALANCER_PROVIDER_ANNOTATION
-                + " that names its provider");
+      for (String key :
+          new String[] {
+            token == null ? null : PROVIDER_TOKEN_KEY, ca == null ? null : PROVIDER_CA_KEY
+          }) {
+        if (key != null) {
+          throw new IllegalArgumentException(
+              "data."
+                  + key
+                  + ": set without the annotation "
+                  + LOAD_BALANCER_PROVIDER_ANNOTATION
+                  + " that names its provider");
+        }
       }
       return null;
     }
     try {
-      return provider(raw, token == null ? "" : token);
+      MemberProvider named = provider(raw, token == null ? "" : token);
+      return new MemberProvider(named.settings(), named.token(), ca == null ? "" : ca.trim());
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(
           "annotation " + LOAD_BALANCER_PROVIDER_ANNOTATION + ": " + e.getMessage());
