@@ -4,7 +4,7 @@
 # (@OldestKubernetes, tagged "compat") against the oldest release Pier supports (both in
 # scripts/lib/kube-build.sh).
 # Provisions those first (idempotent; about half an hour the first time on a fresh machine, a
-# no-op afterwards). The test classes run in parallel forks (PIER_TEST_FORKS, by default 2.5 times the
+# no-op afterwards). The test classes run in parallel forks (PIER_TEST_FORKS, by default 3.5 times the
 # CPUs, at most 8: they mostly wait on servers), each in a network namespace of its own
 # (scripts/lib/isolated-fork); where no namespace can be made, in one fork. Extra arguments go to
 # Maven, e.g.
@@ -31,7 +31,7 @@ java_bin="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 forks=(-Dpier.forks=1)
 if PIER_FORK_JAVA="$(command -v "$java_bin")" "$fork_jvm" -version >/dev/null 2>&1; then
   cpus="$(nproc)"
-  default_forks=$((cpus * 5 / 2 > 8 ? 8 : cpus * 5 / 2))
+  default_forks=$((cpus * 7 / 2 > 8 ? 8 : cpus * 7 / 2))
   forks=(-Dpier.forks="${PIER_TEST_FORKS:-$default_forks}" -Dpier.forkJvm="$fork_jvm")
 else
   echo "warning: cannot give a test fork a network namespace of its own" \

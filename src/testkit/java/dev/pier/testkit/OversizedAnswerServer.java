@@ -37,8 +37,13 @@ public final class OversizedAnswerServer implements AutoCloseable {
   /** What the server answers to one request. */
   public sealed interface Answer permits Huge, Body, Declared {}
 
-  /** 200 with {@code prefix}, then spaces up to {@link #HUGE_BYTES}. */
-  public record Huge(String prefix) implements Answer {}
+  /** 200 with {@code prefix}, then spaces up to {@code bytes} in all, as the client takes them. */
+  public record Huge(String prefix, long bytes) implements Answer {
+    /** Up to {@link #HUGE_BYTES}. */
+    public Huge(String prefix) {
+      this(prefix, HUGE_BYTES);
+    }
+  }
 
   /** 200 with this body. */
   public record Body(Buffer body) implements Answer {
@@ -110,7 +115,7 @@ public final class OversizedAnswerServer implements AutoCloseable {
                 Buffer prefix = Buffer.buffer(huge.prefix());
                 resp.setChunked(true).write(prefix);
                 written.addAndGet(prefix.length());
-                pump(resp, new long[] {HUGE_BYTES - prefix.length()});
+                pump(resp, new long[] {huge.bytes() - prefix.length()});
               } else if (answer instanceof Declared declared) {
                 resp.putHeader("Content-Length", Long.toString(declared.length()));
                 resp.write(SPACES.slice(0, 1024));
