@@ -19,6 +19,13 @@
 #                                                      # replicas sharing the shards (docs/scale-out.md):
 #                                                      # cold start, RSS and CPU per replica, Lease
 #                                                      # writes/s, shard move times
+#   scripts/bench/run.sh dns-probe [--services 1000] [--members 2] [--probes tcp,http:/healthz:200]
+#                                  [--period-ms 10000] [--timeout-ms 2000] [--failures 3]
+#                                  [--successes 2] [--window 120] [--stop 10]
+#                                                      # the cost of data-path probes (docs/dns.md):
+#                                                      # CPU, connections, fds, RSS of the prober's
+#                                                      # process; seconds until a stopped load
+#                                                      # balancer leaves the names and returns
 #   scripts/bench/run.sh scale-out-federation [--services 500] [--members 6] [--replicas 1,3]
 #                                  [--delay 100] [--nodes 2] [--member-load-balancers false]
 #                                                      # a federation shared per member cluster:
@@ -109,6 +116,12 @@ if [ "${1:-}" = scale-out-federation ]; then
   exec java -Xmx1g -cp "$classpath" dev.pier.bench.ScaleOutFederationBench \
     --jar "$build_dir/pier.jar" --out "$build_dir/bench/scale-out-federation" --jvm "$jvm_flags" \
     --revision "$revision" "$@"
+fi
+if [ "${1:-}" = dns-probe ]; then
+  shift
+  revision="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src pom.xml conf || echo -dirty)"
+  exec java -Xmx1g -cp "$classpath" dev.pier.bench.DnsProbeBench \
+    --out "$build_dir/bench/dns-probe" --jvm "$jvm_flags" --revision "$revision" "$@"
 fi
 if [ "${1:-}" = federation ]; then
   shift

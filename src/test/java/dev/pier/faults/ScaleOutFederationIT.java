@@ -21,6 +21,7 @@ import dev.pier.testkit.FreePorts;
 import dev.pier.testkit.KubeApiServer;
 import dev.pier.testkit.KubeApiServers;
 import dev.pier.testkit.PierProcess;
+import dev.pier.testkit.PowerDnsServer;
 import dev.pier.testkit.RealKubeApiServer;
 import dev.pier.testkit.Services;
 import io.fabric8.kubernetes.api.model.Service;
@@ -37,6 +38,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
@@ -64,6 +66,7 @@ import org.slf4j.LoggerFactory;
 class ScaleOutFederationIT {
   private static final Logger log = LoggerFactory.getLogger(ScaleOutFederationIT.class);
   private static final ShardMap MAP = new ShardMap(ScaleOutIT.SHARDS);
+  private static final String ZONE = "scale.test";
 
   /** Four member names whose member shards differ from each other and from shard 0. */
   static final List<String> MEMBERS = memberNames();
@@ -87,7 +90,9 @@ class ScaleOutFederationIT {
   void eachSideIsWrittenByItsShardsOwnerAndTheAggregateSurvivesTheHostOwnersDeath(
       KubeApiServer host) throws Exception {
     Map<String, KubeApiServer> members = startMembers();
-    try (ReferenceWebhook webhook = ReferenceWebhook.start("")) {
+    try (ReferenceWebhook webhook = ReferenceWebhook.start("");
+        PowerDnsServer pdns = PowerDnsServer.create()) {
+      pdns.createZone(ZONE + ".");
       String leaseNs = host.createNamespace("fed-scale-lease");
       String ns = host.createNamespace("fed-scale");
       FederatedServices.optIn(host.client(), ns);
@@ -97,7 +102,8 @@ class ScaleOutFederationIT {
       try {
         for (int i = 0; i < 3; i++) {
           String name = NAMES.get(i);
-          replicas.put(name, start(host, members, webhook, name, leaseNs, ports.get(i), peers));
+          replicas.put(
+              name, start(host, members, webhook, pdns, name, leaseNs, ports.get(i), peers));
         }
         for (int i = 0; i < 3; i++) {
           create(host, ns, "svc-" + i);
@@ -138,6 +144,15 @@ class ScaleOutFederationIT {
                     assertThat(servingMembers(host, ns, "svc-0"))
                         .as("members listed with their ingress in the host's annotation")
                         .isEqualTo(ips));
+        String global = "svc-0." + ns + ".pier.svc." + ZONE + ".";
+        await()
+            .atMost(CONVERGE)
+            .untilAsserted(
+                () ->
+                    assertThat(pdns.dig(global, "A"))
+                        .as(global)
+                        .containsExactlyInAnyOrderElementsOf(ips.values()));
+        Set<String> before = Set.copyOf(ips.values());
         assertThat(awaitAllShardsHeld(host.client(), leaseNs, Set.copyOf(NAMES)))
             .as("shard owners while the writes were made")
             .isEqualTo(holders);
@@ -145,6 +160,8 @@ class ScaleOutFederationIT {
 
         String dead = holders.get(ShardMap.CLUSTER_WIDE);
         Instant killed = Instant.now();
+        // What the global name answers from the kill on, until it names the moved address.
+        NameWatch watch = NameWatch.start(pdns, global);
         replicas.get(dead).kill();
         String moved = MEMBERS.get(0);
         ips.put(moved, "203.0.113.20");
@@ -179,6 +196,23 @@ class ScaleOutFederationIT {
         assertThat(hostIngress(host, ns, "svc-0"))
             .as("the aggregate keeps every member's address")
             .hasSize(MEMBERS.size());
+        await()
+            .atMost(CONVERGE)
+            .untilAsserted(
+                () ->
+                    assertThat(pdns.dig(global, "A"))
+                        .as(global + " after the move")
+                        .containsExactlyInAnyOrderElementsOf(ips.values()));
+        List<List<String>> answers = watch.stop();
+        Set<String> either = new HashSet<>(before);
+        either.addAll(ips.values());
+        assertThat(answers).as("answers of %s while the host side moved", global).isNotEmpty();
+        for (List<String> answer : answers) {
+          // Never emptied, and never another address: the old set until the new owner writes.
+          assertThat(answer).as("an answer of %s while the host side moved", global).isNotEmpty();
+          assertThat(either).containsAll(answer);
+          assertThat(answer).hasSize(MEMBERS.size());
+        }
         // The survivors went on past the handover: the host's API server saw each of them (its
         // shard Leases' renewals) after everything converged. Only then are the logs read.
         Instant converged = Instant.now();
@@ -354,6 +388,7 @@ class ScaleOutFederationIT {
       KubeApiServer host,
       Map<String, KubeApiServer> members,
       ReferenceWebhook webhook,
+      PowerDnsServer pdns,
       String name,
       String leaseNs,
       int port,
@@ -368,6 +403,12 @@ class ScaleOutFederationIT {
     Files.writeString(config, yaml.yaml());
     Map<String, String> env = ScaleOutIT.env(host, webhook.url(), leaseNs, name, port, peers);
     env.put(PierOptions.CLUSTER_KUBECONFIG.envName(), null);
+    env.put(PierOptions.DNS_ENABLED.envName(), "true");
+    env.put(PierOptions.DNS_ZONE_NAME.envName(), ZONE);
+    env.put(PierOptions.DNS_OWNER_ID.envName(), "pier-scale-out");
+    env.put(PierOptions.DNS_POWERDNS_URL.envName(), pdns.apiUrl());
+    env.put(PierOptions.DNS_POWERDNS_API_KEY_FILE.envName(), pdns.apiKeyFile().toString());
+    env.put(PierOptions.DNS_POWERDNS_TIMEOUT.envName(), "2s");
     return FaultSuite.startJar(host, name, config, env);
   }
 
@@ -438,5 +479,46 @@ class ScaleOutFederationIT {
       return List.of();
     }
     return s.getStatus().getLoadBalancer().getIngress().stream().map(i -> i.getIp()).toList();
+  }
+
+  /**
+   * Asks PowerDNS for a name every 250 ms on a thread of its own; an answer lost to a timeout is
+   * not counted, a NOERROR or NXDOMAIN without addresses is (as an empty answer).
+   */
+  private static final class NameWatch {
+    private final List<List<String>> answers = new CopyOnWriteArrayList<>();
+    private final Thread thread;
+
+    private NameWatch(PowerDnsServer pdns, String name) {
+      thread =
+          new Thread(
+              () -> {
+                while (!Thread.currentThread().isInterrupted()) {
+                  List<String> a = pdns.dig(name, "A");
+                  if (!a.isEmpty() || !pdns.digStatus(name, "A").equals("none")) {
+                    answers.add(a);
+                  }
+                  try {
+                    Thread.sleep(250);
+                  } catch (InterruptedException e) {
+                    return;
+                  }
+                }
+              },
+              "name-watch");
+      thread.setDaemon(true);
+    }
+
+    static NameWatch start(PowerDnsServer pdns, String name) {
+      NameWatch w = new NameWatch(pdns, name);
+      w.thread.start();
+      return w;
+    }
+
+    List<List<String>> stop() throws InterruptedException {
+      thread.interrupt();
+      thread.join(15_000);
+      return List.copyOf(answers);
+    }
   }
 }

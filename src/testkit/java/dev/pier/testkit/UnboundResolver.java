@@ -42,6 +42,20 @@ public final class UnboundResolver implements AutoCloseable {
 
   /** Starts a resolver that asks {@code pdns} for every name in {@code zone}. */
   public static UnboundResolver start(PowerDnsServer pdns, String zone) {
+    return start(pdns, zone, false);
+  }
+
+  /**
+   * As {@link #start(PowerDnsServer, String)}, with Unbound's {@code subnetcache} module sending
+   * EDNS Client Subnet to {@code pdns}: a client's own ECS option is passed on (a client without
+   * one is sent as its address truncated to /24), and answers are cached per the scope PowerDNS
+   * returns, as a public resolver that supports ECS does.
+   */
+  public static UnboundResolver startWithClientSubnet(PowerDnsServer pdns, String zone) {
+    return start(pdns, zone, true);
+  }
+
+  private static UnboundResolver start(PowerDnsServer pdns, String zone, boolean clientSubnet) {
     Path binary = Path.of("/usr/sbin/unbound");
     if (!Files.isExecutable(binary)) {
       throw new IllegalStateException(
@@ -70,7 +84,14 @@ public final class UnboundResolver implements AutoCloseable {
                 "  access-control: 127.0.0.0/8 allow",
                 "  do-not-query-localhost: no",
                 "  do-ip6: no",
-                "  module-config: \"iterator\"",
+                clientSubnet
+                    ? String.join(
+                        "\n",
+                        "  module-config: \"subnetcache iterator\"",
+                        "  send-client-subnet: 127.0.0.1",
+                        "  client-subnet-always-forward: yes",
+                        "  max-client-subnet-ipv4: 24")
+                    : "  module-config: \"iterator\"",
                 "  local-zone: \"" + tld + ".\" nodefault",
                 "stub-zone:",
                 "  name: \"" + zone + "\"",

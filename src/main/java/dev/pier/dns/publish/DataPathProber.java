@@ -2,6 +2,7 @@ package dev.pier.dns.publish;
 
 import dev.pier.config.Durations;
 import dev.pier.dns.DataPathDecision;
+import dev.pier.dns.ProbeSlots;
 import dev.pier.dns.ProbeSpec;
 import dev.pier.dns.ProbeState;
 import dev.pier.model.ServiceKey;
@@ -26,6 +27,7 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
@@ -36,14 +38,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Probes the load-balancer addresses of the federated Services that ask for it ({@link
- * ProbeSpec#ANNOTATION}) every {@code dns.probe.period}, each probe within {@code
- * dns.probe.timeout}, without blocking: a TCP connection that opens and stays open a moment, or an
- * HTTP GET whose status is compared and whose body is never read (at most {@link #MAX_ANSWER_BYTES}
- * of headers), following no redirect. Only while {@code runs} says this replica runs the host side,
- * each probe asking the fence right before it goes, and only to addresses the egress rule allows. A
- * change of whether an address answers is told to {@code changed}, which runs the Service's
- * aggregate, where {@link #probe} says which addresses leave the names ({@link DataPathDecision}).
- * Runs on one context (the federation's).
+ * ProbeSpec#ANNOTATION}) every {@code dns.probe.period}, spread over the period ({@link
+ * ProbeSlots}), each probe within {@code dns.probe.timeout}, without blocking: a TCP connection
+ * that opens and stays open a moment, or an HTTP GET whose status is compared and whose body is
+ * never read (at most {@link #MAX_ANSWER_BYTES} of headers), following no redirect. Only while
+ * {@code runs} says this replica runs the host side, each probe asking the fence right before it
+ * goes, and only to addresses the egress rule allows. A change of whether an address answers is
+ * told to {@code changed}, which runs the Service's aggregate, where {@link #probe} says which
+ * addresses leave the names ({@link DataPathDecision}). Runs on one context (the federation's).
  */
 public final class DataPathProber {
   private static final Logger log = LoggerFactory.getLogger(DataPathProber.class);
@@ -63,6 +65,8 @@ public final class DataPathProber {
   private final NetClient tcp;
   private final HttpClient http;
   private final Map<ServiceKey, Target> targets = new HashMap<>();
+  private final ProbeSlots<Probe> slots;
+  private long ticks;
   private long timer = -1;
 
   /** One Service's probes. */
@@ -70,10 +74,14 @@ public final class DataPathProber {
     ProbeSpec spec;
     int port;
     final Map<String, ProbeState> states = new HashMap<>();
+
     final Set<String> inFlight = new HashSet<>();
     final Set<String> refused = new HashSet<>();
     Gauge held;
   }
+
+  /** One address of one Service, probed in its turn ({@link ProbeSlots}). */
+  private record Probe(ServiceKey key, String address) {}
 
   /**
    * @param runs whether this replica runs the host side now
@@ -92,6 +100,7 @@ public final class DataPathProber {
     this.changed = changed;
     this.registry = registry;
     this.clock = clock;
+    this.slots = new ProbeSlots<>(options.period());
     this.tcp = vertx.createNetClient();
     this.http =
         vertx.createHttpClient(
@@ -101,9 +110,12 @@ public final class DataPathProber {
                 .setMaxInitialLineLength(1024));
   }
 
-  /** Probes every period; call on the context the Services' runs use. */
+  /**
+   * Probes each address once a period, the addresses spread over it ({@link ProbeSlots}); call on
+   * the context the Services' runs use.
+   */
   public void start() {
-    timer = vertx.setPeriodic(Math.max(1, options.period().toMillis()), id -> probeAll());
+    timer = vertx.setPeriodic(slots.tickMillis(options.period()), id -> probeSlot());
   }
 
   public Future<Void> stop() {
@@ -129,6 +141,11 @@ public final class DataPathProber {
    */
   public DataPathDecision probe(ServiceKey key, ProbeSpec spec, int port, Set<String> addresses) {
     Target t = targets.computeIfAbsent(key, k -> new Target());
+    for (String gone : t.states.keySet()) {
+      if (!addresses.contains(gone)) {
+        slots.remove(new Probe(key, gone));
+      }
+    }
     if (!spec.equals(t.spec) || port != t.port) {
       // Another probe: what the last one said does not count.
       t.states.clear();
@@ -138,7 +155,10 @@ public final class DataPathProber {
     }
     t.states.keySet().retainAll(addresses);
     t.refused.retainAll(addresses);
-    addresses.forEach(a -> t.states.putIfAbsent(a, ProbeState.NEW));
+    for (String a : addresses) {
+      t.states.putIfAbsent(a, ProbeState.NEW);
+      slots.add(new Probe(key, a));
+    }
     DataPathDecision d = DataPathDecision.decide(addresses, t.states, options.panicThreshold());
     held(key, t, d.held());
     return d;
@@ -148,6 +168,7 @@ public final class DataPathProber {
   public void forget(ServiceKey key) {
     Target t = targets.remove(key);
     if (t != null) {
+      t.states.keySet().forEach(a -> slots.remove(new Probe(key, a)));
       held(key, t, false);
     }
   }
@@ -176,18 +197,19 @@ public final class DataPathProber {
     }
   }
 
-  private void probeAll() {
+  /** Probes the addresses whose turn it is. */
+  private void probeSlot() {
+    List<Probe> due = slots.due(ticks++);
     if (!runs.getAsBoolean()) {
       return;
     }
-    targets.forEach(
-        (key, t) -> {
-          for (String address : Set.copyOf(t.states.keySet())) {
-            if (!t.inFlight.contains(address)) {
-              probeOne(key, t, address);
-            }
-          }
-        });
+    for (Probe p : due) {
+      // A probe's outcome may have changed the targets since the list was taken.
+      Target t = targets.get(p.key());
+      if (t != null && t.states.containsKey(p.address()) && !t.inFlight.contains(p.address())) {
+        probeOne(p.key(), t, p.address());
+      }
+    }
   }
 
   private void probeOne(ServiceKey key, Target t, String address) {

@@ -73,6 +73,10 @@ class DataPathProberTest {
   }
 
   private void start(EgressPolicy egress, int panicThreshold) {
+    start(egress, panicThreshold, Duration.ofMillis(50));
+  }
+
+  private void start(EgressPolicy egress, int panicThreshold, Duration period) {
     RequestFence fence =
         new RequestFence() {
           @Override
@@ -86,8 +90,7 @@ class DataPathProberTest {
           }
         };
     DataPathOptions options =
-        new DataPathOptions(
-            Duration.ofMillis(50), Duration.ofMillis(300), 2, 2, panicThreshold, egress, fence);
+        new DataPathOptions(period, Duration.ofMillis(300), 2, 2, panicThreshold, egress, fence);
     prober =
         on(
             () -> {
@@ -164,6 +167,35 @@ class DataPathProberTest {
     vertx.createNetServer().connectHandler(s -> {}).listen(port, IP).await();
     await().atMost(Duration.ofSeconds(3)).until(() -> !leaves(ProbeSpec.TCP, port));
     assertThat(changed).contains(KEY);
+  }
+
+  @Test
+  void probesAreSpreadOverThePeriodNotSentAllAtOnce() {
+    AtomicInteger open = new AtomicInteger();
+    AtomicInteger peak = new AtomicInteger();
+    AtomicInteger accepted = new AtomicInteger();
+    NetServer server =
+        vertx
+            .createNetServer()
+            .connectHandler(
+                s -> {
+                  accepted.incrementAndGet();
+                  peak.accumulateAndGet(open.incrementAndGet(), Math::max);
+                  s.closeHandler(v -> open.decrementAndGet());
+                })
+            .listen(0, IP)
+            .await();
+    // 10 slots of 100 ms; each probe holds its connection 150 ms (half the timeout).
+    start(LOOPBACK_ALLOWED, 0, Duration.ofSeconds(1));
+    int services = 40;
+    for (int i = 0; i < services; i++) {
+      ServiceKey key = new ServiceKey("host", "shop", "web-" + i);
+      on(() -> prober.probe(key, ProbeSpec.TCP, server.actualPort(), Set.of(IP)));
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> accepted.get() >= 2 * services);
+    // All at once, 40 connections would be open together; spread, about 4 a slot, two slots'
+    // worth overlapping.
+    assertThat(peak.get()).as("connections open at once").isLessThanOrEqualTo(services / 2);
   }
 
   @Test

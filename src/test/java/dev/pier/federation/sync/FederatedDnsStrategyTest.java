@@ -246,6 +246,22 @@ class FederatedDnsStrategyTest {
       awaitA(name, "192.0.2.0/24", eastIp, westIp);
       awaitA(name, null, eastIp, westIp);
 
+      // Behind a resolver that sends EDNS Client Subnet and caches per scope: each subnet keeps
+      // its own answer, asked in turn, twice (the second time from the resolver's cache).
+      try (UnboundResolver ecs = UnboundResolver.startWithClientSubnet(pdns, ZONE + ".")) {
+        for (int round = 0; round < 2; round++) {
+          assertThat(ask(ecs.address(), name, "10.1.2.0/24"))
+              .as("east's clients")
+              .containsExactly(eastIp);
+          assertThat(ask(ecs.address(), name, "10.2.9.0/24"))
+              .as("west's clients")
+              .containsExactly(westIp);
+          assertThat(ask(ecs.address(), name, "192.0.2.0/24"))
+              .as("everyone else")
+              .containsExactlyInAnyOrder(eastIp, westIp);
+        }
+      }
+
       // A region without healthy addresses: its clients get every healthy address.
       FederatedServices.endpointSlice(west.client(), ns, "shop", false);
       awaitA(name, "10.2.9.0/24", eastIp);
