@@ -29,6 +29,7 @@ import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -204,6 +205,11 @@ class ScaleOutFederationIT {
                         .as(global + " after the move")
                         .containsExactlyInAnyOrderElementsOf(ips.values()));
         List<List<String>> answers = watch.stop();
+        log.info(
+            "{}: {} answers from the kill until it named the moved address, {} s after the kill",
+            global,
+            answers.size(),
+            Duration.between(killed, Instant.now()).toMillis() / 1000.0);
         Set<String> either = new HashSet<>(before);
         either.addAll(ips.values());
         assertThat(answers).as("answers of %s while the host side moved", global).isNotEmpty();
