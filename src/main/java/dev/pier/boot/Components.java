@@ -593,6 +593,13 @@ public record Components(
       }
 
       @Override
+      public Future<String> refusedAsResolved(ClusterSpec spec) {
+        return spec.provider() == null || loadBalancerMembers == null
+            ? Future.succeededFuture(null)
+            : MemberEgress.refusedAsResolved(vertx, config, spec.provider());
+      }
+
+      @Override
       public Cluster connect(ClusterSpec spec) {
         Cluster c =
             relists.track(

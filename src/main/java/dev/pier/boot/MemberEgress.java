@@ -3,10 +3,13 @@ package dev.pier.boot;
 import dev.pier.config.ConfigException;
 import dev.pier.config.ConfigValues;
 import dev.pier.config.Option;
+import dev.pier.model.MemberProvider;
 import dev.pier.util.Egress;
 import dev.pier.util.EgressPolicy;
 import dev.pier.util.Ip;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.http.RequestOptions;
 import java.net.URI;
 import java.util.List;
 import java.util.Locale;
@@ -36,6 +39,44 @@ final class MemberEgress {
   /** What each request of the member's provider is vetted with. */
   static Egress egress(Vertx vertx, ConfigValues config, String provider) {
     return Egress.of(vertx, policy(config), url(provider).path());
+  }
+
+  /**
+   * Why the member's provider endpoint is refused as its host resolves now (a host name whose
+   * addresses the policy refuses), or null: also when it has no URL, is a literal ({@link #check}
+   * judged it), or cannot be resolved now, which is not known to be refused. Every request is
+   * vetted again all the same; this only lets the Secret's writer hear of it.
+   */
+  static Future<String> refusedAsResolved(
+      Vertx vertx, ConfigValues config, MemberProvider provider) {
+    Option<String> option = url(provider.name());
+    String value = MemberProviders.check(config, provider).get(option);
+    RequestOptions request;
+    try {
+      request = new RequestOptions().setAbsoluteURI(value);
+    } catch (RuntimeException e) {
+      return Future.succeededFuture(null);
+    }
+    String host = request.getHost() == null ? "" : request.getHost();
+    if (value.isEmpty() || Ip.parse(host.replaceAll("^\\[|\\]$", "")) != null) {
+      return Future.succeededFuture(null);
+    }
+    return Egress.of(vertx, policy(config), option.path())
+        .vet(request)
+        .map(vetted -> (String) null)
+        .recover(
+            e ->
+                Future.succeededFuture(
+                    e instanceof Egress.Refused && !e.getMessage().contains(": cannot resolve ")
+                        ? MemberProviders.WHERE
+                            + ": "
+                            + option.path()
+                            + ": '"
+                            + shown(value)
+                            + "': "
+                            + e.getMessage().substring(option.path().length() + 2)
+                            + "; every request to it is refused"
+                        : null));
   }
 
   /**

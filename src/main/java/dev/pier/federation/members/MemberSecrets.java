@@ -239,6 +239,7 @@ public final class MemberSecrets {
     Member joined = members.get(spec.name());
     if (joined != null && joined != before) {
       warnLowered(secret, spec);
+      warnIfRefusedAsResolved(secret, spec);
     }
     memberBySecret.put(secretName, spec.name());
     holdUntilLeft(secret);
@@ -473,6 +474,21 @@ public final class MemberSecrets {
         ObjectRef.secret(namespace, secret.getMetadata().getName(), secret.getMetadata().getUid()),
         INVALID_MEMBER_SECRET,
         problem);
+  }
+
+  /**
+   * A Secret whose provider endpoint is a host name that resolves to addresses the egress rule
+   * refuses: checked once per connection, as {@link #warnLowered}. Its requests are refused anyway.
+   */
+  private void warnIfRefusedAsResolved(Secret secret, ClusterSpec spec) {
+    members
+        .refusedAsResolved(spec)
+        .onSuccess(
+            why -> {
+              if (why != null) {
+                ctx.runOnContext(v -> warn(secret, "cluster " + spec.name() + ": " + why));
+              }
+            });
   }
 
   /**

@@ -6,6 +6,7 @@ import dev.pier.federation.LeavePolicy;
 import dev.pier.federation.MemberInfo;
 import dev.pier.kube.Cluster;
 import dev.pier.model.ClusterSpec;
+import io.vertx.core.Future;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -63,6 +64,15 @@ public final class Members implements AutoCloseable {
       return List.of();
     }
 
+    /**
+     * Why the member's provider endpoint is refused by the egress rule as its host name resolves
+     * now, or null (also when it cannot be resolved now: unknown is not refused). Each request is
+     * vetted again; this only tells the Secret's writer. Never fails.
+     */
+    default Future<String> refusedAsResolved(ClusterSpec spec) {
+      return Future.succeededFuture(null);
+    }
+
     /** Undoes {@link #connect}: the member left, or its Secret changed how to reach it. */
     default void disconnect(Cluster cluster) {
       cluster.close();
@@ -102,6 +112,11 @@ public final class Members implements AutoCloseable {
   }
 
   /** A member joins (or changes) through a Secret. Returns a problem, or null. */
+  /** See {@link Connector#refusedAsResolved}. */
+  Future<String> refusedAsResolved(ClusterSpec spec) {
+    return connect.refusedAsResolved(spec);
+  }
+
   String join(ClusterSpec spec) {
     if (configured.containsKey(spec.name())) {
       return "cluster " + spec.name() + " is configured in the config file; the Secret is ignored";

@@ -411,6 +411,25 @@ class SecretMemberLoadBalancersTest {
                         "webhook.url: '"
                             + url
                             + "': 127.0.0.1 is a loopback address, refused for a member's provider"));
+        // A host name that resolves to Pier's loopback passes the check of the Secret's text; it
+        // is refused as it resolves, and the Secret's writer hears of it.
+        InetAddress resolved = loopbackName();
+        String name = resolved.getHostName();
+        String byName = "https://" + name + ":" + listener.getLocalPort() + "/pier/v1";
+        annotateWest(
+            new JsonObject().put("provider", "webhook").put("webhook.url", byName).encode());
+        await()
+            .atMost(CONVERGE)
+            .until(
+                () ->
+                    warned(
+                        "webhook.url: '"
+                            + byName
+                            + "': host "
+                            + name
+                            + ": "
+                            + resolved.getHostAddress()
+                            + " is a loopback address, refused for a member's provider"));
         Thread.sleep(5000);
         assertThat(connections.get()).isZero();
       } finally {
@@ -419,5 +438,21 @@ class SecretMemberLoadBalancersTest {
         host.client().services().inNamespace(ns).withName("web").delete();
       }
     }
+  }
+
+  /**
+   * A name of this machine that resolves to one loopback address and is not "localhost" (which the
+   * Secret's check refuses as text): the machine's host name, as /etc/hosts maps it on Debian
+   * (127.0.1.1, or 127.0.0.1).
+   */
+  private static InetAddress loopbackName() throws Exception {
+    String name = InetAddress.getLocalHost().getHostName();
+    InetAddress[] addresses = InetAddress.getAllByName(name);
+    assertThat(addresses)
+        .as("this test needs the machine's host name (%s) to resolve to one loopback address", name)
+        .hasSize(1)
+        .allMatch(InetAddress::isLoopbackAddress);
+    assertThat(name).isNotEqualToIgnoringCase("localhost");
+    return InetAddress.getByAddress(name, addresses[0].getAddress());
   }
 }
