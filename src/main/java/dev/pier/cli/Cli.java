@@ -74,6 +74,8 @@ public final class Cli {
               + " provider ({\"provider\": \"hetzner\", \"hetzner.location\": \"fsn1\"}; implies"
               + " --load-balancers)\n"
               + "  --provider-token-file FILE   that provider's API token\n"
+              + "  --provider-ca-file FILE   PEM certificates the webhook provider's HTTPS endpoint"
+              + " is checked against instead of the JVM's\n"
               + "  --namespaces A,B   grant Pier a Role in these namespaces only (made when missing),"
               + " for federation.memberScope: namespaces\n"
               + "  --wait D   how long to wait for Pier to report the member ready (default 2m;"

@@ -58,6 +58,7 @@ final class Join {
               "--wait",
               "--load-balancer-provider",
               "--provider-token-file",
+              "--provider-ca-file",
               "--namespaces"));
   static final Set<String> SWITCHES = Set.of("--dry-run", "--rotate-token", "--load-balancers");
 
@@ -143,32 +144,49 @@ final class Join {
       return namespaces;
     }
 
-    /** The member's load-balancer provider from its two flags, checked as Pier checks it. */
+    /** The member's load-balancer provider from its three flags, checked as Pier checks it. */
     private static MemberProvider provider(Flags f) {
       String settings = f.string("--load-balancer-provider", "");
-      String tokenFile = f.string("--provider-token-file", "");
       if (settings.isEmpty()) {
-        if (!tokenFile.isEmpty()) {
-          throw CliException.usage(
-              "flag --provider-token-file: given without --load-balancer-provider");
+        for (String flag : List.of("--provider-token-file", "--provider-ca-file")) {
+          if (!f.string(flag, "").isEmpty()) {
+            throw CliException.usage("flag " + flag + ": given without --load-balancer-provider");
+          }
         }
         return null;
       }
-      String token = "";
-      if (!tokenFile.isEmpty()) {
-        try {
-          token = Files.readString(Path.of(tokenFile), StandardCharsets.UTF_8).trim();
-        } catch (IOException | RuntimeException e) {
-          throw CliException.usage(
-              "flag --provider-token-file: cannot read '" + tokenFile + "': " + e.getMessage());
-        }
+      String token = read(f, "--provider-token-file").trim();
+      String ca = read(f, "--provider-ca-file");
+      MemberProvider provider;
+      try {
+        provider = MemberSecrets.provider(settings, token, ca);
+      } catch (RuntimeException e) {
+        throw CliException.usage("flag --load-balancer-provider: " + e.getMessage());
       }
       try {
-        MemberProvider provider = MemberSecrets.provider(settings, token);
         MemberProviders.check(provider);
         return provider;
       } catch (RuntimeException e) {
-        throw CliException.usage("flag --load-balancer-provider: " + e.getMessage());
+        boolean aboutCa = e.getMessage().startsWith("data." + MemberSecrets.PROVIDER_CA_KEY);
+        throw CliException.usage(
+            "flag "
+                + (aboutCa ? "--provider-ca-file" : "--load-balancer-provider")
+                + ": "
+                + e.getMessage());
+      }
+    }
+
+    /** The file a flag names, whole; empty when the flag is not given. */
+    private static String read(Flags f, String flag) {
+      String file = f.string(flag, "");
+      if (file.isEmpty()) {
+        return "";
+      }
+      try {
+        return Files.readString(Path.of(file), StandardCharsets.UTF_8);
+      } catch (IOException | RuntimeException e) {
+        throw CliException.usage(
+            "flag " + flag + ": cannot read '" + file + "': " + e.getMessage());
       }
     }
   }
@@ -424,6 +442,11 @@ final class Join {
             Base64.getEncoder()
                 .encodeToString(o.provider().token().getBytes(StandardCharsets.UTF_8)));
       }
+      if (!o.provider().ca().isEmpty()) {
+        data.put(
+            MemberSecrets.PROVIDER_CA_KEY,
+            Base64.getEncoder().encodeToString(o.provider().ca().getBytes(StandardCharsets.UTF_8)));
+      }
     }
     return new SecretBuilder()
         .withNewMetadata()
@@ -485,7 +508,11 @@ final class Join {
         patch.put("metadata", metadata);
       }
       JsonObject data = new JsonObject();
-      for (String k : List.of(MemberSecrets.KUBECONFIG_KEY, MemberSecrets.PROVIDER_TOKEN_KEY)) {
+      for (String k :
+          List.of(
+              MemberSecrets.KUBECONFIG_KEY,
+              MemberSecrets.PROVIDER_TOKEN_KEY,
+              MemberSecrets.PROVIDER_CA_KEY)) {
         if (!Objects.equals(Status.data(existing, k), Status.data(desired, k))) {
           data.put(k, desired.getData().get(k));
         }

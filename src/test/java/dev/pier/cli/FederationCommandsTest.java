@@ -13,6 +13,7 @@ import dev.pier.testkit.Services;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
 import io.vertx.core.json.JsonObject;
+import io.vertx.core.net.SelfSignedCertificate;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -421,13 +422,52 @@ class FederationCommandsTest {
       Run again = joinSouth.apply(withProvider);
       assertThat(again.out()).contains("host: secret/member-south (namespace pier) unchanged");
 
+      // --provider-ca-file: a webhook's own CA, checked as Pier checks data.provider-ca.
+      String webhook = "{\"provider\": \"webhook\", \"webhook.url\": \"https://lb.example:9443\"}";
+      Path badCa = dir.resolve("bad-ca.pem");
+      Files.writeString(badCa, "not a certificate\n");
+      Run noProvider = joinSouth.apply(List.of("--provider-ca-file", badCa.toString()));
+      assertThat(noProvider.status()).isEqualTo(2);
+      assertThat(noProvider.err())
+          .contains("flag --provider-ca-file: given without --load-balancer-provider");
+      Run bad =
+          joinSouth.apply(
+              List.of("--load-balancer-provider", webhook, "--provider-ca-file", badCa.toString()));
+      assertThat(bad.status()).isEqualTo(2);
+      assertThat(bad.err())
+          .contains("flag --provider-ca-file: data.provider-ca: holds no PEM certificate");
+      Path ca = dir.resolve("ca.pem");
+      Files.writeString(
+          ca,
+          Files.readString(Path.of(SelfSignedCertificate.create("lb.example").certificatePath())));
+      Run withCa =
+          joinSouth.apply(
+              List.of("--load-balancer-provider", webhook, "--provider-ca-file", ca.toString()));
+      assertThat(withCa.status()).as(withCa.out() + withCa.err()).isZero();
+      Secret caJoined = host.client().secrets().inNamespace("pier").withName("member-south").get();
+      assertThat(Status.data(caJoined, "provider-ca")).isEqualTo(Files.readString(ca));
+      assertThat(
+              dev.pier.federation.members.MemberSecrets.provider(
+                      caJoined
+                          .getMetadata()
+                          .getAnnotations()
+                          .get("pier.dev/load-balancer-provider"),
+                      "",
+                      Status.data(caJoined, "provider-ca"))
+                  .ca())
+          .contains("BEGIN CERTIFICATE");
+      joinSouth.apply(withProvider);
+
       // Left out of a later run, the provider and its token leave the Secret too.
       Run without = joinSouth.apply(List.of());
       assertThat(without.out()).contains("host: secret/member-south (namespace pier) configured");
       Secret plain = host.client().secrets().inNamespace("pier").withName("member-south").get();
       assertThat(plain.getMetadata().getAnnotations())
           .doesNotContainKey("pier.dev/load-balancer-provider");
-      assertThat(plain.getData()).doesNotContainKey("provider-token").containsKey("kubeconfig");
+      assertThat(plain.getData())
+          .doesNotContainKey("provider-token")
+          .doesNotContainKey("provider-ca")
+          .containsKey("kubeconfig");
       host.client().secrets().inNamespace("pier").withName("member-south").delete();
 
       // --namespaces: a Role in each (the namespace made when missing), no cluster-wide one.

@@ -600,6 +600,14 @@ public final class MemberSecrets {
    * @throws IllegalArgumentException naming what is wrong, never quoting the token
    */
   public static MemberProvider provider(String settingsJson, String token) {
+    return provider(settingsJson, token, "");
+  }
+
+  /**
+   * As {@link #provider(String, String)}, with the PEM certificates the provider's endpoint is
+   * checked against ({@code provider-ca}; empty: the JVM's).
+   */
+  public static MemberProvider provider(String settingsJson, String token, String ca) {
     JsonObject json;
     try {
       json = new JsonObject(settingsJson);
@@ -619,7 +627,7 @@ public final class MemberSecrets {
     if (!settings.containsKey("provider")) {
       throw new IllegalArgumentException("names no provider (the key 'provider')");
     }
-    return new MemberProvider(settings, token.trim());
+    return new MemberProvider(settings, token.trim(), ca);
   }
 
   private static String data(Secret secret, String key) {
