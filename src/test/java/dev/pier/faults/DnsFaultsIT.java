@@ -56,12 +56,7 @@ class DnsFaultsIT {
       pdns.putForeign(ZONE + ".", name(ns, "taken"), "A", "198.51.100.8");
 
       Map<String, String> env = FaultSuite.webhook(webhook.url());
-      env.put(PierOptions.DNS_ENABLED.envName(), "true");
-      env.put(PierOptions.DNS_ZONE_NAME.envName(), ZONE);
-      env.put(PierOptions.DNS_OWNER_ID.envName(), "faults");
-      env.put(PierOptions.DNS_POWERDNS_URL.envName(), proxy.url());
-      env.put(PierOptions.DNS_POWERDNS_API_KEY_FILE.envName(), pdns.apiKeyFile().toString());
-      env.put(PierOptions.DNS_POWERDNS_TIMEOUT.envName(), "2s");
+      env.putAll(pdns.pierEnv(ZONE, "faults", proxy.url()));
       env.put(PierOptions.DNS_CALL_DEADLINE.envName(), "3s");
       // Short retries (FaultSuite.shortRetries): each fault lasts 8 s and must see its calls
       // retried (at least two calls in it); at the shipped 5 s doubling a Service's DNS work would

@@ -409,12 +409,7 @@ class ScaleOutFederationIT {
     Files.writeString(config, yaml.yaml());
     Map<String, String> env = ScaleOutIT.env(host, webhook.url(), leaseNs, name, port, peers);
     env.put(PierOptions.CLUSTER_KUBECONFIG.envName(), null);
-    env.put(PierOptions.DNS_ENABLED.envName(), "true");
-    env.put(PierOptions.DNS_ZONE_NAME.envName(), ZONE);
-    env.put(PierOptions.DNS_OWNER_ID.envName(), "pier-scale-out");
-    env.put(PierOptions.DNS_POWERDNS_URL.envName(), pdns.apiUrl());
-    env.put(PierOptions.DNS_POWERDNS_API_KEY_FILE.envName(), pdns.apiKeyFile().toString());
-    env.put(PierOptions.DNS_POWERDNS_TIMEOUT.envName(), "2s");
+    env.putAll(pdns.pierEnv(ZONE, "pier-scale-out"));
     return FaultSuite.startJar(host, name, config, env);
   }
 

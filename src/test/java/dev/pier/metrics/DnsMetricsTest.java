@@ -33,12 +33,7 @@ class DnsMetricsTest {
     try (PowerDnsServer pdns = PowerDnsServer.create()) {
       Map<String, String> env = new HashMap<>();
       env.put(PierOptions.LOCAL_POOLS.envName(), "127.246.2.0/29");
-      env.put(PierOptions.DNS_ENABLED.envName(), "true");
-      env.put(PierOptions.DNS_ZONE_NAME.envName(), ZONE);
-      env.put(PierOptions.DNS_OWNER_ID.envName(), "pier-metrics");
-      env.put(PierOptions.DNS_POWERDNS_URL.envName(), pdns.apiUrl());
-      env.put(PierOptions.DNS_POWERDNS_API_KEY_FILE.envName(), pdns.apiKeyFile().toString());
-      env.put(PierOptions.DNS_POWERDNS_TIMEOUT.envName(), "2s");
+      env.putAll(pdns.pierEnv(ZONE, "pier-metrics"));
       try (InProcessPier pier = InProcessPier.start(kube, env)) {
         int port = pier.pier().adminPort();
         assertThat(MetricsExpositionTest.scrape(port)).contains("\npier_dns_names_owned 0.0");

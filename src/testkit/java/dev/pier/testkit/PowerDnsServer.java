@@ -1,5 +1,6 @@
 package dev.pier.testkit;
 
+import dev.pier.boot.PierOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
@@ -18,7 +19,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -167,6 +170,26 @@ public final class PowerDnsServer implements AutoCloseable {
   }
 
   /** The webserver URL, {@code http://127.0.0.1:<port>}. */
+  /**
+   * Pier's configuration (as environment variables) for DNS on this server: {@code zone}, Pier's
+   * owner id {@code ownerId}, the API key file, a 2 s timeout per call; a mutable map.
+   */
+  public Map<String, String> pierEnv(String zone, String ownerId) {
+    return pierEnv(zone, ownerId, apiUrl());
+  }
+
+  /** As {@link #pierEnv(String, String)}, the API reached at {@code url} (a proxy in front). */
+  public Map<String, String> pierEnv(String zone, String ownerId, String url) {
+    Map<String, String> env = new HashMap<>();
+    env.put(PierOptions.DNS_ENABLED.envName(), "true");
+    env.put(PierOptions.DNS_ZONE_NAME.envName(), zone);
+    env.put(PierOptions.DNS_OWNER_ID.envName(), ownerId);
+    env.put(PierOptions.DNS_POWERDNS_URL.envName(), url);
+    env.put(PierOptions.DNS_POWERDNS_API_KEY_FILE.envName(), apiKeyFile().toString());
+    env.put(PierOptions.DNS_POWERDNS_TIMEOUT.envName(), "2s");
+    return env;
+  }
+
   public String apiUrl() {
     return "http://127.0.0.1:" + webPort;
   }

@@ -58,12 +58,7 @@ class DnsLifecycleTest {
   private static InProcessPier startPier(String pool) {
     Map<String, String> env = new HashMap<>();
     env.put(PierOptions.LOCAL_POOLS.envName(), pool);
-    env.put(PierOptions.DNS_ENABLED.envName(), "true");
-    env.put(PierOptions.DNS_ZONE_NAME.envName(), ZONE);
-    env.put(PierOptions.DNS_OWNER_ID.envName(), OWNER);
-    env.put(PierOptions.DNS_POWERDNS_URL.envName(), pdns.apiUrl());
-    env.put(PierOptions.DNS_POWERDNS_API_KEY_FILE.envName(), pdns.apiKeyFile().toString());
-    env.put(PierOptions.DNS_POWERDNS_TIMEOUT.envName(), "2s");
+    env.putAll(pdns.pierEnv(ZONE, OWNER));
     return InProcessPier.start(kube, env);
   }
 

@@ -91,12 +91,7 @@ class FederatedDnsProbeTest {
             .health("500ms", "400ms")
             .yaml();
     Map<String, String> env = new HashMap<>();
-    env.put(PierOptions.DNS_ENABLED.envName(), "true");
-    env.put(PierOptions.DNS_ZONE_NAME.envName(), ZONE);
-    env.put(PierOptions.DNS_OWNER_ID.envName(), "pier-probe-test");
-    env.put(PierOptions.DNS_POWERDNS_URL.envName(), pdns.apiUrl());
-    env.put(PierOptions.DNS_POWERDNS_API_KEY_FILE.envName(), pdns.apiKeyFile().toString());
-    env.put(PierOptions.DNS_POWERDNS_TIMEOUT.envName(), "2s");
+    env.putAll(pdns.pierEnv(ZONE, "pier-probe-test"));
     env.put(PierOptions.DNS_PROBE_PERIOD.envName(), PERIOD.toMillis() + "ms");
     env.put(PierOptions.DNS_PROBE_TIMEOUT.envName(), "250ms");
     env.put(PierOptions.DNS_PROBE_FAILURE_THRESHOLD.envName(), Integer.toString(FAILURE_THRESHOLD));

@@ -89,12 +89,7 @@ class FederatedDnsStrategyTest {
             .health("500ms", "400ms")
             .yaml();
     Map<String, String> env = new HashMap<>();
-    env.put(PierOptions.DNS_ENABLED.envName(), "true");
-    env.put(PierOptions.DNS_ZONE_NAME.envName(), ZONE);
-    env.put(PierOptions.DNS_OWNER_ID.envName(), "pier-steer-test");
-    env.put(PierOptions.DNS_POWERDNS_URL.envName(), pdns.apiUrl());
-    env.put(PierOptions.DNS_POWERDNS_API_KEY_FILE.envName(), pdns.apiKeyFile().toString());
-    env.put(PierOptions.DNS_POWERDNS_TIMEOUT.envName(), "2s");
+    env.putAll(pdns.pierEnv(ZONE, "pier-steer-test"));
     env.put(PierOptions.DNS_VIEWS.envName(), "eu=10.1.0.0/16,us=10.2.0.0/16,eu=10.3.0.0/16");
     return InProcessPier.startWithConfig(yaml, env);
   }

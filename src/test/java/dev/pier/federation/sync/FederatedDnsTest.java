@@ -3,7 +3,6 @@ package dev.pier.federation.sync;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.pier.boot.PierOptions;
 import dev.pier.testkit.FederatedServices;
 import dev.pier.testkit.FederationConfig;
 import dev.pier.testkit.InProcessPier;
@@ -95,12 +94,7 @@ class FederatedDnsTest {
             .federationYaml(federationExtra)
             .yaml();
     Map<String, String> env = new HashMap<>();
-    env.put(PierOptions.DNS_ENABLED.envName(), "true");
-    env.put(PierOptions.DNS_ZONE_NAME.envName(), ZONE);
-    env.put(PierOptions.DNS_OWNER_ID.envName(), "pier-fed-test");
-    env.put(PierOptions.DNS_POWERDNS_URL.envName(), pdns.apiUrl());
-    env.put(PierOptions.DNS_POWERDNS_API_KEY_FILE.envName(), pdns.apiKeyFile().toString());
-    env.put(PierOptions.DNS_POWERDNS_TIMEOUT.envName(), "2s");
+    env.putAll(pdns.pierEnv(ZONE, "pier-fed-test"));
     return InProcessPier.startWithConfig(yaml, env);
   }
 
