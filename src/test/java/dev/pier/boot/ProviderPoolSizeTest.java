@@ -36,9 +36,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class ProviderPoolSizeTest {
   private static final int CALLS = 40;
-  // Each request is held this long unless all CALLS are in flight before.
-  private static final Duration HOLD = Duration.ofSeconds(1);
-  private static final Duration TIMEOUT = Duration.ofSeconds(10);
+  // Each request is held this long unless all CALLS are in flight before: long enough that on a
+  // loaded machine the last of them arrives while the first is still held (1 s saw 36 of 40 in CI).
+  private static final Duration HOLD = Duration.ofSeconds(8);
+  private static final Duration TIMEOUT = Duration.ofSeconds(20);
   private static final ClusterIdentity CLUSTER = new ClusterIdentity("c", "uid-of-cluster-c");
 
   /** A client of the slow API: its call number {@code i}, and how it is closed. */

@@ -7,6 +7,7 @@ import dev.pier.boot.PierOptions;
 import dev.pier.cloud.webhook.ReferenceWebhook;
 import dev.pier.federation.members.MemberSecrets;
 import dev.pier.model.FederationKeys;
+import dev.pier.reconcile.ReconcileOptions;
 import dev.pier.testkit.FederatedServices;
 import dev.pier.testkit.FederationConfig;
 import dev.pier.testkit.HoldingHttpServer;
@@ -27,18 +28,21 @@ import org.junit.jupiter.api.Test;
 /**
  * One member whose cloud never answers cannot delay another cluster's Services: the host runs its
  * own load balancers, and two members joined through Secrets run theirs with webhook providers, one
- * of which holds every request. With 8 slots and 20 Services in the hung member, a new Service in
- * the host and one in the other member still get their load balancers within 10 s.
+ * of which holds every request. With the shipped 200 slots and 300 Services in the hung member, a
+ * new Service in the host and one in the other member still get their load balancers within 10 s.
  */
 @RealKubeApiServer
 class HungMemberShareTest {
   private static final Duration CONVERGE = InProcessPier.CONVERGE;
   private static final Duration PROMISED = Duration.ofSeconds(10);
   private static final String TOKEN = "member-provider-token-3b9a";
-  private static final int SLOTS = 8;
-  private static final int HUNG_SERVICES = 20;
-  // What the hung member may hold: 3 clusters share 8 slots, with a floor of 8 / 3 = 2 each.
-  private static final int SHARE = SLOTS - 2 * 2;
+  private static final int SLOTS = ReconcileOptions.DEFAULT_CONCURRENCY;
+  private static final int HUNG_SERVICES = 300;
+  // What the hung member may hold: 3 clusters share 200 slots, each keeping a floor of 4 free.
+  private static final int SHARE = SLOTS - 2 * ReconcileOptions.DEFAULT_CLUSTER_FLOOR;
+  // Its provider sends no more than its ceiling of connections at once; the rest of its runs wait.
+  private static final int SENT =
+      PierOptions.FEDERATION_MEMBER_CEILINGS_MAX_CONNECTIONS.defaultValue();
 
   private static KubeApiServer host;
   private static KubeApiServer west;
@@ -113,13 +117,9 @@ class HungMemberShareTest {
             .pool("127.232.5.0/28")
             .health("500ms", "400ms")
             .yaml();
+    // The members' clouds are local stand-ins.
     Map<String, String> env =
-        Map.of(
-            PierOptions.RECONCILE_CONCURRENCY.envName(),
-            String.valueOf(SLOTS),
-            // The members' clouds are local stand-ins.
-            PierOptions.FEDERATION_MEMBER_EGRESS_ALLOW.envName(),
-            "127.0.0.0/8");
+        Map.of(PierOptions.FEDERATION_MEMBER_EGRESS_ALLOW.envName(), "127.0.0.0/8");
     try (InProcessPier pier = InProcessPier.startWithConfig(config, env)) {
       host.client()
           .resource(memberSecret("west", west, cloud.url().replace("//localhost:", "//127.0.0.1:")))
@@ -134,15 +134,15 @@ class HungMemberShareTest {
           .atMost(CONVERGE)
           .until(() -> Services.ingressIp(west.client(), westNs, "warm") != null);
 
-      // The hung member's Services take every slot they may: 3 clusters share 8 slots with a
-      // floor of 2 each (4 lowered to 8 / 3), so it holds 4 and its other keys wait.
+      // The hung member's Services take every slot they may: 3 clusters share 200 slots with a
+      // floor of 4 each, so it holds 192 and its other keys wait.
       String slowNs = slow.createNamespace("share");
       for (int i = 0; i < HUNG_SERVICES; i++) {
         slow.client()
             .resource(Services.loadBalancer(slowNs, "svc-" + i, 8080, slow.freeNodePort()))
             .create();
       }
-      await().atMost(CONVERGE).until(() -> silent.received() >= SHARE);
+      await().atMost(CONVERGE).until(() -> silent.received() >= SENT);
       await().atMost(CONVERGE).until(() -> queueDepth(pier) >= HUNG_SERVICES - SLOTS);
 
       String hostNs = host.createNamespace("share");
