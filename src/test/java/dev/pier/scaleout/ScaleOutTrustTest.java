@@ -66,6 +66,8 @@ import org.junit.jupiter.api.io.TempDir;
 class ScaleOutTrustTest {
   private static final int SHARDS = 32;
   private static final Duration LEASE = Duration.ofSeconds(3);
+  // Nodes that hold the transport credential but are no proven replica.
+  private static final int UNPROVEN = 6;
   private static final Duration RETRY = Duration.ofMillis(500);
   private static final String CLUSTER = "trust-" + ProcessHandle.current().pid();
 
@@ -341,8 +343,8 @@ class ScaleOutTrustTest {
   }
 
   /**
-   * Three nodes with the transport credential but no replica Lease join a replica: it counts one
-   * replica, three unproven members, and keeps all 32 shards.
+   * Six nodes with the transport credential but no replica Lease join a replica: it counts one
+   * replica, six unproven members, and keeps all 32 shards.
    */
   @Test
   void membersWithoutAReplicaLeaseGetNoShards(KubeApiServer kube) throws Exception {
@@ -354,16 +356,18 @@ class ScaleOutTrustTest {
           .atMost(InProcessPier.CONVERGE)
           .until(() -> holders(kube.client(), leaseNs).size() == SHARDS);
       List<Future<Vertx>> joining = new ArrayList<>();
-      for (int i = 0; i < 3; i++) {
+      for (int i = 0; i < UNPROVEN; i++) {
         joining.add(ScaleOutNodes.node(joining(port), ScaleOutCredentials.shared()));
       }
       for (Future<Vertx> node : joining) {
         nodes.add(started(node));
       }
-      await().atMost(InProcessPier.CONVERGE).until(() -> members(pier.pier().vertx()) == 4);
       await()
           .atMost(InProcessPier.CONVERGE)
-          .until(() -> gauge(pier, "pier.scale.out.unproven.members") == 3.0);
+          .until(() -> members(pier.pier().vertx()) == 1 + UNPROVEN);
+      await()
+          .atMost(InProcessPier.CONVERGE)
+          .until(() -> gauge(pier, "pier.scale.out.unproven.members") == UNPROVEN);
       await()
           .during(LEASE.plusSeconds(1))
           .atMost(LEASE.plusSeconds(5))
