@@ -37,7 +37,8 @@ import java.util.stream.Stream;
  * they listen again, until each returns.
  */
 public final class DnsProbeBench {
-  record Row(
+  /** What one run probes, and how. */
+  record Setup(
       String probe,
       int services,
       int members,
@@ -45,6 +46,11 @@ public final class DnsProbeBench {
       Duration timeout,
       int failures,
       int successes,
+      Duration window,
+      int stopped) {}
+
+  record Row(
+      Setup setup,
       double idleCpuPerMinute,
       double cpuPerMinute,
       double connectionsPerSecond,
@@ -75,23 +81,23 @@ public final class DnsProbeBench {
             .toList();
     Path out = Path.of(a.getOrDefault("out", "target/bench/dns-probe"));
     Files.createDirectories(out);
-    int services = Integer.parseInt(a.getOrDefault("services", "1000"));
-    int members = Integer.parseInt(a.getOrDefault("members", "2"));
-    Duration period = Duration.ofMillis(Long.parseLong(a.getOrDefault("period-ms", "10000")));
-    Duration timeout = Duration.ofMillis(Long.parseLong(a.getOrDefault("timeout-ms", "2000")));
-    int failures = Integer.parseInt(a.getOrDefault("failures", "3"));
-    int successes = Integer.parseInt(a.getOrDefault("successes", "2"));
-    Duration window = Duration.ofSeconds(Long.parseLong(a.getOrDefault("window", "120")));
-    int stopped = Integer.parseInt(a.getOrDefault("stop", "10"));
     String revision = a.getOrDefault("revision", "unknown");
     List<Row> rows = new ArrayList<>();
     for (String probe : a.getOrDefault("probes", "tcp,http:/healthz:200").split(",")) {
+      Setup setup =
+          new Setup(
+              probe,
+              Integer.parseInt(a.getOrDefault("services", "1000")),
+              Integer.parseInt(a.getOrDefault("members", "2")),
+              Duration.ofMillis(Long.parseLong(a.getOrDefault("period-ms", "10000"))),
+              Duration.ofMillis(Long.parseLong(a.getOrDefault("timeout-ms", "2000"))),
+              Integer.parseInt(a.getOrDefault("failures", "3")),
+              Integer.parseInt(a.getOrDefault("successes", "2")),
+              Duration.ofSeconds(Long.parseLong(a.getOrDefault("window", "120"))),
+              Integer.parseInt(a.getOrDefault("stop", "10")));
       DnsProbeBench bench = new DnsProbeBench();
       try {
-        Row row =
-            bench.run(
-                jvm, out, probe, services, members, period, timeout, failures, successes, window,
-                stopped);
+        Row row = bench.run(jvm, out, setup);
         rows.add(row);
         System.out.println(table(List.of(row), revision));
       } finally {
@@ -106,19 +112,12 @@ public final class DnsProbeBench {
     System.exit(0);
   }
 
-  private Row run(
-      List<String> jvm,
-      Path out,
-      String probe,
-      int services,
-      int members,
-      Duration period,
-      Duration timeout,
-      int failures,
-      int successes,
-      Duration window,
-      int stopped)
-      throws Exception {
+  private Row run(List<String> jvm, Path out, Setup setup) throws Exception {
+    String probe = setup.probe();
+    int services = setup.services();
+    int members = setup.members();
+    Duration period = setup.period();
+    Duration timeout = setup.timeout();
     boolean http = probe.startsWith("http");
     int port = 18080;
     log("%s: %,d listeners", probe, services * members);
@@ -141,8 +140,8 @@ public final class DnsProbeBench {
             probe,
             String.valueOf(period.toMillis()),
             String.valueOf(timeout.toMillis()),
-            String.valueOf(failures),
-            String.valueOf(successes),
+            String.valueOf(setup.failures()),
+            String.valueOf(setup.successes()),
             "50"));
     Process target =
         new ProcessBuilder(cmd)
@@ -170,7 +169,7 @@ public final class DnsProbeBench {
       double cpu0 = BenchDriver.cpuSeconds(pid);
       long accepted0 = accepted.get();
       long t0 = System.nanoTime();
-      Thread.sleep(window.toMillis());
+      Thread.sleep(setup.window().toMillis());
       double seconds = (System.nanoTime() - t0) / 1e9;
       double cpu = BenchDriver.cpuSeconds(pid) - cpu0;
       long conns = accepted.get() - accepted0;
@@ -184,14 +183,15 @@ public final class DnsProbeBench {
 
       events.clear();
       List<String> down = new ArrayList<>();
-      for (int i = 0; i < stopped; i++) {
-        down.add(DnsProbeTarget.address(0, i * (services / stopped)));
+      for (int i = 0; i < setup.stopped(); i++) {
+        down.add(DnsProbeTarget.address(0, i * (services / setup.stopped())));
       }
       long stopAt = System.currentTimeMillis();
       for (String address : down) {
         close(address);
       }
-      Duration bound = period.multipliedBy(failures + 2).plus(timeout.multipliedBy(failures));
+      Duration bound =
+          period.multipliedBy(setup.failures() + 2).plus(timeout.multipliedBy(setup.failures()));
       double[] leave = times("LEAVE", down, stopAt, bound);
       long backAt = System.currentTimeMillis();
       for (String address : down) {
@@ -202,13 +202,7 @@ public final class DnsProbeBench {
           "%s: left after %s s, back after %s s",
           probe, Arrays.toString(leave), Arrays.toString(back));
       return new Row(
-          probe,
-          services,
-          members,
-          period,
-          timeout,
-          failures,
-          successes,
+          setup,
           idleCpuPerMinute,
           cpu * 60 / seconds,
           conns / seconds,
@@ -349,13 +343,13 @@ public final class DnsProbeBench {
           String.format(
               "| %s | %,d x %d | %d s, %d s, %d/%d | %.2f, %.2f | %.0f | %d | %d, %d | %d |"
                   + " %.1f, %.1f | %.1f, %.1f |%n",
-              r.probe(),
-              r.services(),
-              r.members(),
-              r.period().toSeconds(),
-              r.timeout().toSeconds(),
-              r.failures(),
-              r.successes(),
+              r.setup().probe(),
+              r.setup().services(),
+              r.setup().members(),
+              r.setup().period().toSeconds(),
+              r.setup().timeout().toSeconds(),
+              r.setup().failures(),
+              r.setup().successes(),
               r.idleCpuPerMinute(),
               r.cpuPerMinute(),
               r.connectionsPerSecond(),

@@ -98,6 +98,7 @@ class CopyExchangeTest {
     CopyExchange answering = exchange(owner, ownerMembers, true);
     CopyExchange reading = exchange(other, members(), false);
     answering.answer(east).await(30, TimeUnit.SECONDS);
+    awaitHandler(copies(east));
     Member member = ownerMembers.get(east);
 
     CopyState read = reading.read(member, "ns", "web").await(30, TimeUnit.SECONDS);
@@ -115,6 +116,7 @@ class CopyExchangeTest {
     CopyExchange stale = exchange(owner, ownerMembers, false);
     CopyExchange reading = exchange(other, members(), false);
     stale.answer(east).await(30, TimeUnit.SECONDS);
+    awaitHandler(copies(east));
 
     Future<CopyState> read = reading.read(ownerMembers.get(east), "ns", "web");
 
@@ -198,6 +200,16 @@ class CopyExchangeTest {
     return cause(probe) instanceof ReplyException e && e.failureType() == ReplyFailure.NO_HANDLERS;
   }
 
+  /**
+   * Until the other instance sees a handler on {@code address}: a registration reaches the
+   * cluster's other member a moment after it completes, later on a loaded machine.
+   */
+  private static void awaitHandler(String address) {
+    await("a handler on " + address + ", seen from the other instance")
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> !noHandler(address));
+  }
+
   private static String copies(String member) {
     return Addresses.federationCopies(member);
   }
@@ -238,6 +250,7 @@ class CopyExchangeTest {
     Members ownerMembers = members(servingCopy());
     CopyExchange answering = exchange(owner, ownerMembers, true);
     answering.answer(east).await(30, TimeUnit.SECONDS);
+    awaitHandler(copies(east));
     Member member = ownerMembers.get(east);
 
     CopyExchange readingOtherHolder = exchange(other, members(), false, "replica-b");
@@ -331,7 +344,9 @@ class CopyExchangeTest {
             peers,
             "",
             ScaleOutOptions.DEFAULT_CLUSTER_DOMAIN,
-            Duration.ofSeconds(2),
+            // No member is stopped here: a heartbeat timeout no loaded machine reaches, so that
+            // neither instance suspects the other in the middle of a method (CI saw it at 2 s).
+            Duration.ofSeconds(30),
             Duration.ofSeconds(3),
             Duration.ofSeconds(2),
             Duration.ofMillis(500),

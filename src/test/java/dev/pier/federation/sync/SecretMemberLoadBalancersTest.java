@@ -402,34 +402,13 @@ class SecretMemberLoadBalancersTest {
         assertThat(westService(ns, "web").getSpec().getType()).isEqualTo("LoadBalancer");
 
         String url = "https://127.0.0.1:" + listener.getLocalPort() + "/pier/v1";
-        annotateWest(new JsonObject().put("provider", "webhook").put("webhook.url", url).encode());
-        await()
-            .atMost(CONVERGE)
-            .until(
-                () ->
-                    warned(
-                        "webhook.url: '"
-                            + url
-                            + "': 127.0.0.1 is a loopback address, refused for a member's provider"));
+        awaitRefused(url, "127.0.0.1");
         // A host name that resolves to Pier's loopback passes the check of the Secret's text; it
         // is refused as it resolves, and the Secret's writer hears of it.
         InetAddress resolved = loopbackName();
         String name = resolved.getHostName();
         String byName = "https://" + name + ":" + listener.getLocalPort() + "/pier/v1";
-        annotateWest(
-            new JsonObject().put("provider", "webhook").put("webhook.url", byName).encode());
-        await()
-            .atMost(CONVERGE)
-            .until(
-                () ->
-                    warned(
-                        "webhook.url: '"
-                            + byName
-                            + "': host "
-                            + name
-                            + ": "
-                            + resolved.getHostAddress()
-                            + " is a loopback address, refused for a member's provider"));
+        awaitRefused(byName, "host " + name + ": " + resolved.getHostAddress());
         Thread.sleep(5000);
         assertThat(connections.get()).isZero();
       } finally {
@@ -438,6 +417,20 @@ class SecretMemberLoadBalancersTest {
         host.client().services().inNamespace(ns).withName("web").delete();
       }
     }
+  }
+
+  /**
+   * Points west's webhook at {@code url}, and waits for the Warning that refuses {@code address}.
+   */
+  private static void awaitRefused(String url, String address) {
+    annotateWest(new JsonObject().put("provider", "webhook").put("webhook.url", url).encode());
+    String refusal =
+        "webhook.url: '"
+            + url
+            + "': "
+            + address
+            + " is a loopback address, refused for a member's provider";
+    await().atMost(CONVERGE).until(() -> warned(refusal));
   }
 
   /**
