@@ -5,17 +5,9 @@ import dev.pier.config.ConfigException;
 import dev.pier.config.ConfigValues;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.net.PemKeyCertOptions;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.GeneralSecurityException;
-import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
-import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Date;
-import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -89,18 +81,12 @@ record AdminTls(Path certFile, Path keyFile) {
 
   /** Readable, a certificate and a key that Vert.x can load; a Warning when out of date. */
   private void check() {
-    X509Certificate leaf = leaf();
-    String keyText = read("admin.tls.keyFile", keyFile);
-    if (!keyText.matches("(?s).*-----BEGIN (RSA |EC )?PRIVATE KEY-----.*")) {
-      throw new ConfigException(
-          "admin.tls.keyFile: "
-              + keyFile
-              + " holds no PEM private key (-----BEGIN PRIVATE KEY-----, RSA PRIVATE KEY or EC"
-              + " PRIVATE KEY)");
-    }
+    X509Certificate leaf =
+        PemFiles.certificates("admin.tls.certFile", certFile, HOW_TO_CREATE).get(0);
+    String keyText = PemFiles.privateKey("admin.tls.keyFile", keyFile, HOW_TO_CREATE);
     try {
       new PemKeyCertOptions()
-          .setCertValue(Buffer.buffer(read("admin.tls.certFile", certFile)))
+          .setCertValue(Buffer.buffer(PemFiles.read("admin.tls.certFile", certFile, HOW_TO_CREATE)))
           .setKeyValue(Buffer.buffer(keyText))
           .getKeyManagerFactory(null);
     } catch (Exception e) {
@@ -120,36 +106,6 @@ record AdminTls(Path certFile, Path keyFile) {
           certFile,
           leaf.getNotBefore().toInstant(),
           leaf.getNotAfter().toInstant());
-    }
-  }
-
-  @SuppressWarnings("unchecked")
-  private X509Certificate leaf() {
-    read("admin.tls.certFile", certFile);
-    try (InputStream in = Files.newInputStream(certFile)) {
-      List<X509Certificate> certs =
-          new ArrayList<>(
-              (Collection<X509Certificate>)
-                  CertificateFactory.getInstance("X.509").generateCertificates(in));
-      if (certs.isEmpty()) {
-        throw new ConfigException("admin.tls.certFile: " + certFile + " holds no PEM certificate");
-      }
-      return certs.get(0);
-    } catch (IOException | GeneralSecurityException e) {
-      throw new ConfigException(
-          "admin.tls.certFile: "
-              + certFile
-              + " holds no readable PEM certificate: "
-              + e.getMessage());
-    }
-  }
-
-  private static String read(String option, Path file) {
-    try {
-      return Files.readString(file);
-    } catch (IOException e) {
-      throw new ConfigException(
-          option + ": cannot read " + file + " (" + e + "); " + HOW_TO_CREATE);
     }
   }
 }

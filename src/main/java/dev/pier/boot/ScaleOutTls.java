@@ -8,13 +8,10 @@ import io.vertx.core.eventbus.EventBusOptions;
 import io.vertx.core.http.ClientAuth;
 import io.vertx.core.net.PemKeyCertOptions;
 import io.vertx.core.net.PemTrustOptions;
-import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
-import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.Date;
@@ -111,7 +108,8 @@ record ScaleOutTls(Path certFile, Path keyFile, Path caFile) {
       KeyStore cas = KeyStore.getInstance("PKCS12");
       cas.load(null, null);
       int n = 0;
-      for (X509Certificate ca : certificates("scaleOut.tls.caFile", caFile)) {
+      for (X509Certificate ca :
+          PemFiles.certificates("scaleOut.tls.caFile", caFile, HOW_TO_CREATE)) {
         cas.setCertificateEntry("ca-" + n++, ca);
       }
       TrustManagerFactory trust =
@@ -135,16 +133,10 @@ record ScaleOutTls(Path certFile, Path keyFile, Path caFile) {
 
   /** Readable, parsable, in force, and the certificate signed by one of the CA's. */
   private void check() {
-    List<X509Certificate> chain = certificates("scaleOut.tls.certFile", certFile);
-    List<X509Certificate> cas = certificates("scaleOut.tls.caFile", caFile);
-    String keyText = read("scaleOut.tls.keyFile", keyFile);
-    if (!keyText.matches("(?s).*-----BEGIN (RSA |EC )?PRIVATE KEY-----.*")) {
-      throw new ConfigException(
-          "scaleOut.tls.keyFile: "
-              + keyFile
-              + " holds no PEM private key (-----BEGIN PRIVATE KEY-----, RSA PRIVATE KEY or EC"
-              + " PRIVATE KEY)");
-    }
+    List<X509Certificate> chain =
+        PemFiles.certificates("scaleOut.tls.certFile", certFile, HOW_TO_CREATE);
+    List<X509Certificate> cas = PemFiles.certificates("scaleOut.tls.caFile", caFile, HOW_TO_CREATE);
+    PemFiles.privateKey("scaleOut.tls.keyFile", keyFile, HOW_TO_CREATE);
     X509Certificate leaf = chain.get(0);
     Date now = new Date();
     if (now.after(leaf.getNotAfter()) || now.before(leaf.getNotBefore())) {
@@ -174,32 +166,5 @@ record ScaleOutTls(Path certFile, Path keyFile, Path caFile) {
             + ") is not signed by a CA of scaleOut.tls.caFile "
             + caFile
             + ": the replicas would refuse it");
-  }
-
-  @SuppressWarnings("unchecked")
-  private static List<X509Certificate> certificates(String option, Path file) {
-    read(option, file);
-    try (InputStream in = Files.newInputStream(file)) {
-      List<X509Certificate> certs =
-          new ArrayList<>(
-              (java.util.Collection<X509Certificate>)
-                  CertificateFactory.getInstance("X.509").generateCertificates(in));
-      if (certs.isEmpty()) {
-        throw new ConfigException(option + ": " + file + " holds no PEM certificate");
-      }
-      return certs;
-    } catch (IOException | GeneralSecurityException e) {
-      throw new ConfigException(
-          option + ": " + file + " holds no readable PEM certificate: " + e.getMessage());
-    }
-  }
-
-  private static String read(String option, Path file) {
-    try {
-      return Files.readString(file);
-    } catch (IOException e) {
-      throw new ConfigException(
-          option + ": cannot read " + file + " (" + e + "); " + HOW_TO_CREATE);
-    }
   }
 }
