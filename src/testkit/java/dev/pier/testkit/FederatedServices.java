@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /** Federated Services and the member-side objects tests write for them. */
@@ -22,6 +23,29 @@ public final class FederatedServices {
    * A member API server with one Ready node at 127.0.0.1 in region eu, zone eu-a, and the namespace
    * of the member Secrets ({@code pier}) in the host.
    */
+  /**
+   * The members east (a Ready node east-1 at {@code eastNode} in region eu, zone eu-a) and west
+   * (west-1 at {@code westNode} in us, us-a), their API servers started side by side.
+   */
+  public static Map<String, KubeApiServer> eastAndWest(String eastNode, String westNode)
+      throws Exception {
+    Map<String, KubeApiServer> members =
+        KubeApiServers.start(List.of("east", "west"), 2, KubeApiServer::start);
+    members
+        .get("east")
+        .createReadyNode(
+            "east-1",
+            eastNode,
+            Map.of("topology.kubernetes.io/region", "eu", "topology.kubernetes.io/zone", "eu-a"));
+    members
+        .get("west")
+        .createReadyNode(
+            "west-1",
+            westNode,
+            Map.of("topology.kubernetes.io/region", "us", "topology.kubernetes.io/zone", "us-a"));
+    return members;
+  }
+
   public static KubeApiServer memberWithNode(KubeApiServer host, String node) {
     KubeApiServer member = KubeApiServer.start();
     member.createReadyNode(

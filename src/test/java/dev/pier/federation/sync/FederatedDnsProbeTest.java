@@ -51,18 +51,11 @@ class FederatedDnsProbeTest {
   private static PowerDnsServer pdns;
 
   @BeforeAll
-  static void setUp(KubeApiServer server) {
+  static void setUp(KubeApiServer server) throws Exception {
     host = server;
-    east = KubeApiServer.start();
-    west = KubeApiServer.start();
-    east.createReadyNode(
-        "east-1",
-        EAST_NODE,
-        Map.of("topology.kubernetes.io/region", "eu", "topology.kubernetes.io/zone", "eu-a"));
-    west.createReadyNode(
-        "west-1",
-        WEST_NODE,
-        Map.of("topology.kubernetes.io/region", "us", "topology.kubernetes.io/zone", "us-a"));
+    Map<String, KubeApiServer> members = FederatedServices.eastAndWest(EAST_NODE, WEST_NODE);
+    east = members.get("east");
+    west = members.get("west");
     pdns = PowerDnsServer.create();
   }
 

@@ -48,18 +48,11 @@ class FederatedDnsStrategyTest {
   private static UnboundResolver resolver;
 
   @BeforeAll
-  static void setUp(KubeApiServer server) {
+  static void setUp(KubeApiServer server) throws Exception {
     host = server;
-    east = KubeApiServer.start();
-    west = KubeApiServer.start();
-    east.createReadyNode(
-        "east-1",
-        "127.0.0.1",
-        Map.of("topology.kubernetes.io/region", "eu", "topology.kubernetes.io/zone", "eu-a"));
-    west.createReadyNode(
-        "west-1",
-        "127.0.0.1",
-        Map.of("topology.kubernetes.io/region", "us", "topology.kubernetes.io/zone", "us-a"));
+    Map<String, KubeApiServer> members = FederatedServices.eastAndWest("127.0.0.1", "127.0.0.1");
+    east = members.get("east");
+    west = members.get("west");
     pdns = PowerDnsServer.create();
     resolver = UnboundResolver.start(pdns, ZONE + ".");
   }

@@ -41,14 +41,11 @@ class FederatedDnsTest {
   private static PowerDnsServer pdns;
 
   @BeforeAll
-  static void setUp(KubeApiServer server) {
+  static void setUp(KubeApiServer server) throws Exception {
     host = server;
-    east = KubeApiServer.start();
-    west = KubeApiServer.start();
-    east.createReadyNode(
-        "east-1",
-        "127.0.0.1",
-        Map.of("topology.kubernetes.io/region", "eu", "topology.kubernetes.io/zone", "eu-a"));
+    Map<String, KubeApiServer> members = FederatedServices.eastAndWest("127.0.0.1", "127.0.0.1");
+    east = members.get("east");
+    west = members.get("west");
     east.createReadyNode(
         "east-2",
         "127.0.0.1",
@@ -57,10 +54,6 @@ class FederatedDnsTest {
             "eu",
             "failure-domain.beta.kubernetes.io/zone",
             "eu-b"));
-    west.createReadyNode(
-        "west-1",
-        "127.0.0.1",
-        Map.of("topology.kubernetes.io/region", "us", "topology.kubernetes.io/zone", "us-a"));
     pdns = PowerDnsServer.create();
   }
 
