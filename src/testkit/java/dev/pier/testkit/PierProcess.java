@@ -30,8 +30,12 @@ public final class PierProcess implements AutoCloseable {
           .connectTimeout(Duration.ofSeconds(2))
           .build();
 
-  /** How long tests wait for a process to start: a JVM start on a loaded machine is slow. */
-  public static final Duration STARTUP = Duration.ofSeconds(90);
+  /**
+   * How long tests wait for a process to be ready: a JVM start on a loaded machine is slow. With
+   * seven forks on two cores, API servers took up to 52 s to start and a scale-out replica 60 s to
+   * open its admin port, and 90 s was once not enough for three replicas over four members.
+   */
+  public static final Duration STARTUP = Duration.ofMinutes(3);
 
   private final Process process;
   private final int adminPort;
