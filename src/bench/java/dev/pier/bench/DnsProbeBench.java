@@ -1,5 +1,6 @@
 package dev.pier.bench;
 
+import dev.pier.federation.FederationOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
@@ -142,7 +143,7 @@ public final class DnsProbeBench {
             String.valueOf(timeout.toMillis()),
             String.valueOf(setup.failures()),
             String.valueOf(setup.successes()),
-            "50"));
+            String.valueOf(FederationOptions.DEFAULT_PANIC_THRESHOLD)));
     Process target =
         new ProcessBuilder(cmd)
             .redirectError(out.resolve("target-" + probe.replaceAll("\\W", "_") + ".log").toFile())

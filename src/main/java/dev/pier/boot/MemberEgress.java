@@ -51,6 +51,9 @@ final class MemberEgress {
       Vertx vertx, ConfigValues config, MemberProvider provider) {
     Option<String> option = url(provider.name());
     String value = MemberProviders.check(config, provider).get(option);
+    if (value.isEmpty()) {
+      return Future.succeededFuture(null);
+    }
     RequestOptions request;
     try {
       request = new RequestOptions().setAbsoluteURI(value);
@@ -58,7 +61,7 @@ final class MemberEgress {
       return Future.succeededFuture(null);
     }
     String host = request.getHost() == null ? "" : request.getHost();
-    if (value.isEmpty() || Ip.parse(host.replaceAll("^\\[|\\]$", "")) != null) {
+    if (Ip.parse(host.replaceAll("^\\[|\\]$", "")) != null) {
       return Future.succeededFuture(null);
     }
     return Egress.of(vertx, policy(config), option.path())
@@ -67,14 +70,14 @@ final class MemberEgress {
         .recover(
             e ->
                 Future.succeededFuture(
-                    e instanceof Egress.Refused && !e.getMessage().contains(": cannot resolve ")
+                    e instanceof Egress.Refused r && !r.unresolved()
                         ? MemberProviders.WHERE
                             + ": "
                             + option.path()
                             + ": '"
                             + shown(value)
                             + "': "
-                            + e.getMessage().substring(option.path().length() + 2)
+                            + r.reason()
                             + "; every request to it is refused"
                         : null));
   }

@@ -43,10 +43,28 @@ public final class Egress {
         setting);
   }
 
-  /** A request to a refused address: the call fails, never retried. */
+  /**
+   * A request to a refused address: the call fails, never retried. Its message is the setting, then
+   * {@link #reason}.
+   */
   public static final class Refused extends RuntimeException {
-    Refused(String message) {
-      super(message, null, false, false);
+    private final String reason;
+    private final boolean unresolved;
+
+    Refused(String setting, String reason, boolean unresolved) {
+      super(setting + ": " + reason, null, false, false);
+      this.reason = reason;
+      this.unresolved = unresolved;
+    }
+
+    /** Why, without the setting's name. */
+    public String reason() {
+      return reason;
+    }
+
+    /** The host name could not be resolved: unknown, not known to be refused. */
+    public boolean unresolved() {
+      return unresolved;
     }
   }
 
@@ -60,7 +78,7 @@ public final class Egress {
     }
     String host = request.getHost();
     if (host == null || host.isEmpty()) {
-      return Future.failedFuture(new Refused(setting + ": the URL has no host"));
+      return Future.failedFuture(new Refused(setting, "the URL has no host", false));
     }
     String bare =
         host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
@@ -72,11 +90,11 @@ public final class Egress {
         .recover(
             e ->
                 Future.failedFuture(
-                    new Refused(setting + ": cannot resolve " + bare + ": " + e.getMessage())))
+                    new Refused(setting, "cannot resolve " + bare + ": " + e.getMessage(), true)))
         .compose(
             list -> {
               if (list.isEmpty()) {
-                return Future.failedFuture(new Refused(setting + ": " + bare + " has no address"));
+                return Future.failedFuture(new Refused(setting, bare + " has no address", false));
               }
               for (InetAddress a : list) {
                 String why = policy.refusal(a);
@@ -84,12 +102,12 @@ public final class Egress {
                   String where = Ip.parse(bare) != null ? "" : "host " + bare + ": ";
                   return Future.failedFuture(
                       new Refused(
-                          setting
-                              + ": "
-                              + where
+                          setting,
+                          where
                               + why
                               + ", refused for a member's provider (federation.memberEgress.allow"
-                              + " may allow it)"));
+                              + " may allow it)",
+                          false));
                 }
               }
               return Future.succeededFuture(

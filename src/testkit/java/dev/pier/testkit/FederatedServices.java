@@ -20,10 +20,6 @@ public final class FederatedServices {
   private FederatedServices() {}
 
   /**
-   * A member API server with one Ready node at 127.0.0.1 in region eu, zone eu-a, and the namespace
-   * of the member Secrets ({@code pier}) in the host.
-   */
-  /**
    * The members east (a Ready node east-1 at {@code eastNode} in region eu, zone eu-a) and west
    * (west-1 at {@code westNode} in us, us-a), their API servers started side by side.
    */
@@ -46,6 +42,10 @@ public final class FederatedServices {
     return members;
   }
 
+  /**
+   * A member API server with one Ready node at 127.0.0.1 in region eu, zone eu-a, and the namespace
+   * of the member Secrets ({@code pier}) in the host.
+   */
   public static KubeApiServer memberWithNode(KubeApiServer host, String node) {
     KubeApiServer member = KubeApiServer.start();
     member.createReadyNode(

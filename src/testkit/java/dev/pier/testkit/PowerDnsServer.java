@@ -169,7 +169,6 @@ public final class PowerDnsServer implements AutoCloseable {
     process = null;
   }
 
-  /** The webserver URL, {@code http://127.0.0.1:<port>}. */
   /**
    * Pier's configuration (as environment variables) for DNS on this server: {@code zone}, Pier's
    * owner id {@code ownerId}, the API key file, a 2 s timeout per call; a mutable map.
@@ -190,6 +189,7 @@ public final class PowerDnsServer implements AutoCloseable {
     return env;
   }
 
+  /** The webserver URL, {@code http://127.0.0.1:<port>}. */
   public String apiUrl() {
     return "http://127.0.0.1:" + webPort;
   }

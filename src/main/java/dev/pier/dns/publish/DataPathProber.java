@@ -74,7 +74,6 @@ public final class DataPathProber {
     ProbeSpec spec;
     int port;
     final Map<String, ProbeState> states = new HashMap<>();
-
     final Set<String> inFlight = new HashSet<>();
     final Set<String> refused = new HashSet<>();
     Gauge held;

@@ -111,12 +111,12 @@ public final class Members implements AutoCloseable {
     this.listener = listener;
   }
 
-  /** A member joins (or changes) through a Secret. Returns a problem, or null. */
   /** See {@link Connector#refusedAsResolved}. */
   Future<String> refusedAsResolved(ClusterSpec spec) {
     return connect.refusedAsResolved(spec);
   }
 
+  /** A member joins (or changes) through a Secret. Returns a problem, or null. */
   String join(ClusterSpec spec) {
     if (configured.containsKey(spec.name())) {
       return "cluster " + spec.name() + " is configured in the config file; the Secret is ignored";
