@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,7 +32,13 @@ import org.slf4j.LoggerFactory;
 final class CopyExchange {
   private static final Logger log = LoggerFactory.getLogger(CopyExchange.class);
   static final Duration DEADLINE = Duration.ofSeconds(2);
-  private static final int TELL_ATTEMPTS = 3;
+
+  /** The longest pause between two tellings of one change. */
+  static final Duration MAX_PAUSE = Duration.ofSeconds(30);
+
+  /** How long a change is told before it is given up on. */
+  static final Duration TELL_WINDOW = Duration.ofMinutes(10);
+
   private static final int NOT_OWNER = 503;
   private static final int UNKNOWN = 404;
 
@@ -41,6 +48,8 @@ final class CopyExchange {
   private final CopyReader.Local local;
   private final Map<String, MessageConsumer<JsonObject>> answering = new HashMap<>();
   private MessageConsumer<String> changes;
+  private final Map<ServiceKey, Untold> untold = new HashMap<>();
+  private boolean closed;
 
   /**
    * @param local what this replica's caches say of the copies in the members it owns
@@ -104,28 +113,85 @@ final class CopyExchange {
   }
 
   /**
-   * Tells the host's owner that a copy of {@code hostKey} changed, trying again a few times when
-   * the request times out (an owner busy or moving). With no owner at all it gives up: a replica
-   * that takes the host's shard runs every host key.
+   * Tells the host's owner that a copy of {@code hostKey} changed, until one acknowledges it: a
+   * telling that times out or finds no handler (the host's shard between owners, or a registration
+   * this side of the bus has not seen yet) is told again after a pause that doubles up to {@link
+   * #MAX_PAUSE}, for at most {@link #TELL_WINDOW}. A change while a telling is on its way is told
+   * again after it. An acknowledged change is in the owner's queue; a replica that takes the host's
+   * shard runs every host key.
    */
   void tellChanged(ServiceKey hostKey) {
-    tellChanged(hostKey, 1);
+    Untold pending = untold.get(hostKey);
+    if (pending != null) {
+      pending.changes++;
+      return;
+    }
+    untold.put(hostKey, new Untold(System.nanoTime()));
+    tell(hostKey, 1);
   }
 
-  private void tellChanged(ServiceKey hostKey, int attempt) {
+  private void tell(ServiceKey hostKey, int attempt) {
+    Untold pending = untold.get(hostKey);
+    if (closed || pending == null) {
+      return;
+    }
+    int changes = pending.changes;
     vertx
         .eventBus()
         .request(Addresses.FEDERATION_CHANGED, hostKey.toString(), deadline())
-        .onFailure(
-            e -> {
-              boolean timedOut =
-                  e instanceof ReplyException r && r.failureType() == ReplyFailure.TIMEOUT;
-              if (timedOut && attempt < TELL_ATTEMPTS) {
-                vertx.setTimer(1000L * attempt, t -> tellChanged(hostKey, attempt + 1));
+        .onComplete(
+            ar -> {
+              if (ar.succeeded()) {
+                told(hostKey, pending, changes);
               } else {
-                log.debug("Telling the host's owner of {} failed: {}", hostKey, e.toString());
+                tellAgain(hostKey, pending, attempt, ar.cause());
               }
             });
+  }
+
+  private void told(ServiceKey hostKey, Untold pending, int changes) {
+    if (pending.changes == changes) {
+      untold.remove(hostKey);
+    } else {
+      // Changed again while this telling was on its way: the owner may have read before that.
+      untold.put(hostKey, new Untold(System.nanoTime()));
+      tell(hostKey, 1);
+    }
+  }
+
+  private void tellAgain(ServiceKey hostKey, Untold pending, int attempt, Throwable e) {
+    boolean lost =
+        e instanceof ReplyException r
+            && (r.failureType() == ReplyFailure.TIMEOUT
+                || r.failureType() == ReplyFailure.NO_HANDLERS);
+    long pause = Math.min(MAX_PAUSE.toMillis(), 1000L << Math.min(attempt - 1, 16));
+    boolean inWindow =
+        System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pause) - pending.since
+            < TELL_WINDOW.toNanos();
+    if (lost && inWindow && !closed) {
+      log.debug("Telling the host's owner of {} failed, again in {} ms: {}", hostKey, pause, e);
+      vertx.setTimer(pause, t -> tell(hostKey, attempt + 1));
+      return;
+    }
+    untold.remove(hostKey);
+    if (!closed) {
+      log.warn(
+          "Could not tell the host's owner that a copy of {} changed ({} attempts): {}; its"
+              + " aggregate runs again on the next change or when the host side moves",
+          hostKey,
+          attempt,
+          e.getMessage());
+    }
+  }
+
+  /** A change not yet acknowledged by the host's owner: since when, and how many came since. */
+  private static final class Untold {
+    final long since;
+    int changes;
+
+    Untold(long since) {
+      this.since = since;
+    }
   }
 
   /** The copy as the member's owner sees it; fails when it cannot say now. */
@@ -194,6 +260,8 @@ final class CopyExchange {
   }
 
   void close() {
+    closed = true;
+    untold.clear();
     answering.keySet().stream().toList().forEach(this::stopAnswering);
     stopListening();
   }

@@ -60,6 +60,9 @@ final class HostAggregateReconciler {
   // A member's copy that could not be read (its owner moving) is asked again this soon.
   private static final Duration UNKNOWN_RETRY = Duration.ofSeconds(2);
 
+  /** How long the copies may stay unreadable before it is worth a warning. */
+  static final Duration UNKNOWN_WARNING = Duration.ofSeconds(30);
+
   private final Context ctx;
   private final ClusterAccess host;
   private final Members members;
@@ -73,6 +76,9 @@ final class HostAggregateReconciler {
 
   /** When each host Service's aggregate was first found waiting for a member's address. */
   private final Map<ServiceKey, Long> incompleteSince = new HashMap<>();
+
+  /** Since when each key's copies could not be read, and whether that was warned of. */
+  private final Map<ServiceKey, Unreadable> unknownSince = new HashMap<>();
 
   /**
    * One aggregate of one host Service, once its copies are read.
@@ -120,6 +126,7 @@ final class HostAggregateReconciler {
     Service svc = host.service(key.namespace(), key.name());
     if (svc == null) {
       incompleteSince.remove(key);
+      unknownSince.remove(key);
       return release.forget(key);
     }
     boolean hasFinalizer = Federated.hasFinalizer(svc);
@@ -192,8 +199,9 @@ final class HostAggregateReconciler {
               Map<String, String> unknown = new TreeMap<>(read.unknown());
               unknown.keySet().retainAll(placement.clusters());
               if (!unknown.isEmpty()) {
-                return unknownCopies(svc, unknown);
+                return unknownCopies(key, svc, unknown);
               }
+              unknownSince.remove(key);
               CopyRecord next =
                   CopyTrust.next(
                       record,
@@ -219,16 +227,41 @@ final class HostAggregateReconciler {
             });
   }
 
-  /** A member's copy could not be read: nothing is written until it can be. */
-  private Future<WorkResult> unknownCopies(Service svc, Map<String, String> unknown) {
-    // Retried every few seconds while a member's owner moves: worth a line only when debugging.
-    log.debug(
-        ref(svc),
-        "waiting to aggregate: the copies in {} cannot be read now ({}); status and names stay as"
-            + " they are",
-        unknown.keySet(),
-        String.join("; ", unknown.values()));
+  /**
+   * A member's copy could not be read: nothing is written until it can be. A moment of this is a
+   * member's owner moving; half a minute is worth a warning, once until the copies are read.
+   */
+  private Future<WorkResult> unknownCopies(
+      ServiceKey key, Service svc, Map<String, String> unknown) {
+    long now = clock.getAsLong();
+    Unreadable since = unknownSince.computeIfAbsent(key, k -> new Unreadable(now));
+    String why = String.join("; ", unknown.values());
+    if (!since.warned && now - since.at >= UNKNOWN_WARNING.toMillis()) {
+      since.warned = true;
+      log.warn(
+          ref(svc),
+          "the copies in {} could not be read for {} s ({}); status and names stay as they are",
+          unknown.keySet(),
+          (now - since.at) / 1000,
+          why);
+    } else {
+      log.debug(
+          ref(svc),
+          "waiting to aggregate: the copies in {} cannot be read now ({}); status and names stay"
+              + " as they are",
+          unknown.keySet(),
+          why);
+    }
     return Future.succeededFuture(WorkResult.retryAfter(UNKNOWN_RETRY, RUN));
+  }
+
+  private static final class Unreadable {
+    final long at;
+    boolean warned;
+
+    Unreadable(long at) {
+      this.at = at;
+    }
   }
 
   private Future<WorkResult> aggregate(

@@ -173,6 +173,26 @@ class CopyExchangeTest {
     }
   }
 
+  /**
+   * A change told while no replica listens (the host's shard between owners, or a registration not
+   * yet seen on this side of the bus) is told again until one answers, not dropped.
+   */
+  @Test
+  void aChangeToldWhileNoOneListensArrivesOnceOneDoes() throws Exception {
+    List<ServiceKey> told = new CopyOnWriteArrayList<>();
+    CopyExchange member = exchange(other, members(), true);
+    member.tellChanged(new ServiceKey("host", "ns", "web"));
+    // The first telling found no handler; the next follows a pause of a second or more.
+    Thread.sleep(1_500);
+
+    exchange(owner, members(), true).listenForChanges(told::add).await(30, TimeUnit.SECONDS);
+
+    await("the change told again once a host's owner listens")
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> !told.isEmpty());
+    assertThat(told).containsExactly(new ServiceKey("host", "ns", "web"));
+  }
+
   @Test
   void noOwnerMeansAFailedReadNotAnEmptyOne() throws Exception {
     CopyExchange reading = exchange(other, members(), false);
