@@ -134,10 +134,15 @@ class ScaleOutFederationIT {
         create(host, ns, "svc-2b");
         await()
             .atMost(CONVERGE)
-            .until(
-                () ->
-                    Set.copyOf(hostIngress(host, ns, "svc-0")).equals(Set.copyOf(ips.values()))
-                        && members.values().stream().allMatch(m -> copy(m, ns, "svc-2b") != null));
+            .untilAsserted(
+                () -> {
+                  assertThat(Set.copyOf(hostIngress(host, ns, "svc-0")))
+                      .as("svc-0's aggregate on the host")
+                      .isEqualTo(Set.copyOf(ips.values()));
+                  members.forEach(
+                      (name, m) ->
+                          assertThat(copy(m, ns, "svc-2b")).as("svc-2b in " + name).isNotNull());
+                });
         await()
             .atMost(CONVERGE)
             .untilAsserted(
@@ -186,14 +191,19 @@ class ScaleOutFederationIT {
             owners(successors));
         await()
             .atMost(CONVERGE)
-            .until(
-                () ->
-                    Set.copyOf(hostIngress(host, ns, "svc-0")).equals(Set.copyOf(ips.values()))
-                        && members.values().stream()
-                            .allMatch(
-                                m ->
-                                    "2".equals(labels(copy(m, ns, "svc-1")).get("version"))
-                                        && copy(m, ns, "svc-3") != null));
+            .untilAsserted(
+                () -> {
+                  assertThat(Set.copyOf(hostIngress(host, ns, "svc-0")))
+                      .as("svc-0's aggregate on the host after the move")
+                      .isEqualTo(Set.copyOf(ips.values()));
+                  members.forEach(
+                      (name, m) -> {
+                        assertThat(labels(copy(m, ns, "svc-1")))
+                            .as("svc-1's labels in " + name)
+                            .containsEntry("version", "2");
+                        assertThat(copy(m, ns, "svc-3")).as("svc-3 in " + name).isNotNull();
+                      });
+                });
         assertThat(hostIngress(host, ns, "svc-0"))
             .as("the aggregate keeps every member's address")
             .hasSize(MEMBERS.size());
