@@ -369,6 +369,18 @@ public final class FederationVerticle extends VerticleBase {
   }
 
   /**
+   * Whether an update that changed nothing the federation acts on runs the host's aggregate again:
+   * the informer's resync under scale-out, where a member's change reaches the host's owner over
+   * the bus and a telling can be lost. The aggregate reads every copy afresh and writes only what
+   * differs, so this bounds how long a lost telling leaves the status and names behind.
+   */
+  static boolean reaggregates(Service o, Service n, boolean divided) {
+    return divided
+        && Objects.equals(
+            o.getMetadata().getResourceVersion(), n.getMetadata().getResourceVersion());
+  }
+
+  /**
    * The annotations but the federation's own (the ingresses, the names held, the entries of the
    * record of copies).
    */
@@ -406,8 +418,13 @@ public final class FederationVerticle extends VerticleBase {
     public void onUpdate(Service o, Service n) {
       context.runOnContext(
           v -> {
-            if ((keys.isOurs(n) || keys.isOurs(o)) && relevant(o, n)) {
+            if (!keys.isOurs(n) && !keys.isOurs(o)) {
+              return;
+            }
+            if (relevant(o, n)) {
               keys.allOf(n);
+            } else if (reaggregates(o, n, shards.divided())) {
+              add(new ServiceKey(host.name(), KeysToRun.ns(n), KeysToRun.name(n)));
             }
           });
     }
