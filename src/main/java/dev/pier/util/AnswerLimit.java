@@ -62,6 +62,8 @@ public record AnswerLimit(long bytes, String option) {
           }
           if (collected.length() + (long) chunk.length() > bytes) {
             Passed passed = new Passed(this, what, "");
+            // Reads stop here, whenever the reset's close of the connection takes effect.
+            response.pause();
             body.tryFail(passed);
             response.request().reset(0, passed);
             return;

@@ -37,6 +37,9 @@ class RunLocalScriptIT {
   /** From the signal (or Pier's failure) to the script's exit, everything stopped. */
   private static final Duration STOPPED = Duration.ofSeconds(20);
 
+  /** How soon the script ends after Pier failed: under the minute it waits for an address. */
+  private static final Duration NOTICED = Duration.ofSeconds(45);
+
   private static final Pattern ADMIN = Pattern.compile("admin endpoints: http://([0-9.]+):(\\d+)/");
 
   @Test
@@ -133,10 +136,13 @@ class RunLocalScriptIT {
     assertThat(commands(seen)).anyMatch(c -> c.endsWith("/kube-apiserver"));
     assertThat(Run.stillAlive(seen)).as("left running after Pier failed").isEmpty();
     assertThat(run.stateDirs()).as("state directories left behind").isEmpty();
-    // Promptly: not the minute the script waits for a load balancer address.
+    // Noticed Pier's exit, not the minute the script waits for a load balancer address: that
+    // wait ends in its own message, and the bound sits well under it (Pier's JVM start and the
+    // script's clean-up take up to half of it on a loaded machine).
+    assertThat(run.output()).doesNotContain("got no load balancer address");
     assertThat(pierStarted).as("Pier was started\n%s", run.output()).isPositive();
     Duration afterPier = Duration.ofNanos(exited - pierStarted);
-    assertThat(afterPier).as(run.output()).isLessThan(STOPPED);
+    assertThat(afterPier).as(run.output()).isLessThan(NOTICED);
     System.out.println("run-local.sh exited " + afterPier.toMillis() + " ms after starting Pier");
   }
 
