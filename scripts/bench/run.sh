@@ -28,8 +28,10 @@
 #                                                      # balancer leaves the names and returns
 #   scripts/bench/run.sh scale-out-federation [--services 500] [--members 6] [--replicas 1,3]
 #                                  [--delay 100] [--nodes 2] [--member-load-balancers false]
+#                                  [--idle SECONDS]
 #                                                      # a federation shared per member cluster:
-#                                                      # cold start, RSS, live heap, CPU per replica
+#                                                      # cold start, RSS, live heap, CPU per replica,
+#                                                      # and with --idle its CPU while nothing changes
 #
 # Options (all optional): --sizes N[,N..] --delays MS[,MS..] --nodes M (Ready nodes, default 10;
 #   20 with --peer) --floor-in-flight C (default 200) --timeout SECONDS (per phase, default 900)

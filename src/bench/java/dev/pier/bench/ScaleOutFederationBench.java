@@ -44,11 +44,15 @@ public final class ScaleOutFederationBench {
       List<Long> rssMb,
       List<Long> heapMb,
       List<Double> cpu,
-      List<Integer> shards) {}
+      List<Integer> shards,
+      List<Double> idleCpuPerMinute) {}
 
   // false: the members run no load balancers, so only the federation's own caches are per member;
   // converged means every member has every copy.
   private static boolean memberLoadBalancers;
+
+  // After convergence, how long each replica's CPU is measured with nothing changing (0: not).
+  private static Duration idle = Duration.ZERO;
 
   private ScaleOutFederationBench() {}
 
@@ -63,6 +67,7 @@ public final class ScaleOutFederationBench {
     int delayMs = Integer.parseInt(a.getOrDefault("delay", "100"));
     int nodes = Integer.parseInt(a.getOrDefault("nodes", "2"));
     memberLoadBalancers = Boolean.parseBoolean(a.getOrDefault("member-load-balancers", "true"));
+    idle = Duration.ofSeconds(Long.parseLong(a.getOrDefault("idle", "0")));
     List<Integer> counts =
         Arrays.stream(a.getOrDefault("replicas", "1,3").split(","))
             .map(String::trim)
@@ -181,7 +186,10 @@ public final class ScaleOutFederationBench {
         cpu.add(BenchDriver.cpuSeconds(pid));
         shards.add(
             (int) PromText.sum(ScaleOutBench.metrics(adminPorts.get(i)), "pier_shards_owned"));
-        BenchDriver.jcmd(pid, "GC.run");
+      }
+      List<Double> idleCpu = idleCpuPerMinute(replicas);
+      for (Process p : replicas) {
+        BenchDriver.jcmd(p.pid(), "GC.run");
       }
       Thread.sleep(1000);
       for (int i = 0; i < count; i++) {
@@ -196,15 +204,39 @@ public final class ScaleOutFederationBench {
         }
         heap.add(used / 1024);
       }
-      BenchDriver.log("RSS MB %s, live heap MB %s, CPU s %s, shards %s", rss, heap, cpu, shards);
+      BenchDriver.log(
+          "RSS MB %s, live heap MB %s, CPU s %s, shards %s, idle CPU s/min %s",
+          rss, heap, cpu, shards, idleCpu);
       return new Result(
-          memberLoadBalancers, count, memberCount, n, coldStart, rss, heap, cpu, shards);
+          memberLoadBalancers, count, memberCount, n, coldStart, rss, heap, cpu, shards, idleCpu);
     } finally {
       for (Process p : replicas) {
         BenchDriver.stop(p);
       }
       members.values().forEach(KubeApiServer::close);
     }
+  }
+
+  /**
+   * Each replica's CPU seconds per minute over the idle window, nothing changing in any cluster:
+   * what resyncs, renewals and heartbeats cost. Empty when the window is 0.
+   */
+  private static List<Double> idleCpuPerMinute(List<Process> replicas) throws Exception {
+    if (idle.isZero()) {
+      return List.of();
+    }
+    List<Double> before = new ArrayList<>();
+    for (Process p : replicas) {
+      before.add(BenchDriver.cpuSeconds(p.pid()));
+    }
+    BenchDriver.log("idle for %d s", idle.toSeconds());
+    Thread.sleep(idle.toMillis());
+    List<Double> perMinute = new ArrayList<>();
+    for (int i = 0; i < replicas.size(); i++) {
+      double used = BenchDriver.cpuSeconds(replicas.get(i).pid()) - before.get(i);
+      perMinute.add(Math.round(used * 60 / idle.toSeconds() * 100) / 100.0);
+    }
+    return perMinute;
   }
 
   private static KubeApiServer apiserver() {
@@ -301,12 +333,13 @@ public final class ScaleOutFederationBench {
     Path csv = out.resolve("results.csv");
     if (!Files.exists(csv)) {
       Files.writeString(
-          csv, "member_lbs,replicas,members,n,cold_start_s,rss_mb,heap_mb,cpu_s,shards\n");
+          csv,
+          "member_lbs,replicas,members,n,cold_start_s,rss_mb,heap_mb,cpu_s,shards,idle_cpu_s_per_min\n");
     }
     Files.writeString(
         csv,
         String.format(
-            "%s,%d,%d,%d,%.2f,%s,%s,%s,%s%n",
+            "%s,%d,%d,%d,%.2f,%s,%s,%s,%s,%s%n",
             r.memberLoadBalancers(),
             r.replicas(),
             r.members(),
@@ -315,7 +348,8 @@ public final class ScaleOutFederationBench {
             join(r.rssMb()),
             join(r.heapMb()),
             join(r.cpu().stream().map(c -> String.format("%.1f", c)).toList()),
-            join(r.shards())),
+            join(r.shards()),
+            join(r.idleCpuPerMinute())),
         StandardOpenOption.APPEND);
   }
 
@@ -327,12 +361,13 @@ public final class ScaleOutFederationBench {
     StringBuilder b =
         new StringBuilder(
             "| members' load balancers | replicas | members | N | cold start s | RSS MB per"
-                + " replica | live heap MB per replica | CPU s per replica | shards per replica |\n"
-                + "|---|---|---|---|---|---|---|---|---|\n");
+                + " replica | live heap MB per replica | CPU s per replica | shards per replica |"
+                + " idle CPU s/min per replica |\n"
+                + "|---|---|---|---|---|---|---|---|---|---|\n");
     for (Result r : results) {
       b.append(
           String.format(
-              "| %s | %d | %d | %,d | %.2f | %s | %s | %s | %s |%n",
+              "| %s | %d | %d | %,d | %.2f | %s | %s | %s | %s | %s |%n",
               r.memberLoadBalancers() ? "Pier's" : "none",
               r.replicas(),
               r.members(),
@@ -341,7 +376,8 @@ public final class ScaleOutFederationBench {
               join(r.rssMb()),
               join(r.heapMb()),
               join(r.cpu().stream().map(c -> String.format("%.1f", c)).toList()),
-              join(r.shards())));
+              join(r.shards()),
+              r.idleCpuPerMinute().isEmpty() ? "-" : join(r.idleCpuPerMinute())));
     }
     b.append('\n')
         .append("Revision ")
@@ -353,7 +389,8 @@ public final class ScaleOutFederationBench {
                     + " load balancers from Pier's benchmark provider at %d ms), or without"
                     + " members' load balancers until every member holds every copy. RSS and live"
                     + " heap"
-                    + " after a full GC at convergence. Every process on this 2-core machine, so"
+                    + " after a full GC at convergence; idle CPU over the --idle window after it,"
+                    + " nothing changing. Every process on this 2-core machine, so"
                     + " the figures show how work and memory divide, not a speedup.",
                 delayMs));
     return b.toString();
