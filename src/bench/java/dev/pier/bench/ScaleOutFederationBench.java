@@ -45,7 +45,8 @@ public final class ScaleOutFederationBench {
       List<Long> heapMb,
       List<Double> cpu,
       List<Integer> shards,
-      List<Double> idleCpuPerMinute) {}
+      List<Double> idleCpuPerMinute,
+      List<Long> idleHostRunsPerMinute) {}
 
   // false: the members run no load balancers, so only the federation's own caches are per member;
   // converged means every member has every copy.
@@ -187,7 +188,7 @@ public final class ScaleOutFederationBench {
         shards.add(
             (int) PromText.sum(ScaleOutBench.metrics(adminPorts.get(i)), "pier_shards_owned"));
       }
-      List<Double> idleCpu = idleCpuPerMinute(replicas);
+      Idle idleWork = idle(replicas, adminPorts);
       for (Process p : replicas) {
         BenchDriver.jcmd(p.pid(), "GC.run");
       }
@@ -205,10 +206,20 @@ public final class ScaleOutFederationBench {
         heap.add(used / 1024);
       }
       BenchDriver.log(
-          "RSS MB %s, live heap MB %s, CPU s %s, shards %s, idle CPU s/min %s",
-          rss, heap, cpu, shards, idleCpu);
+          "RSS MB %s, live heap MB %s, CPU s %s, shards %s, idle CPU s/min %s, host runs/min %s",
+          rss, heap, cpu, shards, idleWork.cpuPerMinute(), idleWork.hostRunsPerMinute());
       return new Result(
-          memberLoadBalancers, count, memberCount, n, coldStart, rss, heap, cpu, shards, idleCpu);
+          memberLoadBalancers,
+          count,
+          memberCount,
+          n,
+          coldStart,
+          rss,
+          heap,
+          cpu,
+          shards,
+          idleWork.cpuPerMinute(),
+          idleWork.hostRunsPerMinute());
     } finally {
       for (Process p : replicas) {
         BenchDriver.stop(p);
@@ -217,26 +228,42 @@ public final class ScaleOutFederationBench {
     }
   }
 
+  /** Per replica, over the idle window: CPU seconds and host-side federation runs per minute. */
+  record Idle(List<Double> cpuPerMinute, List<Long> hostRunsPerMinute) {}
+
   /**
-   * Each replica's CPU seconds per minute over the idle window, nothing changing in any cluster:
-   * what resyncs, renewals and heartbeats cost. Empty when the window is 0.
+   * Each replica's work over the idle window, nothing changing in any cluster: what resyncs,
+   * renewals and heartbeats cost. Empty lists when the window is 0.
    */
-  private static List<Double> idleCpuPerMinute(List<Process> replicas) throws Exception {
+  private static Idle idle(List<Process> replicas, List<Integer> adminPorts) throws Exception {
     if (idle.isZero()) {
-      return List.of();
+      return new Idle(List.of(), List.of());
     }
-    List<Double> before = new ArrayList<>();
-    for (Process p : replicas) {
-      before.add(BenchDriver.cpuSeconds(p.pid()));
+    List<Double> cpuBefore = new ArrayList<>();
+    List<Double> runsBefore = new ArrayList<>();
+    for (int i = 0; i < replicas.size(); i++) {
+      cpuBefore.add(BenchDriver.cpuSeconds(replicas.get(i).pid()));
+      runsBefore.add(hostRuns(adminPorts.get(i)));
     }
     BenchDriver.log("idle for %d s", idle.toSeconds());
     Thread.sleep(idle.toMillis());
-    List<Double> perMinute = new ArrayList<>();
+    double minutes = idle.toSeconds() / 60.0;
+    List<Double> cpu = new ArrayList<>();
+    List<Long> runs = new ArrayList<>();
     for (int i = 0; i < replicas.size(); i++) {
-      double used = BenchDriver.cpuSeconds(replicas.get(i).pid()) - before.get(i);
-      perMinute.add(Math.round(used * 60 / idle.toSeconds() * 100) / 100.0);
+      double used = BenchDriver.cpuSeconds(replicas.get(i).pid()) - cpuBefore.get(i);
+      cpu.add(Math.round(used / minutes * 100) / 100.0);
+      runs.add(Math.round((hostRuns(adminPorts.get(i)) - runsBefore.get(i)) / minutes));
     }
-    return perMinute;
+    return new Idle(cpu, runs);
+  }
+
+  /** The replica's runs of host keys so far (aggregates), every outcome. */
+  private static double hostRuns(int adminPort) throws Exception {
+    return PromText.sum(
+        ScaleOutBench.metrics(adminPort),
+        "pier_federation_runs_total",
+        line -> line.contains("side=\"host\""));
   }
 
   private static KubeApiServer apiserver() {
@@ -334,12 +361,13 @@ public final class ScaleOutFederationBench {
     if (!Files.exists(csv)) {
       Files.writeString(
           csv,
-          "member_lbs,replicas,members,n,cold_start_s,rss_mb,heap_mb,cpu_s,shards,idle_cpu_s_per_min\n");
+          "member_lbs,replicas,members,n,cold_start_s,rss_mb,heap_mb,cpu_s,shards,"
+              + "idle_cpu_s_per_min,idle_host_runs_per_min\n");
     }
     Files.writeString(
         csv,
         String.format(
-            "%s,%d,%d,%d,%.2f,%s,%s,%s,%s,%s%n",
+            "%s,%d,%d,%d,%.2f,%s,%s,%s,%s,%s,%s%n",
             r.memberLoadBalancers(),
             r.replicas(),
             r.members(),
@@ -349,7 +377,8 @@ public final class ScaleOutFederationBench {
             join(r.heapMb()),
             join(r.cpu().stream().map(c -> String.format("%.1f", c)).toList()),
             join(r.shards()),
-            join(r.idleCpuPerMinute())),
+            join(r.idleCpuPerMinute()),
+            join(r.idleHostRunsPerMinute())),
         StandardOpenOption.APPEND);
   }
 
@@ -362,12 +391,12 @@ public final class ScaleOutFederationBench {
         new StringBuilder(
             "| members' load balancers | replicas | members | N | cold start s | RSS MB per"
                 + " replica | live heap MB per replica | CPU s per replica | shards per replica |"
-                + " idle CPU s/min per replica |\n"
-                + "|---|---|---|---|---|---|---|---|---|---|\n");
+                + " idle CPU s/min per replica | idle host runs/min per replica |\n"
+                + "|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (Result r : results) {
       b.append(
           String.format(
-              "| %s | %d | %d | %,d | %.2f | %s | %s | %s | %s | %s |%n",
+              "| %s | %d | %d | %,d | %.2f | %s | %s | %s | %s | %s | %s |%n",
               r.memberLoadBalancers() ? "Pier's" : "none",
               r.replicas(),
               r.members(),
@@ -377,7 +406,8 @@ public final class ScaleOutFederationBench {
               join(r.heapMb()),
               join(r.cpu().stream().map(c -> String.format("%.1f", c)).toList()),
               join(r.shards()),
-              r.idleCpuPerMinute().isEmpty() ? "-" : join(r.idleCpuPerMinute())));
+              r.idleCpuPerMinute().isEmpty() ? "-" : join(r.idleCpuPerMinute()),
+              r.idleHostRunsPerMinute().isEmpty() ? "-" : join(r.idleHostRunsPerMinute())));
     }
     b.append('\n')
         .append("Revision ")
