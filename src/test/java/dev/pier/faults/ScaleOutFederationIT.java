@@ -136,9 +136,7 @@ class ScaleOutFederationIT {
             .atMost(CONVERGE)
             .untilAsserted(
                 () -> {
-                  assertThat(Set.copyOf(hostIngress(host, ns, "svc-0")))
-                      .as("svc-0's aggregate on the host")
-                      .isEqualTo(Set.copyOf(ips.values()));
+                  assertAggregate(host, ns, ips, "");
                   members.forEach(
                       (name, m) ->
                           assertThat(copy(m, ns, "svc-2b")).as("svc-2b in " + name).isNotNull());
@@ -193,9 +191,7 @@ class ScaleOutFederationIT {
             .atMost(CONVERGE)
             .untilAsserted(
                 () -> {
-                  assertThat(Set.copyOf(hostIngress(host, ns, "svc-0")))
-                      .as("svc-0's aggregate on the host after the move")
-                      .isEqualTo(Set.copyOf(ips.values()));
+                  assertAggregate(host, ns, ips, " after the move");
                   members.forEach(
                       (name, m) -> {
                         assertThat(labels(copy(m, ns, "svc-1")))
@@ -479,6 +475,14 @@ class ScaleOutFederationIT {
       }
     }
     return serving;
+  }
+
+  /** svc-0's aggregate on the host holds the members' addresses, no more and no fewer. */
+  private static void assertAggregate(
+      KubeApiServer host, String ns, Map<String, String> ips, String when) {
+    assertThat(Set.copyOf(hostIngress(host, ns, "svc-0")))
+        .as("svc-0's aggregate on the host" + when)
+        .isEqualTo(Set.copyOf(ips.values()));
   }
 
   private static List<String> hostIngress(KubeApiServer host, String ns, String name) {
