@@ -3,6 +3,7 @@ package dev.pier.boot;
 import dev.pier.config.ConfigException;
 import dev.pier.config.ConfigValues;
 import dev.pier.config.Option;
+import dev.pier.util.Ip;
 import java.net.URI;
 import java.util.Locale;
 
@@ -49,10 +50,7 @@ final class ClearTextGuard {
 
   /** localhost, 127.0.0.0/8 or ::1, by name only: nothing is resolved. */
   static boolean loopback(String host) {
-    String h = host.toLowerCase(Locale.ROOT);
-    if (h.startsWith("[") && h.endsWith("]")) {
-      h = h.substring(1, h.length() - 1);
-    }
+    String h = Ip.unbracketed(host.toLowerCase(Locale.ROOT));
     return h.equals("localhost")
         || h.endsWith(".localhost")
         || h.matches("127(\\.\\d{1,3}){3}")

@@ -60,8 +60,7 @@ final class MemberEgress {
     } catch (RuntimeException e) {
       return Future.succeededFuture(null);
     }
-    String host = request.getHost() == null ? "" : request.getHost();
-    if (Ip.parse(host.replaceAll("^\\[|\\]$", "")) != null) {
+    if (request.getHost() != null && Ip.parse(Ip.unbracketed(request.getHost())) != null) {
       return Future.succeededFuture(null);
     }
     return Egress.of(vertx, policy(config), option.path())
@@ -103,10 +102,7 @@ final class MemberEgress {
       throw refused(option, value, "not a URL");
     }
     String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-    String host = uri.getHost() == null ? "" : uri.getHost();
-    if (host.startsWith("[") && host.endsWith("]")) {
-      host = host.substring(1, host.length() - 1);
-    }
+    String host = Ip.unbracketed(uri.getHost() == null ? "" : uri.getHost());
     Ip literal = Ip.parse(host);
     List<Ip> addresses =
         literal != null

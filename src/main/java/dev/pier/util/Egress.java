@@ -80,8 +80,7 @@ public final class Egress {
     if (host == null || host.isEmpty()) {
       return Future.failedFuture(new Refused(setting, "the URL has no host", false));
     }
-    String bare =
-        host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+    String bare = Ip.unbracketed(host);
     Integer given = request.getPort();
     int port = given != null && given > 0 ? given : Boolean.TRUE.equals(request.isSsl()) ? 443 : 80;
     Future<List<InetAddress>> addresses =

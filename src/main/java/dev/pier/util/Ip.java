@@ -17,6 +17,11 @@ public record Ip(boolean v6, BigInteger value) {
     return v6 ? 128 : 32;
   }
 
+  /** A URL's host without the brackets around an IPv6 literal ({@code [::1]} is {@code ::1}). */
+  public static String unbracketed(String host) {
+    return host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+  }
+
   /** Parses a literal address, or returns null when {@code text} is not one. */
   public static Ip parse(String text) {
     if (text == null || text.isEmpty()) {

@@ -2,11 +2,21 @@ package dev.pier.util;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class IpTest {
+
+  @Test
+  void aUrlsHostLosesOnlyTheBracketsOfAnIpv6Literal() {
+    assertThat(Ip.unbracketed("[::1]")).isEqualTo("::1");
+    assertThat(Ip.unbracketed("[fd00::7]")).isEqualTo("fd00::7");
+    assertThat(Ip.unbracketed("127.0.0.1")).isEqualTo("127.0.0.1");
+    assertThat(Ip.unbracketed("pier.example")).isEqualTo("pier.example");
+    assertThat(Ip.unbracketed("[::1")).isEqualTo("[::1");
+  }
 
   @ParameterizedTest
   @CsvSource({

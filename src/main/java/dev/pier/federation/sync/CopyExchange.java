@@ -5,6 +5,7 @@ import dev.pier.federation.members.Member;
 import dev.pier.federation.members.Members;
 import dev.pier.model.Addresses;
 import dev.pier.model.ServiceKey;
+import dev.pier.retry.ExponentialBackoff;
 import dev.pier.shards.ShardHolders;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -32,6 +33,9 @@ import org.slf4j.LoggerFactory;
 final class CopyExchange {
   private static final Logger log = LoggerFactory.getLogger(CopyExchange.class);
   static final Duration DEADLINE = Duration.ofSeconds(2);
+
+  /** The pause after a first telling that failed; each next one doubles. */
+  static final Duration FIRST_PAUSE = Duration.ofSeconds(1);
 
   /** The longest pause between two tellings of one change. */
   static final Duration MAX_PAUSE = Duration.ofSeconds(30);
@@ -115,10 +119,10 @@ final class CopyExchange {
   /**
    * Tells the host's owner that a copy of {@code hostKey} changed, until one acknowledges it: a
    * telling that times out or finds no handler (the host's shard between owners, or a registration
-   * this side of the bus has not seen yet) is told again after a pause that doubles up to {@link
-   * #MAX_PAUSE}, for at most {@link #TELL_WINDOW}. A change while a telling is on its way is told
-   * again after it. An acknowledged change is in the owner's queue; a replica that takes the host's
-   * shard runs every host key.
+   * this side of the bus has not seen yet) is told again after a pause that doubles from {@link
+   * #FIRST_PAUSE} up to {@link #MAX_PAUSE}, for at most {@link #TELL_WINDOW}. A change while a
+   * telling is on its way is told again after it. An acknowledged change is in the owner's queue; a
+   * replica that takes the host's shard runs every host key.
    */
   void tellChanged(ServiceKey hostKey) {
     Untold pending = untold.get(hostKey);
@@ -164,7 +168,7 @@ final class CopyExchange {
         e instanceof ReplyException r
             && (r.failureType() == ReplyFailure.TIMEOUT
                 || r.failureType() == ReplyFailure.NO_HANDLERS);
-    long pause = Math.min(MAX_PAUSE.toMillis(), 1000L << Math.min(attempt - 1, 16));
+    long pause = ExponentialBackoff.delay(FIRST_PAUSE, MAX_PAUSE, attempt).toMillis();
     boolean inWindow =
         System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pause) - pending.since
             < TELL_WINDOW.toNanos();

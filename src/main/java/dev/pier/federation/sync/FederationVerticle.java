@@ -424,7 +424,7 @@ public final class FederationVerticle extends VerticleBase {
             if (relevant(o, n)) {
               keys.allOf(n);
             } else if (reaggregates(o, n, shards.divided())) {
-              add(new ServiceKey(host.name(), KeysToRun.ns(n), KeysToRun.name(n)));
+              keys.hostOf(n);
             }
           });
     }

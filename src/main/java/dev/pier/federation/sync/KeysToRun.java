@@ -71,9 +71,14 @@ final class KeysToRun {
   void hostKeys() {
     for (Service s : host.services()) {
       if (isOurs(s)) {
-        add(new ServiceKey(host.name(), ns(s), name(s)));
+        hostOf(s);
       }
     }
+  }
+
+  /** The host's key of the host Service: its aggregate. */
+  void hostOf(Service s) {
+    add(new ServiceKey(host.name(), ns(s), name(s)));
   }
 
   /** The host's and every member's key of every federated Service. */
