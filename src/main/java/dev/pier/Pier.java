@@ -9,7 +9,6 @@ import dev.pier.config.Durations;
 import dev.pier.kube.Cluster;
 import dev.pier.kube.Clusters;
 import dev.pier.leader.LeaderElection;
-import dev.pier.leader.ShardLeases;
 import dev.pier.metrics.PierMetrics;
 import dev.pier.model.Addresses;
 import dev.pier.orphans.OrphanSweeper;
@@ -194,7 +193,16 @@ public final class Pier {
           v ->
               awaiting(
                   "scale-out to start campaigning for shards",
-                  () -> parts.scaleOut().start(shardListener())));
+                  () ->
+                      parts
+                          .scaleOut()
+                          .start(
+                              new ShardHandover(
+                                  vertx,
+                                  () -> startReconciling(false),
+                                  parts.federation() != null,
+                                  parts.scaleOut().gates()::holds,
+                                  () -> stopping))));
     }
     return started.compose(
         v ->
@@ -207,72 +215,6 @@ public final class Pier {
                         + election.leaseName()
                         + ")",
                     () -> election.start(leaderListener(onLeaseLost))));
-  }
-
-  /**
-   * A replica sharing the work: it starts its workers with its first shard, queues each shard's
-   * keys as it takes it and drops them as it loses it; the federation hears of every shard too
-   * (shard 0 carries its host side, a member's shard that member's side).
-   */
-  private ShardLeases.Listener shardListener() {
-    return new ShardLeases.Listener() {
-      private Future<Void> workers;
-
-      @Override
-      public void onGained(int shard) {
-        if (stopping) {
-          return;
-        }
-        if (workers == null) {
-          workers = startReconciling(false);
-        }
-        workers
-            .onSuccess(
-                v -> {
-                  vertx
-                      .eventBus()
-                      .request(
-                          Addresses.RECONCILE_CONTROL,
-                          Addresses.SHARDS_GAINED,
-                          Addresses.local().addHeader(Addresses.SHARD, Integer.toString(shard)));
-                  if (parts.federation() != null) {
-                    vertx
-                        .eventBus()
-                        .request(
-                            Addresses.FEDERATION_CONTROL,
-                            Addresses.SHARDS_GAINED,
-                            Addresses.local().addHeader(Addresses.SHARD, Integer.toString(shard)));
-                  }
-                })
-            .onFailure(
-                e -> {
-                  log.error(
-                      "Could not start reconciling for shard {}: {}; trying again with the next"
-                          + " shard taken",
-                      shard,
-                      e.getMessage());
-                  workers = null;
-                });
-      }
-
-      @Override
-      public void onLost(int shard) {
-        if (stopping) {
-          return;
-        }
-        vertx
-            .eventBus()
-            .request(Addresses.RECONCILE_CONTROL, Addresses.SHARDS_LOST, Addresses.local());
-        if (parts.federation() != null) {
-          vertx
-              .eventBus()
-              .request(
-                  Addresses.FEDERATION_CONTROL,
-                  Addresses.SHARDS_LOST,
-                  Addresses.local().addHeader(Addresses.SHARD, Integer.toString(shard)));
-        }
-      }
-    };
   }
 
   private Future<Void> startReconciling(boolean withFederation) {
