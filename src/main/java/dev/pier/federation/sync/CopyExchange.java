@@ -273,6 +273,9 @@ final class CopyExchange {
   private void reply(String name, Message<JsonObject> m) {
     if (!shards.runsMember(name)) {
       m.fail(NOT_OWNER, "this replica does not own member " + name + " now");
+      // Its loss is on its way here, or a handover went wrong: either way, a handler left on the
+      // address would take a share of the reads, and refuse them, for good.
+      stopAnswering(name);
       return;
     }
     Member member = members.get(name);

@@ -36,6 +36,7 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -116,11 +117,19 @@ class CopyExchangeTest {
     CopyExchange stale = exchange(owner, ownerMembers, false);
     CopyExchange reading = exchange(other, members(), false);
     stale.answer(east).await(30, TimeUnit.SECONDS);
-    awaitHandler(copies(east));
 
-    Future<CopyState> read = reading.read(ownerMembers.get(east), "ns", "web");
+    // Read until a read reaches the handler (a probe would reach it too, and end it).
+    AtomicReference<Throwable> refused = new AtomicReference<>();
+    await("a read reaching the handler on " + copies(east))
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> {
+              refused.set(cause(reading.read(ownerMembers.get(east), "ns", "web")));
+              return !(refused.get() instanceof ReplyException e
+                  && e.failureType() == ReplyFailure.NO_HANDLERS);
+            });
 
-    assertThat(cause(read))
+    assertThat(refused.get())
         .isInstanceOfSatisfying(
             ReplyException.class,
             e -> {
@@ -128,6 +137,10 @@ class CopyExchangeTest {
               assertThat(e.failureCode()).isEqualTo(503);
             })
         .hasMessageContaining("does not own member " + east);
+    // And it stops answering: a handler left there would take a share of the reads for good.
+    await("no handler left on " + copies(east) + " by the replica that refused")
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> noHandler(copies(east)));
   }
 
   @Test
