@@ -47,4 +47,18 @@ for arg in "$@"; do
   esac
 done
 
-exec mvn -B verify "${forks[@]}" "${pool[@]}" "$@"
+# A failed run's reports (each failed class's output included) outlive the checkout: CI runs in a
+# fresh clone that goes afterwards.
+status=0
+mvn -B verify "${forks[@]}" "${pool[@]}" "$@" || status=$?
+if [ "$status" -ne 0 ]; then
+  kept="${TMPDIR:-/tmp}/pier-test-reports-$(date -u +%Y%m%dT%H%M%SZ)"
+  mkdir -p "$kept"
+  for reports in target/surefire-reports target/failsafe-reports; do
+    if [ -d "$reports" ]; then
+      cp -r "$reports" "$kept/"
+    fi
+  done
+  echo "The test reports of this failed run are kept in $kept" >&2
+fi
+exit "$status"
