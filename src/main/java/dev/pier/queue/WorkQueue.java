@@ -150,6 +150,8 @@ public final class WorkQueue<K> {
   private final Set<K> stuck = new HashSet<>();
   private final Map<K, Long> deadlineTimers = new HashMap<>();
   private final Map<K, EnumSet<WorkKind>> addedWhileRunning = new HashMap<>();
+  // Keys dropped while they ran: their runs are not retried (another owner runs them now).
+  private final Set<K> droppedWhileRunning = new HashSet<>();
   private final Map<K, Delayed> delayed = new HashMap<>();
   // Keys whose last run failed: their next run is a retry.
   private final Set<K> failed = new HashSet<>();
@@ -369,6 +371,7 @@ public final class WorkQueue<K> {
     ready.clear();
     readyByLane.forEach(Map::clear);
     addedWhileRunning.clear();
+    droppedWhileRunning.clear();
     failed.clear();
     depthSeen = 0;
     waitingSeen = 0;
@@ -376,10 +379,16 @@ public final class WorkQueue<K> {
 
   /**
    * Drops the waiting work of every key {@code which} matches: queued, waiting for a retry or added
-   * while it runs, with its failure count. Runs in flight finish. A replica calls it for the keys
-   * of the shards it lost: their new owner runs them.
+   * while it runs, with its failure count. Runs in flight finish but are not retried, even past
+   * their deadline; a key added after the drop runs again once its run ends. A replica calls it for
+   * the keys of the shards it lost: their new owner runs them.
    */
   public void drop(Predicate<K> which) {
+    for (K key : running) {
+      if (which.test(key)) {
+        droppedWhileRunning.add(key);
+      }
+    }
     ready.keySet().removeIf(which);
     for (Map<String, TreeMap<Long, K>> lane : readyByLane) {
       lane.values()
@@ -718,6 +727,7 @@ public final class WorkQueue<K> {
     }
     deadlineTimers.remove(key);
     stuck.add(key);
+    boolean dropped = droppedWhileRunning.contains(key);
     laneInFlight[item.lane().ordinal()]--;
     countRun(clusterOf(key), item.lane(), -1);
     Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
@@ -730,7 +740,9 @@ public final class WorkQueue<K> {
     } catch (RuntimeException e) {
       log.warn("Queue listener failed", e);
     }
-    addedWhileRunning.merge(key, EnumSet.copyOf(item.kinds()), WorkQueue::union);
+    if (!dropped) {
+      addedWhileRunning.merge(key, EnumSet.copyOf(item.kinds()), WorkQueue::union);
+    }
     dispatch();
   }
 
@@ -750,6 +762,27 @@ public final class WorkQueue<K> {
     } catch (RuntimeException e) {
       log.warn("Queue listener failed", e);
     }
+    if (droppedWhileRunning.remove(key)) {
+      backoff.forget(key);
+      failed.remove(key);
+    } else {
+      scheduleNext(item, result);
+    }
+    EnumSet<WorkKind> again = addedWhileRunning.remove(key);
+    if (again != null && !closed) {
+      Delayed waiting = delayed.remove(key);
+      if (waiting != null) {
+        vertx.cancelTimer(waiting.timerId());
+        again.addAll(waiting.kinds());
+      }
+      enqueueReady(key, again);
+    }
+    dispatch();
+  }
+
+  /** What comes after a run that was not dropped: its retry, or none. */
+  private void scheduleNext(WorkItem<K> item, WorkResult result) {
+    K key = item.key();
     switch (result.outcome()) {
       case SUCCESS, PERMANENT -> {
         backoff.forget(key);
@@ -768,16 +801,6 @@ public final class WorkQueue<K> {
       }
       case FENCED -> addAfter(key, retryKinds(item, result), result.delay());
     }
-    EnumSet<WorkKind> again = addedWhileRunning.remove(key);
-    if (again != null && !closed) {
-      Delayed waiting = delayed.remove(key);
-      if (waiting != null) {
-        vertx.cancelTimer(waiting.timerId());
-        again.addAll(waiting.kinds());
-      }
-      enqueueReady(key, again);
-    }
-    dispatch();
   }
 
   private Set<WorkKind> retryKinds(WorkItem<K> item, WorkResult result) {

@@ -140,6 +140,79 @@ class WorkQueueTest {
     assertThat(maxSeen.get()).isEqualTo(1);
   }
 
+  /**
+   * A key dropped while it runs (its shard lost) is not retried when that run fails, nor when it
+   * passes its deadline: another replica runs it now. Added again (the shard taken back), it runs.
+   */
+  @Test
+  void aKeyDroppedWhileItRunsIsNotRetriedUntilAddedAgain() {
+    List<Promise<WorkResult>> open = Collections.synchronizedList(new ArrayList<>());
+    WorkQueue<String> q =
+        queue(
+            10,
+            Duration.ofMillis(50),
+            Duration.ofMillis(300),
+            item -> {
+              Promise<WorkResult> p = Promise.promise();
+              open.add(p);
+              return p.future();
+            },
+            null);
+    on(
+        v -> {
+          q.add("a", WorkKind.RECONCILE);
+          q.add("b", WorkKind.RECONCILE);
+        });
+    await().until(() -> open.size() == 2);
+    on(v -> q.drop(k -> true));
+    // Past the deadline, then failed: neither brings a run back.
+    await()
+        .during(Duration.ofMillis(600))
+        .atMost(Duration.ofSeconds(2))
+        .until(() -> open.size() == 2);
+    on(
+        v -> {
+          open.get(0).complete(WorkResult.retry(Set.of(WorkKind.RECONCILE)));
+          open.get(1).complete(WorkResult.fenced(Duration.ofMillis(50), Set.of()));
+        });
+    await()
+        .during(Duration.ofMillis(500))
+        .atMost(Duration.ofSeconds(2))
+        .until(() -> open.size() == 2);
+    on(
+        v -> {
+          assertThat(q.waitingForRetry()).isZero();
+          assertThat(q.failures("a")).isZero();
+          assertThat(q.isIdle()).isTrue();
+          q.add("a", WorkKind.RECONCILE);
+        });
+    await().until(() -> open.size() == 3);
+  }
+
+  /** A key dropped and added again while it runs runs again once that run ends. */
+  @Test
+  void aKeyDroppedAndAddedAgainWhileItRunsRunsAgainAfterwards() {
+    List<Promise<WorkResult>> open = Collections.synchronizedList(new ArrayList<>());
+    WorkQueue<String> q =
+        queue(
+            10,
+            Duration.ofMillis(50),
+            item -> {
+              Promise<WorkResult> p = Promise.promise();
+              open.add(p);
+              return p.future();
+            });
+    on(v -> q.add("a", WorkKind.RECONCILE));
+    await().until(() -> open.size() == 1);
+    on(
+        v -> {
+          q.drop("a"::equals);
+          q.add("a", WorkKind.RECONCILE);
+          open.get(0).complete(WorkResult.retry(Set.of(WorkKind.RECONCILE)));
+        });
+    await().until(() -> open.size() == 2);
+  }
+
   @Test
   void atMostMaxInFlightKeysRunAtOnce() {
     AtomicInteger inFlight = new AtomicInteger();
