@@ -6,6 +6,7 @@ import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -17,12 +18,15 @@ import java.util.concurrent.ThreadLocalRandom;
  * A minimal DNS client over UDP, in process, for tests that send thousands of queries: asks for a
  * name's A records (recursion desired), optionally with an EDNS Client Subnet option (RFC 7871),
  * and returns the A addresses of the answer section. One socket per call; a reply to another query
- * id is ignored.
+ * id is ignored. A query without an answer in time is sent again, as a stub resolver does (its
+ * {@code attempts}): a server may drop a datagram under load, and one lost datagram is no wrong
+ * answer.
  */
 public final class DnsQuery implements AutoCloseable {
   private static final int TYPE_A = 1;
   private static final int TYPE_OPT = 41;
   private static final int OPTION_ECS = 8;
+  private static final int ATTEMPTS = 3;
 
   private final DatagramSocket socket;
   private final InetSocketAddress server;
@@ -52,21 +56,32 @@ public final class DnsQuery implements AutoCloseable {
    * @param clientSubnet an IPv4 {@code address/prefix} sent as EDNS Client Subnet, or null
    */
   public List<String> a(String name, String clientSubnet) {
+    SocketTimeoutException unanswered = null;
+    for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+      try {
+        return once(name, clientSubnet);
+      } catch (SocketTimeoutException e) {
+        unanswered = e;
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    throw new UncheckedIOException(
+        "no answer from " + server + " for " + name + " in " + ATTEMPTS + " attempts", unanswered);
+  }
+
+  private List<String> once(String name, String clientSubnet) throws IOException {
     int id = ThreadLocalRandom.current().nextInt(1 << 16);
     byte[] query = query(id, name, clientSubnet);
-    try {
-      socket.send(new DatagramPacket(query, query.length, server));
-      byte[] buf = new byte[4096];
-      while (true) {
-        DatagramPacket p = new DatagramPacket(buf, buf.length);
-        socket.receive(p);
-        ByteBuffer r = ByteBuffer.wrap(buf, 0, p.getLength());
-        if ((r.getShort(0) & 0xffff) == id) {
-          return answers(r);
-        }
+    socket.send(new DatagramPacket(query, query.length, server));
+    byte[] buf = new byte[4096];
+    while (true) {
+      DatagramPacket p = new DatagramPacket(buf, buf.length);
+      socket.receive(p);
+      ByteBuffer r = ByteBuffer.wrap(buf, 0, p.getLength());
+      if ((r.getShort(0) & 0xffff) == id) {
+        return answers(r);
       }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
     }
   }
 
