@@ -32,18 +32,19 @@ import org.slf4j.LoggerFactory;
  * or the two sides of a healed partition), Infinispan keeps one side's copy of the replicated
  * caches: the other side's node information and event-bus subscriptions are gone, and no replica
  * reaches its handlers ("Not a member of the cluster"). Each replica knows its own, so after a
- * merge it puts back what is missing of them, in passes {@link #REPAIR_PASSES} apart (the merge's
- * own transfer of the caches ends some time after the view that announces it), as Vert.x's
- * Hazelcast cluster manager does after a merge.
+ * merge it puts them back, in passes at {@link #PUT_BACK_AFTER} (the merge's own transfer of the
+ * caches ends some time after the view that announces it), as Vert.x's Hazelcast cluster manager
+ * does after a merge.
  */
 final class ReplicaClusterManager extends InfinispanClusterManager {
   private static final Logger log = LoggerFactory.getLogger(ReplicaClusterManager.class);
 
-  /** When, after a merge's view, this replica looks for its own entries and puts back any lost. */
-  static final long[] REPAIR_PASSES = {1_000, 2_000, 4_000, 8_000, 16_000, 32_000};
+  /** When, in milliseconds after a merge's view, this replica puts its own entries back. */
+  static final long[] PUT_BACK_AFTER = {1_000, 2_000, 4_000, 8_000, 16_000, 32_000};
 
   private final DefaultCacheManager caches;
   private Vertx vertx;
+  private volatile boolean left;
   // This replica's cluster-wide subscriptions, by address: what it puts back after a merge.
   private final Map<String, Set<RegistrationInfo>> own = new HashMap<>();
 
@@ -130,7 +131,7 @@ final class ReplicaClusterManager extends InfinispanClusterManager {
           "The replicas' cluster merged ({} members): this replica puts back its node information"
               + " and event-bus handlers, which the merge may have dropped",
           e.getNewMembers().size());
-      for (long delay : REPAIR_PASSES) {
+      for (long delay : PUT_BACK_AFTER) {
         vertx.setTimer(delay, t -> putBackOwn());
       }
     }
@@ -142,6 +143,9 @@ final class ReplicaClusterManager extends InfinispanClusterManager {
    * there; putting an entry that is there changes nothing.
    */
   private void putBackOwn() {
+    if (left) {
+      return;
+    }
     NodeInfo info = getNodeInfo();
     if (info != null) {
       setNodeInfo(info, Promise.promise());
@@ -173,6 +177,7 @@ final class ReplicaClusterManager extends InfinispanClusterManager {
 
   @Override
   public void leave(Completable<Void> promise) {
+    left = true;
     super.leave(
         (left, failure) ->
             vertx
