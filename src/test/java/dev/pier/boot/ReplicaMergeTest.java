@@ -3,7 +3,6 @@ package dev.pier.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.pier.shards.ScaleOutOptions;
 import dev.pier.testkit.FreePorts;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -59,21 +58,7 @@ class ReplicaMergeTest {
 
   private Vertx node(String name, int port, List<Integer> peers) throws Exception {
     Vertx v =
-        ScaleOutNodes.node(
-                new ScaleOutOptions(
-                    32,
-                    name,
-                    "127.0.0.1",
-                    port,
-                    peers.stream().map(p -> "127.0.0.1:" + p).toList(),
-                    "",
-                    ScaleOutOptions.DEFAULT_CLUSTER_DOMAIN,
-                    Duration.ofSeconds(30),
-                    Duration.ofSeconds(3),
-                    Duration.ofSeconds(2),
-                    Duration.ofMillis(500),
-                    0),
-                null)
+        ScaleOutNodes.plain(name, port, peers.stream().map(p -> "127.0.0.1:" + p).toList())
             .await(60, TimeUnit.SECONDS);
     nodes.add(v);
     return v;

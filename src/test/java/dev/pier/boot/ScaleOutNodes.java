@@ -10,6 +10,8 @@ import io.vertx.core.VertxOptions;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.net.PemKeyCertOptions;
 import java.nio.file.Files;
+import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
@@ -23,6 +25,29 @@ public final class ScaleOutNodes {
   /** Checks the {@code scaleOut.tls.*} files as Pier does at startup; throws what Pier says. */
   public static void checkTls(ConfigValues config) {
     ScaleOutSetup.tls(config);
+  }
+
+  /**
+   * A node on loopback as Pier configures a replica, without TLS, for tests of what runs between
+   * replicas that stop none of them: its heartbeat timeout (30 s) is one no loaded machine reaches,
+   * so that no node suspects another in the middle of a test (CI saw it at 2 s).
+   */
+  public static Future<Vertx> plain(String clusterName, int port, List<String> peers) {
+    return node(
+        new ScaleOutOptions(
+            32,
+            clusterName,
+            "127.0.0.1",
+            port,
+            peers,
+            "",
+            ScaleOutOptions.DEFAULT_CLUSTER_DOMAIN,
+            Duration.ofSeconds(30),
+            Duration.ofSeconds(3),
+            Duration.ofSeconds(2),
+            Duration.ofMillis(500),
+            0),
+        null);
   }
 
   /**

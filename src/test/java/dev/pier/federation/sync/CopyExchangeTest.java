@@ -13,7 +13,6 @@ import dev.pier.model.Addresses;
 import dev.pier.model.ServiceKey;
 import dev.pier.reconcile.ReconcileFakes.FakeCluster;
 import dev.pier.shards.ReplySeal;
-import dev.pier.shards.ScaleOutOptions;
 import dev.pier.shards.ShardHolders;
 import dev.pier.shards.ShardMap;
 import dev.pier.testkit.FreePorts;
@@ -370,22 +369,6 @@ class CopyExchangeTest {
 
   /** A clustered node as Pier configures a replica (without its TLS: not what is tested here). */
   private static Future<Vertx> clustered(String name, int port, List<String> peers) {
-    return ScaleOutNodes.node(
-        new ScaleOutOptions(
-            32,
-            name,
-            "127.0.0.1",
-            port,
-            peers,
-            "",
-            ScaleOutOptions.DEFAULT_CLUSTER_DOMAIN,
-            // No member is stopped here: a heartbeat timeout no loaded machine reaches, so that
-            // neither instance suspects the other in the middle of a method (CI saw it at 2 s).
-            Duration.ofSeconds(30),
-            Duration.ofSeconds(3),
-            Duration.ofSeconds(2),
-            Duration.ofMillis(500),
-            0),
-        null);
+    return ScaleOutNodes.plain(name, port, peers);
   }
 }
