@@ -108,6 +108,17 @@ public final class InProcessPier implements AutoCloseable {
     try {
       pier.stop().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     } catch (Exception e) {
+      // Where the stop waits: each thread's state and stack, in the test's output.
+      StringBuilder threads = new StringBuilder();
+      Thread.getAllStackTraces()
+          .forEach(
+              (t, frames) -> {
+                threads.append('\n').append(t.getName()).append(' ').append(t.getState());
+                for (StackTraceElement f : frames) {
+                  threads.append("\n    at ").append(f);
+                }
+              });
+      LoggerFactory.getLogger(InProcessPier.class).warn("Pier did not stop; threads:{}", threads);
       throw new IllegalStateException("Pier did not stop: " + e.getMessage(), e);
     }
   }
