@@ -4,6 +4,7 @@ import dev.pier.leader.ShardLeases;
 import dev.pier.model.Addresses;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntPredicate;
 import java.util.function.Supplier;
@@ -23,7 +24,8 @@ final class ShardHandover implements ShardLeases.Listener {
 
   private final Vertx vertx;
   private final Supplier<Future<Void>> startWorkers;
-  private final boolean federation;
+  // The control addresses of the workers told: the reconcile workers', and the federation's.
+  private final List<String> controls;
   private final IntPredicate holds;
   private final BooleanSupplier stopping;
   private Future<Void> workers;
@@ -45,7 +47,10 @@ final class ShardHandover implements ShardLeases.Listener {
       BooleanSupplier stopping) {
     this.vertx = vertx;
     this.startWorkers = startWorkers;
-    this.federation = federation;
+    this.controls =
+        federation
+            ? List.of(Addresses.RECONCILE_CONTROL, Addresses.FEDERATION_CONTROL)
+            : List.of(Addresses.RECONCILE_CONTROL);
     this.holds = holds;
     this.stopping = stopping;
   }
@@ -95,17 +100,11 @@ final class ShardHandover implements ShardLeases.Listener {
   }
 
   private void tell(String change, int shard) {
-    vertx
-        .eventBus()
-        .request(
-            Addresses.RECONCILE_CONTROL,
-            change,
-            Addresses.local().addHeader(Addresses.SHARD, Integer.toString(shard)));
-    if (federation) {
+    for (String address : controls) {
       vertx
           .eventBus()
           .request(
-              Addresses.FEDERATION_CONTROL,
+              address,
               change,
               Addresses.local().addHeader(Addresses.SHARD, Integer.toString(shard)));
     }

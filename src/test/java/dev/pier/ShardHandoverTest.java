@@ -32,16 +32,14 @@ class ShardHandoverTest {
   private Promise<Void> workers = Promise.promise();
 
   ShardHandoverTest() throws Exception {
+    listen(Addresses.RECONCILE_CONTROL, reconcile);
+    listen(Addresses.FEDERATION_CONTROL, federation);
+  }
+
+  private void listen(String address, List<String> into) throws Exception {
     vertx
         .eventBus()
-        .<String>localConsumer(Addresses.RECONCILE_CONTROL, m -> heard(reconcile, m))
-        .completion()
-        .toCompletionStage()
-        .toCompletableFuture()
-        .get(5, TimeUnit.SECONDS);
-    vertx
-        .eventBus()
-        .<String>localConsumer(Addresses.FEDERATION_CONTROL, m -> heard(federation, m))
+        .<String>localConsumer(address, m -> heard(into, m))
         .completion()
         .toCompletionStage()
         .toCompletableFuture()

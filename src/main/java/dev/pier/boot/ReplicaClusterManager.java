@@ -44,7 +44,7 @@ final class ReplicaClusterManager extends InfinispanClusterManager {
 
   private final DefaultCacheManager caches;
   private Vertx vertx;
-  private volatile boolean left;
+  private volatile boolean leaving;
   // This replica's cluster-wide subscriptions, by address: what it puts back after a merge.
   private final Map<String, Set<RegistrationInfo>> own = new HashMap<>();
 
@@ -143,7 +143,7 @@ final class ReplicaClusterManager extends InfinispanClusterManager {
    * there; putting an entry that is there changes nothing.
    */
   private void putBackOwn() {
-    if (left) {
+    if (leaving) {
       return;
     }
     NodeInfo info = getNodeInfo();
@@ -177,7 +177,7 @@ final class ReplicaClusterManager extends InfinispanClusterManager {
 
   @Override
   public void leave(Completable<Void> promise) {
-    left = true;
+    leaving = true;
     super.leave(
         (left, failure) ->
             vertx

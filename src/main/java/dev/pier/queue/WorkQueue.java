@@ -727,7 +727,6 @@ public final class WorkQueue<K> {
     }
     deadlineTimers.remove(key);
     stuck.add(key);
-    boolean dropped = droppedWhileRunning.contains(key);
     laneInFlight[item.lane().ordinal()]--;
     countRun(clusterOf(key), item.lane(), -1);
     Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
@@ -740,7 +739,7 @@ public final class WorkQueue<K> {
     } catch (RuntimeException e) {
       log.warn("Queue listener failed", e);
     }
-    if (!dropped) {
+    if (!droppedWhileRunning.contains(key)) {
       addedWhileRunning.merge(key, EnumSet.copyOf(item.kinds()), WorkQueue::union);
     }
     dispatch();

@@ -148,16 +148,7 @@ class WorkQueueTest {
   void aKeyDroppedWhileItRunsIsNotRetriedUntilAddedAgain() {
     List<Promise<WorkResult>> open = Collections.synchronizedList(new ArrayList<>());
     WorkQueue<String> q =
-        queue(
-            10,
-            Duration.ofMillis(50),
-            Duration.ofMillis(300),
-            item -> {
-              Promise<WorkResult> p = Promise.promise();
-              open.add(p);
-              return p.future();
-            },
-            null);
+        queue(10, Duration.ofMillis(50), Duration.ofMillis(300), held(open), null);
     on(
         v -> {
           q.add("a", WorkKind.RECONCILE);
@@ -189,19 +180,21 @@ class WorkQueueTest {
     await().until(() -> open.size() == 3);
   }
 
+  /** Runs that end when the test completes their promise, kept in {@code open} as they start. */
+  private static Function<WorkItem<String>, Future<WorkResult>> held(
+      List<Promise<WorkResult>> open) {
+    return item -> {
+      Promise<WorkResult> p = Promise.promise();
+      open.add(p);
+      return p.future();
+    };
+  }
+
   /** A key dropped and added again while it runs runs again once that run ends. */
   @Test
   void aKeyDroppedAndAddedAgainWhileItRunsRunsAgainAfterwards() {
     List<Promise<WorkResult>> open = Collections.synchronizedList(new ArrayList<>());
-    WorkQueue<String> q =
-        queue(
-            10,
-            Duration.ofMillis(50),
-            item -> {
-              Promise<WorkResult> p = Promise.promise();
-              open.add(p);
-              return p.future();
-            });
+    WorkQueue<String> q = queue(10, Duration.ofMillis(50), held(open));
     on(v -> q.add("a", WorkKind.RECONCILE));
     await().until(() -> open.size() == 1);
     on(
